@@ -1,0 +1,26 @@
+//===- OrchestraOps.h - Orchestra dialect operations ------------*- C++ -*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_DIALECT_ORCHESTRA_IR_ORCHESTRAOPS_H
+#define ORCHESTRA_DIALECT_ORCHESTRA_IR_ORCHESTRAOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "orchestra/Dialect/Orchestra/IR/OrchestraDialect.h"
+
+namespace mlir::orchestra {
+class YieldOp;
+} // namespace mlir::orchestra
+
+#define GET_OP_CLASSES
+#include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h.inc"
+
+#endif // ORCHESTRA_DIALECT_ORCHESTRA_IR_ORCHESTRAOPS_H

@@ -1,0 +1,315 @@
+//===- OrchestraOps.td - Orchestra dialect operations -------*- tablegen -*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_DIALECT_ORCHESTRA_IR_ORCHESTRAOPS_TD
+#define ORCHESTRA_DIALECT_ORCHESTRA_IR_ORCHESTRAOPS_TD
+
+include "orchestra/Dialect/Orchestra/IR/OrchestraBase.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// MemorySpaceOp
+//===----------------------------------------------------------------------===//
+
+def Orchestra_MemorySpaceOp : Orchestra_Op<"memory_space", [Symbol]> {
+  let summary = "Declares a memory space of one device";
+  let description = [{
+    Declares a named memory space that `orchestra.transfer` can name as its
+    source or destination. A memory space belongs to one device, identified
+    by the same `arch` and `device_id` a task's `target` uses, and has a
+    `kind` that the target registry lists for that arch (for example `dram`
+    for `x86_64`, `hbm` and `shared` for `nvidia_hopper`, `hbm` and `lds` for
+    `amd_cdna3`).
+
+    Kinds have a scope: *device* spaces (DRAM, HBM) hold values between tasks
+    and are what the host plan allocates; *kernel* spaces (shared memory,
+    LDS, tensor memory) exist only while a kernel runs, so only transfers
+    inside a task body may name them.
+
+    Memory spaces are normally generated from the topology; they live in the
+    symbol table that encloses the schedules naming them (the module).
+
+    Example:
+
+    ```mlir
+    orchestra.memory_space @host_dram kind = "dram" arch = "x86_64" device_id = 0
+    orchestra.memory_space @gpu0_hbm kind = "hbm" arch = "nvidia_hopper" device_id = 0
+    ```
+  }];
+
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       StrAttr:$kind,
+                       StrAttr:$arch,
+                       I64Attr:$device_id);
+
+  let assemblyFormat = [{
+    $sym_name `kind` `=` $kind `arch` `=` $arch `device_id` `=` $device_id
+    attr-dict
+  }];
+
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ScheduleOp
+//===----------------------------------------------------------------------===//
+
+def Orchestra_ScheduleOp : Orchestra_Op<"schedule", [
+    RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "A DAG of tasks, transfers and commits";
+  let description = [{
+    Holds a scheduled program. The body is one block whose ops form a DAG by
+    SSA use-def edges, so the block order is one valid topological order; the
+    runtime may run any ops whose operands are ready concurrently. The
+    schedule's results are the operands of its `orchestra.yield` terminator.
+
+    Only these ops may appear directly in the body:
+
+    * `orchestra.task`, `orchestra.transfer`, `orchestra.commit`;
+    * constants (ops with the `ConstantLike` trait): they are pure glue, for
+      example the condition of a commit known at compile time, and cost no
+      device time;
+    * the `orchestra.yield` terminator.
+
+    Every other op belongs inside a task. Task names must be unique within a
+    schedule so that traces, profiles and diagnostics can refer to them.
+
+    A schedule with no task and no transfer does no work and is folded into
+    its parent by canonicalization.
+
+    Example:
+
+    ```mlir
+    %r = orchestra.schedule -> (tensor<4xf32>) {
+      %0 = orchestra.transfer %x from @host_dram to @gpu0_hbm : tensor<4xf32>
+      %1 = orchestra.task "relu" args(%a = %0 : tensor<4xf32>) -> (tensor<4xf32>)
+          target = {arch = "nvidia_hopper", device_id = 0} {
+        ...
+        orchestra.yield %y : tensor<4xf32>
+      }
+      %2 = orchestra.transfer %1 from @gpu0_hbm to @host_dram : tensor<4xf32>
+      orchestra.yield %2 : tensor<4xf32>
+    }
+    ```
+  }];
+
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+
+  let assemblyFormat = [{
+    (`->` `(` type($results)^ `)`)? attr-dict-with-keyword $body
+  }];
+
+  let extraClassDeclaration = [{
+    /// Returns the terminator of the body.
+    YieldOp getYield();
+  }];
+
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// TaskOp
+//===----------------------------------------------------------------------===//
+
+def Orchestra_TaskOp : Orchestra_Op<"task", [
+    IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock,
+    HasParent<"ScheduleOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "An atomic unit of computation placed on one device";
+  let description = [{
+    A task runs its body on one device. It is isolated from above: its
+    operands become the arguments of its body block, and its results are the
+    operands of the body's `orchestra.yield`.
+
+    Properties:
+
+    * `name` — a stable name, unique within the schedule, used by traces,
+      profiles and diagnostics.
+    * `target` — a dictionary with the mandatory keys `arch` (a string the
+      target registry knows, e.g. `"x86_64"`, `"nvidia_hopper"`,
+      `"amd_cdna3"`, `"google_tpu_v5e"`, `"aws_trainium2"`) and `device_id`
+      (a non-negative integer), plus keys specific to the arch. The verifier
+      checks every key against the arch's schema in the target registry: an
+      unknown arch, a missing or mistyped mandatory key and an unknown or
+      mistyped arch-specific key are each errors.
+    * `nki_source` (optional) — the Python source of a Neuron Kernel
+      Interface kernel that replaces the body when the task is lowered by
+      `orchestra-lower-nki-tasks`; only archs whose registry entry accepts
+      NKI kernels allow it.
+    * `predicted_start` / `predicted_finish` (optional, together) — the
+      scheduler's prediction of the task's start and finish, in microseconds
+      from the start of the schedule.
+
+    Example:
+
+    ```mlir
+    %0 = orchestra.task "gemm0" args(%a = %x : tensor<256x256xf32>)
+        -> (tensor<256x256xf32>)
+        target = {arch = "amd_cdna3", device_id = 0, mfma = true, lds_size = 65536} {
+      ...
+      orchestra.yield %r : tensor<256x256xf32>
+    }
+    ```
+  }];
+
+  let arguments = (ins Variadic<AnyType>:$args,
+                       StrAttr:$name,
+                       DictionaryAttr:$target,
+                       OptionalAttr<StrAttr>:$nki_source,
+                       OptionalAttr<F64Attr>:$predicted_start,
+                       OptionalAttr<F64Attr>:$predicted_finish);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+
+  let skipDefaultBuilders = 1;
+  let builders = [
+    /// Creates a task with an entry block whose arguments mirror `args`; the
+    /// caller fills the body and its terminator.
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::llvm::StringRef":$name,
+                   "::mlir::DictionaryAttr":$target,
+                   "::mlir::ValueRange":$args)>
+  ];
+
+  let extraClassDeclaration = [{
+    /// Returns the terminator of the body.
+    YieldOp getYield();
+    /// Returns the `arch` string of the target (verified to exist).
+    ::llvm::StringRef getArch();
+    /// Returns the `device_id` of the target (verified to exist).
+    int64_t getDeviceId();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// TransferOp
+//===----------------------------------------------------------------------===//
+
+def Orchestra_TransferOp : Orchestra_Op<"transfer", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Moves a value between two memory spaces";
+  let description = [{
+    Makes a data movement explicit: the result holds the value of `source`,
+    placed in the memory space `to`; `source` lives in the memory space
+    `from`. Both symbols must name `orchestra.memory_space` declarations.
+
+    On tensors the op has value semantics and no memory effects, so
+    duplicates merge and a transfer whose result is unused disappears. On
+    memrefs it reads the source buffer and allocates and writes the result,
+    whose type may differ from the source's only in its memory space.
+
+    Canonicalization folds a transfer whose `from` and `to` are the same
+    space, turns a transfer of a transfer into one transfer from the first
+    space to the last, and merges identical transfers of the same tensor.
+
+    Example:
+
+    ```mlir
+    %1 = orchestra.transfer %0 from @host_dram to @gpu0_hbm : tensor<1024xf32>
+    %3 = orchestra.transfer %2 from @host_dram to @gpu0_hbm
+        : memref<16xf32> -> memref<16xf32, 1>
+    ```
+  }];
+
+  let arguments = (ins AnyTypeOf<[AnyRankedTensor, AnyMemRef]>:$source,
+                       FlatSymbolRefAttr:$from,
+                       FlatSymbolRefAttr:$to);
+  let results = (outs AnyTypeOf<[AnyRankedTensor, AnyMemRef]>:$result);
+
+  let assemblyFormat = [{
+    $source `from` $from `to` $to attr-dict `:`
+    custom<TransferTypes>(type($source), type($result))
+  }];
+
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// CommitOp
+//===----------------------------------------------------------------------===//
+
+def Orchestra_CommitOp : Orchestra_Op<"commit", [Pure]> {
+  let summary = "Selects one of two value lists by a condition";
+  let description = [{
+    Returns `true_values` when `condition` is true and `false_values`
+    otherwise. The operands after the condition hold the true list followed
+    by the false list; `num_true` is the length of the true list. Both lists
+    have the types of the results, in order.
+
+    `orchestra.commit` closes a speculation: `divergence-to-speculation`
+    turns a side-effect-free branch into two tasks that run in parallel and a
+    commit that keeps the result of the path actually taken.
+
+    Canonicalization folds a commit whose condition is a constant, or whose
+    two lists are identical, to one list.
+
+    Example:
+
+    ```mlir
+    %r:2 = orchestra.commit %cond true(%a, %b) false(%c, %d)
+        : tensor<4xf32>, tensor<8xf32>
+    ```
+  }];
+
+  let arguments = (ins I1:$condition,
+                       Variadic<AnyType>:$values,
+                       I64Attr:$num_true);
+  let results = (outs Variadic<AnyType>:$results);
+
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasFolder = 1;
+
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$condition,
+                   "::mlir::ValueRange":$trueValues,
+                   "::mlir::ValueRange":$falseValues)>
+  ];
+
+  let extraClassDeclaration = [{
+    /// The values returned when the condition is true.
+    ::mlir::OperandRange getTrueValues();
+    /// The values returned when the condition is false.
+    ::mlir::OperandRange getFalseValues();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// YieldOp
+//===----------------------------------------------------------------------===//
+
+def Orchestra_YieldOp : Orchestra_Op<"yield", [
+    Pure, ReturnLike, Terminator, HasParent<"ScheduleOp, TaskOp">]> {
+  let summary = "Terminates a schedule or task body";
+  let description = [{
+    Returns values from the body of an `orchestra.schedule` or an
+    `orchestra.task`; their types must equal the parent's result types.
+
+    Example:
+
+    ```mlir
+    orchestra.yield %a, %b : tensor<4xf32>, i1
+    ```
+  }];
+
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing to do */ }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // ORCHESTRA_DIALECT_ORCHESTRA_IR_ORCHESTRAOPS_TD

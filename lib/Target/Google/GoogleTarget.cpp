@@ -1,0 +1,29 @@
+//===- GoogleTarget.cpp - Google TPU target entries -----------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Target/TargetRegistry.h"
+#include "orchestra/Target/Targets.h"
+
+using namespace mlir::orchestra;
+
+/// Registers Google Cloud TPU v5e, reached through StableHLO and XLA.
+void mlir::orchestra::registerGoogleTargets(TargetRegistry &registry) {
+  TargetInfo tpu;
+  tpu.arch = "google_tpu_v5e";
+  tpu.description = "Google Cloud TPU v5e (StableHLO handed to XLA)";
+  tpu.keys = {
+      {"logical_core_count", TargetKeyType::Integer, /*required=*/false,
+       "TPU cores the task's program is partitioned over (default: 1)",
+       /*minValue=*/1, {}},
+  };
+  tpu.memorySpaces = {
+      {"hbm", MemoryScope::Device, "TPU high-bandwidth memory"},
+  };
+  tpu.defaultMemorySpace = "hbm";
+  tpu.strategyScript = "google_tpu_strategy.mlir";
+  tpu.executableFormat = ExecutableFormat::StableHLO;
+  llvm::cantFail(registry.registerTarget(std::move(tpu)));
+}

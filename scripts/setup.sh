@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package OrchestraOS needs to build and test. Idempotent: packages already
+# present are left alone, and `apt-get update` runs at most once per invocation.
+set -euo pipefail
+
+PACKAGES=(
+  # Build tooling.
+  cmake ninja-build g++ clang-format clang-tidy
+  # LLVM/MLIR 22 (CMake config under /usr/lib/llvm-22/lib/cmake/mlir; lit + FileCheck in tools).
+  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 lld-22
+  # Unit tests.
+  libgtest-dev
+  # Test references (numpy is generated at test time by Debian's python3).
+  python3 python3-numpy
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

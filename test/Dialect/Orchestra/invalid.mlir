@@ -1,0 +1,392 @@
+// RUN: orchestra-opt %s -split-input-file -verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// orchestra.memory_space
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{'device_id' must be non-negative, got -1}}
+orchestra.memory_space @m kind = "dram" arch = "x86_64" device_id = -1
+
+// -----
+
+// expected-error @+1 {{unknown arch "x86"; did you mean "x86_64"? known archs: amd_cdna3, aws_trainium2, google_tpu_v5e, nvidia_blackwell, nvidia_hopper, x86_64}}
+orchestra.memory_space @m kind = "dram" arch = "x86" device_id = 0
+
+// -----
+
+// expected-error @+1 {{memory space kind "lds" is not provided by arch "nvidia_hopper"; it provides: hbm (device), shared (kernel)}}
+orchestra.memory_space @m kind = "lds" arch = "nvidia_hopper" device_id = 0
+
+//===----------------------------------------------------------------------===//
+// orchestra.schedule
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @schedule_without_yield() {
+  // expected-error @+1 {{body must end with 'orchestra.yield'}}
+  orchestra.schedule {
+    llvm.unreachable
+  }
+  return
+}
+
+// -----
+
+func.func @schedule_yield_count(%x: tensor<4xf32>) {
+  %r = orchestra.schedule -> (tensor<4xf32>) {
+    // expected-error @+1 {{returns 0 values but its 'orchestra.schedule' parent has 1 results}}
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @schedule_yield_type(%x: tensor<4xf32>) {
+  %r = orchestra.schedule -> (tensor<8xf32>) {
+    // expected-error @+1 {{value #0 has type 'tensor<4xf32>' but result #0 of the parent 'orchestra.schedule' has type 'tensor<8xf32>'}}
+    orchestra.yield %x : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @computation_outside_task(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{enclosing schedule}}
+  %r = orchestra.schedule -> (tensor<4xf32>) {
+    // expected-error @+1 {{'arith.addf' op cannot appear directly in an 'orchestra.schedule'; only 'orchestra.task', 'orchestra.transfer', 'orchestra.commit' and constants can (computation belongs inside a task)}}
+    %y = arith.addf %x, %x : tensor<4xf32>
+    orchestra.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @duplicate_task_names(%x: tensor<4xf32>) {
+  orchestra.schedule {
+    // expected-note @+1 {{first task with this name}}
+    %a = orchestra.task "t" args(%v = %x : tensor<4xf32>) -> (tensor<4xf32>)
+        target = {arch = "x86_64", device_id = 0} {
+      orchestra.yield %v : tensor<4xf32>
+    }
+    // expected-error @+1 {{has the name "t" of another task in the schedule; task names must be unique}}
+    %b = orchestra.task "t" args(%v = %x : tensor<4xf32>) -> (tensor<4xf32>)
+        target = {arch = "x86_64", device_id = 1} {
+      orchestra.yield %v : tensor<4xf32>
+    }
+    orchestra.yield
+  }
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// orchestra.task: structure
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @task_outside_schedule() {
+  // expected-error @+1 {{expects parent op 'orchestra.schedule'}}
+  orchestra.task "t" target = {arch = "x86_64", device_id = 0} {
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @task_empty_name() {
+  orchestra.schedule {
+    // expected-error @+1 {{requires a non-empty 'name'}}
+    orchestra.task "" target = {arch = "x86_64", device_id = 0} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @task_arg_count(%x: tensor<4xf32>) {
+  orchestra.schedule {
+    // expected-error @+1 {{body has 0 arguments but the task has 1 operands}}
+    "orchestra.task"(%x) <{name = "t", target = {arch = "x86_64", device_id = 0}}> ({
+      "orchestra.yield"() : () -> ()
+    }) : (tensor<4xf32>) -> ()
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @task_arg_type(%x: tensor<4xf32>) {
+  orchestra.schedule {
+    // expected-error @+1 {{body argument #0 has type 'tensor<8xf32>' but operand #0 has type 'tensor<4xf32>'}}
+    "orchestra.task"(%x) <{name = "t", target = {arch = "x86_64", device_id = 0}}> ({
+    ^bb0(%v: tensor<8xf32>):
+      "orchestra.yield"() : () -> ()
+    }) : (tensor<4xf32>) -> ()
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @task_without_yield() {
+  orchestra.schedule {
+    // expected-error @+1 {{body must end with 'orchestra.yield'}}
+    orchestra.task "t" target = {arch = "x86_64", device_id = 0} {
+      llvm.unreachable
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @task_yield_type(%x: tensor<4xf32>) {
+  orchestra.schedule {
+    %t = orchestra.task "t" args(%v = %x : tensor<4xf32>) -> (tensor<4xi32>)
+        target = {arch = "x86_64", device_id = 0} {
+      // expected-error @+1 {{value #0 has type 'tensor<4xf32>' but result #0 of the parent 'orchestra.task' has type 'tensor<4xi32>'}}
+      orchestra.yield %v : tensor<4xf32>
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @task_not_isolated(%x: tensor<4xf32>) {
+  orchestra.schedule {
+    // expected-note @+1 {{required by region isolation constraints}}
+    %t = orchestra.task "t" -> (tensor<4xf32>) target = {arch = "x86_64", device_id = 0} {
+      // expected-error @+1 {{using value defined outside the region}}
+      %y = arith.addf %x, %x : tensor<4xf32>
+      orchestra.yield %y : tensor<4xf32>
+    }
+    orchestra.yield
+  }
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// orchestra.task: properties
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @nki_on_wrong_arch() {
+  orchestra.schedule {
+    // expected-error @+1 {{'nki_source' is only valid on archs that accept NKI kernels (aws_trainium2), not "nvidia_hopper"}}
+    orchestra.task "t" target = {arch = "nvidia_hopper", device_id = 0}
+        attributes {nki_source = "def k(): pass"} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @nki_empty() {
+  orchestra.schedule {
+    // expected-error @+1 {{'nki_source' must not be empty}}
+    orchestra.task "t" target = {arch = "aws_trainium2", device_id = 0}
+        attributes {nki_source = "  \n"} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @prediction_half() {
+  orchestra.schedule {
+    // expected-error @+1 {{'predicted_start' and 'predicted_finish' must be given together}}
+    orchestra.task "t" target = {arch = "x86_64", device_id = 0}
+        attributes {predicted_start = 1.0} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @prediction_negative() {
+  orchestra.schedule {
+    // expected-error @+1 {{predicted times must be finite and non-negative}}
+    orchestra.task "t" target = {arch = "x86_64", device_id = 0}
+        attributes {predicted_start = -1.0, predicted_finish = 2.0} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @prediction_backwards() {
+  orchestra.schedule {
+    // expected-error @+1 {{'predicted_finish' (1.000000e+00) is before 'predicted_start' (2.000000e+00)}}
+    orchestra.task "t" target = {arch = "x86_64", device_id = 0}
+        attributes {predicted_start = 2.0, predicted_finish = 1.0} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// orchestra.transfer
+//===----------------------------------------------------------------------===//
+
+// -----
+
+orchestra.memory_space @host kind = "dram" arch = "x86_64" device_id = 0
+orchestra.memory_space @gpu kind = "hbm" arch = "nvidia_hopper" device_id = 0
+
+func.func @transfer_mixed(%m: memref<4xf32>) {
+  // expected-error @+1 {{source and result must both be tensors or both be memrefs, got 'memref<4xf32>' and 'tensor<4xf32>'}}
+  %t = orchestra.transfer %m from @host to @gpu : memref<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+orchestra.memory_space @host kind = "dram" arch = "x86_64" device_id = 0
+orchestra.memory_space @gpu kind = "hbm" arch = "nvidia_hopper" device_id = 0
+
+func.func @transfer_tensor_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{a tensor transfer keeps the type of its source ('tensor<4xf32>'), but the result has type 'tensor<4xf16>'}}
+  %t = orchestra.transfer %x from @host to @gpu : tensor<4xf32> -> tensor<4xf16>
+  return
+}
+
+// -----
+
+orchestra.memory_space @host kind = "dram" arch = "x86_64" device_id = 0
+orchestra.memory_space @gpu kind = "hbm" arch = "nvidia_hopper" device_id = 0
+
+func.func @transfer_memref_shape(%m: memref<4xf32>) {
+  // expected-error @+1 {{a memref transfer may change only the memory space of its source ('memref<4xf32>'), but the result has type 'memref<8xf32, 1>'}}
+  %t = orchestra.transfer %m from @host to @gpu : memref<4xf32> -> memref<8xf32, 1>
+  return
+}
+
+// -----
+
+orchestra.memory_space @host kind = "dram" arch = "x86_64" device_id = 0
+orchestra.memory_space @gpu kind = "hbm" arch = "nvidia_hopper" device_id = 0
+orchestra.memory_space @gpu1 kind = "hbm" arch = "nvidia_hopper" device_id = 1
+
+func.func @transfer_chain(%x: tensor<4xf32>) {
+  %a = orchestra.transfer %x from @host to @gpu : tensor<4xf32>
+  // expected-error @+1 {{moves its source from @gpu1, but the source was transferred to @gpu}}
+  %b = orchestra.transfer %a from @gpu1 to @host : tensor<4xf32>
+  return
+}
+
+// -----
+
+orchestra.memory_space @host kind = "dram" arch = "x86_64" device_id = 0
+
+func.func @transfer_undeclared(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'to' names @gpu0_hbm, which is not declared (declare it with 'orchestra.memory_space')}}
+  %t = orchestra.transfer %x from @host to @gpu0_hbm : tensor<4xf32>
+  return
+}
+
+// -----
+
+orchestra.memory_space @host kind = "dram" arch = "x86_64" device_id = 0
+
+func.func @transfer_not_a_space(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'from' names @transfer_not_a_space, which is a 'func.func', not an 'orchestra.memory_space'}}
+  %t = orchestra.transfer %x from @transfer_not_a_space to @host : tensor<4xf32>
+  return
+}
+
+// -----
+
+orchestra.memory_space @gpu kind = "hbm" arch = "nvidia_hopper" device_id = 0
+orchestra.memory_space @smem kind = "shared" arch = "nvidia_hopper" device_id = 0
+
+func.func @transfer_kernel_space_between_tasks(%x: tensor<4xf32>) {
+  orchestra.schedule {
+    // expected-error @+1 {{'to' names @smem, a kernel-scope memory space ("shared" of "nvidia_hopper"); transfers between tasks can only name device-scope memory spaces}}
+    %t = orchestra.transfer %x from @gpu to @smem : tensor<4xf32>
+    orchestra.yield
+  }
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// orchestra.commit
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @commit_num_true_range(%c: i1, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'num_true' is 3 but there are 1 values}}
+  "orchestra.commit"(%c, %a) <{num_true = 3 : i64}> : (i1, tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @commit_unbalanced(%c: i1, %a: tensor<4xf32>) {
+  // expected-error @+1 {{the true list has 1 values but the false list has 0}}
+  "orchestra.commit"(%c, %a) <{num_true = 1 : i64}> : (i1, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @commit_result_count(%c: i1, %a: tensor<4xf32>) {
+  // expected-error @+1 {{has 0 results but each list has 1 values}}
+  "orchestra.commit"(%c, %a, %a) <{num_true = 1 : i64}> : (i1, tensor<4xf32>, tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @commit_types(%c: i1, %a: tensor<4xf32>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{result #0 has type 'tensor<4xf32>' but its true value has type 'tensor<4xf32>' and its false value has type 'tensor<4xi32>'}}
+  "orchestra.commit"(%c, %a, %b) <{num_true = 1 : i64}> : (i1, tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @commit_parse_lists(%c: i1, %a: tensor<4xf32>) {
+  // expected-error @+1 {{expected 1 values in each list (one per type), got 2 true and 1 false values}}
+  %r = orchestra.commit %c true(%a, %a) false(%a) : tensor<4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// orchestra.yield
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @yield_outside() {
+  // expected-error @+1 {{expects parent op to be one of 'orchestra.schedule, orchestra.task'}}
+  orchestra.yield
+}

@@ -1,0 +1,33 @@
+# -*- Python -*-
+# lit configuration for the OrchestraOS regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "OrchestraOS"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.orchestra_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%orchestra_src_root", config.orchestra_src_root))
+config.substitutions.append(("%orchestra_obj_root", config.orchestra_obj_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Tools: ours first, then LLVM's (FileCheck, not, count).
+llvm_config.with_environment("PATH", config.orchestra_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tools = [ToolSubst("orchestra-opt", unresolved="fatal")]
+llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
+
+# One feature per compiled-in target backend ("target-nvidia", ...).
+for target in config.orchestra_targets:
+    config.available_features.add("target-" + target.lower())

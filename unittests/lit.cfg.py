@@ -1,0 +1,12 @@
+# -*- Python -*-
+# Runs every GoogleTest binary (*Tests) under unittests/ in the build tree.
+
+import os
+
+import lit.formats
+
+config.name = "OrchestraOS-Unit"
+config.suffixes = []
+config.test_exec_root = os.path.join(config.orchestra_obj_root, "unittests")
+config.test_source_root = config.test_exec_root
+config.test_format = lit.formats.GoogleTest(".", "Tests")
