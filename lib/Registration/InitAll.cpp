@@ -7,6 +7,7 @@
 #include "orchestra/InitAll.h"
 
 #include "orchestra/Dialect/Orchestra/IR/OrchestraDialect.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -20,4 +21,7 @@ void mlir::orchestra::registerAllDialectsAndExtensions(
   registry.insert<OrchestraDialect>();
 }
 
-void mlir::orchestra::registerAllPasses() { mlir::registerAllPasses(); }
+void mlir::orchestra::registerAllPasses() {
+  mlir::registerAllPasses();
+  registerOrchestraPasses();
+}

@@ -1,0 +1,234 @@
+//===- DivergenceToSpeculation.cpp - Speculate divergent branches --------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// Splits a task whose computation is a side-effect-free `scf.if` into one task
+// per side plus an `orchestra.commit`. The match is PDLL
+// (DivergenceToSpeculation.pdll); this file holds its native constraints, the
+// native rewrite and the pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+
+#include "mlir/Dialect/PDL/IR/PDL.h"
+#include "mlir/Dialect/PDLInterp/IR/PDLInterp.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::orchestra {
+#define GEN_PASS_DEF_DIVERGENCETOSPECULATION
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h.inc"
+} // namespace mlir::orchestra
+
+using namespace mlir;
+using namespace mlir::orchestra;
+
+#include "DivergenceToSpeculation.h.inc"
+
+//===----------------------------------------------------------------------===//
+// Native constraints
+//===----------------------------------------------------------------------===//
+
+/// See `IsTaskBranch` in the PDLL file.
+static LogicalResult isTaskBranch(PatternRewriter &rewriter, Operation *op) {
+  auto ifOp = cast<scf::IfOp>(op);
+  if (ifOp.getNumResults() == 0)
+    return rewriter.notifyMatchFailure(op, "the branch has no results");
+  auto task = dyn_cast<TaskOp>(ifOp->getParentOp());
+  if (!task)
+    return rewriter.notifyMatchFailure(op, "not directly in a task body");
+  if (task.getNkiSource())
+    return rewriter.notifyMatchFailure(
+        op, "the task runs an NKI kernel instead of its body");
+  Block &body = task.getBody().front();
+  auto condition = dyn_cast<BlockArgument>(ifOp.getCondition());
+  if (!condition || condition.getOwner() != &body)
+    return rewriter.notifyMatchFailure(
+        op, "the condition is computed inside the task");
+  YieldOp yield = task.getYield();
+  if (llvm::any_of(yield.getValues(),
+                   [&](Value v) { return v.getDefiningOp() != ifOp; }))
+    return rewriter.notifyMatchFailure(
+        op, "the task yields values the branch does not produce");
+  for (Operation &other : body) {
+    if (&other == ifOp.getOperation() || &other == yield.getOperation())
+      continue;
+    if (!isPure(&other))
+      return rewriter.notifyMatchFailure(
+          op, "the task body has an op besides the branch that is not pure");
+  }
+  return success();
+}
+
+/// See `IsSpeculatableBranch` in the PDLL file.
+static LogicalResult isSpeculatableBranch(PatternRewriter &rewriter,
+                                          Operation *op) {
+  auto ifOp = cast<scf::IfOp>(op);
+  for (Region *side : {&ifOp.getThenRegion(), &ifOp.getElseRegion()}) {
+    if (side->empty())
+      return rewriter.notifyMatchFailure(op, "a side of the branch is empty");
+    for (Operation &nested : side->front().without_terminator()) {
+      if (!isMemoryEffectFree(&nested))
+        return rewriter.notifyMatchFailure(
+            &nested, "has memory effects: it cannot run speculatively");
+      if (!isSpeculatable(&nested))
+        return rewriter.notifyMatchFailure(
+            &nested, "is not speculatable: running it on the untaken side "
+                     "may trap or have undefined behaviour");
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Native rewrite
+//===----------------------------------------------------------------------===//
+
+/// Returns `base`, or `base.N` for the smallest N that makes it unique in
+/// `schedule`.
+static std::string getUniqueTaskName(ScheduleOp schedule, StringRef base) {
+  llvm::StringSet<> names;
+  for (auto task : schedule.getBody().front().getOps<TaskOp>())
+    names.insert(task.getName());
+  if (!names.contains(base))
+    return base.str();
+  for (unsigned n = 1;; ++n) {
+    std::string candidate = (base + "." + Twine(n)).str();
+    if (!names.contains(candidate))
+      return candidate;
+  }
+}
+
+/// Creates the task that runs `side` of the task's branch: it takes only the
+/// task arguments `side` (and the pure ops it depends on) use.
+static TaskOp createSideTask(PatternRewriter &rewriter, TaskOp task,
+                             scf::IfOp ifOp, Region &side, StringRef suffix) {
+  Block &body = task.getBody().front();
+
+  // Values the side uses from the task body, closed over the pure ops that
+  // produce them.
+  SetVector<Value> worklist;
+  getUsedValuesDefinedAbove(side, side, worklist);
+  llvm::SmallSetVector<Operation *, 8> prefixOps;
+  llvm::SmallSetVector<unsigned, 8> argIndices;
+  for (unsigned i = 0; i < worklist.size(); ++i) {
+    Value value = worklist[i];
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      assert(arg.getOwner() == &body && "task bodies are isolated from above");
+      argIndices.insert(arg.getArgNumber());
+      continue;
+    }
+    Operation *producer = value.getDefiningOp();
+    if (!prefixOps.insert(producer))
+      continue;
+    worklist.insert(producer->getOperands().begin(),
+                    producer->getOperands().end());
+    getUsedValuesDefinedAbove(producer->getRegions(), worklist);
+  }
+  SmallVector<Operation *> orderedPrefix(prefixOps.begin(), prefixOps.end());
+  llvm::sort(orderedPrefix, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  SmallVector<unsigned> orderedArgs(argIndices.begin(), argIndices.end());
+  llvm::sort(orderedArgs);
+
+  SmallVector<Value> operands;
+  for (unsigned index : orderedArgs)
+    operands.push_back(task.getArgs()[index]);
+  auto schedule = cast<ScheduleOp>(task->getParentOp());
+  std::string name = getUniqueTaskName(schedule, (task.getName() + suffix).str());
+  auto sideTask = TaskOp::create(rewriter, task.getLoc(), ifOp.getResultTypes(),
+                                 name, task.getTarget(), operands);
+  sideTask->setDiscardableAttrs(task->getDiscardableAttrDictionary());
+
+  Block &sideBody = sideTask.getBody().front();
+  IRMapping mapping;
+  for (auto [newIndex, oldIndex] : llvm::enumerate(orderedArgs))
+    mapping.map(body.getArgument(oldIndex), sideBody.getArgument(newIndex));
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToEnd(&sideBody);
+  for (Operation *op : orderedPrefix)
+    rewriter.clone(*op, mapping);
+  Block &sideBlock = side.front();
+  for (Operation &op : sideBlock.without_terminator())
+    rewriter.clone(op, mapping);
+  SmallVector<Value> yielded;
+  for (Value value : sideBlock.getTerminator()->getOperands())
+    yielded.push_back(mapping.lookupOrDefault(value));
+  YieldOp::create(rewriter, ifOp.getLoc(), yielded);
+  return sideTask;
+}
+
+/// See `SpeculateBranch` in the PDLL file.
+static void speculateBranch(PatternRewriter &rewriter, Operation *op) {
+  auto ifOp = cast<scf::IfOp>(op);
+  auto task = cast<TaskOp>(ifOp->getParentOp());
+  rewriter.setInsertionPoint(task);
+  TaskOp thenTask =
+      createSideTask(rewriter, task, ifOp, ifOp.getThenRegion(), ".then");
+  TaskOp elseTask =
+      createSideTask(rewriter, task, ifOp, ifOp.getElseRegion(), ".else");
+  Value condition =
+      task.getArgs()[cast<BlockArgument>(ifOp.getCondition()).getArgNumber()];
+  auto commit = CommitOp::create(rewriter, ifOp.getLoc(), condition,
+                                 thenTask.getResults(), elseTask.getResults());
+
+  // The task yields results of the branch; forward the commit's instead.
+  SmallVector<Value> replacements;
+  for (Value value : task.getYield().getValues())
+    replacements.push_back(
+        commit.getResult(cast<OpResult>(value).getResultNumber()));
+  rewriter.replaceOp(task, replacements);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns and pass
+//===----------------------------------------------------------------------===//
+
+void mlir::orchestra::populateDivergenceToSpeculationPatterns(
+    RewritePatternSet &patterns) {
+  populateGeneratedPDLLPatterns(patterns);
+  PDLPatternModule &pdl = patterns.getPDLPatterns();
+  pdl.registerConstraintFunction("IsTaskBranch", isTaskBranch);
+  pdl.registerConstraintFunction("IsSpeculatableBranch", isSpeculatableBranch);
+  pdl.registerRewriteFunction("SpeculateBranch", speculateBranch);
+}
+
+namespace {
+struct DivergenceToSpeculationPass
+    : orchestra::impl::DivergenceToSpeculationBase<
+          DivergenceToSpeculationPass> {
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet set(context);
+    populateDivergenceToSpeculationPatterns(set);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
+
+  void runOnOperation() override {
+    // Only this rewrite: no folding or region simplification of unrelated IR.
+    GreedyRewriteConfig config;
+    config.enableFolding(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), patterns, config))) {
+      getOperation()->emitError(
+          "divergence-to-speculation did not converge");
+      signalPassFailure();
+    }
+  }
+
+  FrozenRewritePatternSet patterns;
+};
+} // namespace
