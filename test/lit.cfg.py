@@ -25,7 +25,10 @@ llvm_config.use_default_substitutions()
 # Tools: ours first, then LLVM's (FileCheck, not, count).
 llvm_config.with_environment("PATH", config.orchestra_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-tools = [ToolSubst("orchestra-opt", unresolved="fatal")]
+tools = [
+    ToolSubst("orchestra-opt", unresolved="fatal"),
+    ToolSubst("orchestra-targets", unresolved="fatal"),
+]
 llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
 
 # One feature per compiled-in target backend ("target-nvidia", ...).

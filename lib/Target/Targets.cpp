@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Target/Targets.h"
+#include "orchestra/Target/TargetRegistry.h"
 
 const mlir::orchestra::TargetRegistry &mlir::orchestra::getTargetRegistry() {
   // Function-local static: built once, thread-safe, never destroyed before use.

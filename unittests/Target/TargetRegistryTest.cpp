@@ -26,12 +26,24 @@ protected:
     info.description = "test accelerator";
     info.keys = {
         {"cores", TargetKeyType::Integer, /*required=*/true, "cores", 1, {}},
-        {"fast", TargetKeyType::Bool, /*required=*/false, "fast mode",
-         std::nullopt, {}},
-        {"mode", TargetKeyType::String, /*required=*/false, "mode",
-         std::nullopt, {"a", "b"}},
-        {"clock", TargetKeyType::Float, /*required=*/false, "clock",
-         std::nullopt, {}},
+        {"fast",
+         TargetKeyType::Bool,
+         /*required=*/false,
+         "fast mode",
+         std::nullopt,
+         {}},
+        {"mode",
+         TargetKeyType::String,
+         /*required=*/false,
+         "mode",
+         std::nullopt,
+         {"a", "b"}},
+        {"clock",
+         TargetKeyType::Float,
+         /*required=*/false,
+         "clock",
+         std::nullopt,
+         {}},
     };
     info.memorySpaces = {{"dram", MemoryScope::Device, "memory"},
                          {"scratch", MemoryScope::Kernel, "scratchpad"}};
@@ -85,14 +97,14 @@ TEST_F(TargetRegistryTest, RejectsMissingOrMistypedArch) {
 }
 
 TEST_F(TargetRegistryTest, UnknownArchSuggestsAndListsKnownArchs) {
-  std::string message =
-      verify({arch("test_acel"), entry("device_id", builder.getI64IntegerAttr(0))});
+  std::string message = verify(
+      {arch("test_acel"), entry("device_id", builder.getI64IntegerAttr(0))});
   EXPECT_NE(message.find("unknown arch \"test_acel\""), std::string::npos);
   EXPECT_NE(message.find("did you mean \"test_accel\"?"), std::string::npos);
   EXPECT_NE(message.find("known archs: test_accel"), std::string::npos);
   // A name far from every arch gets no suggestion, only the list.
-  message = verify({arch("zzzzzzzzzzzz"),
-                    entry("device_id", builder.getI64IntegerAttr(0))});
+  message = verify(
+      {arch("zzzzzzzzzzzz"), entry("device_id", builder.getI64IntegerAttr(0))});
   EXPECT_EQ(message.find("did you mean"), std::string::npos);
   EXPECT_NE(message.find("known archs: test_accel"), std::string::npos);
 }
@@ -118,8 +130,8 @@ TEST_F(TargetRegistryTest, DeviceIdIsMandatoryNonNegativeInteger) {
 TEST_F(TargetRegistryTest, ChecksArchSpecificKeys) {
   NamedAttribute device = entry("device_id", builder.getI64IntegerAttr(0));
   NamedAttribute cores = entry("cores", builder.getI64IntegerAttr(2));
-  std::string message = verify(
-      {arch("test_accel"), device, cores, entry("fats", builder.getBoolAttr(true))});
+  std::string message = verify({arch("test_accel"), device, cores,
+                                entry("fats", builder.getBoolAttr(true))});
   EXPECT_NE(message.find("unknown target key 'fats' for arch \"test_accel\""),
             std::string::npos);
   EXPECT_NE(message.find("did you mean 'fast'?"), std::string::npos);

@@ -133,8 +133,9 @@ public:
   /// `device_id` a non-negative integer, and every other key belongs to the
   /// arch's schema with the right type and range; required keys are present.
   /// Reports the first problem through `emitError` and fails.
-  LogicalResult verifyTarget(DictionaryAttr target,
-                             function_ref<InFlightDiagnostic()> emitError) const;
+  LogicalResult
+  verifyTarget(DictionaryAttr target,
+               function_ref<InFlightDiagnostic()> emitError) const;
 
   /// Returns the entry for `arch` or reports an unknown arch (with the list of
   /// known archs and the closest match) through `emitError`.

@@ -17,9 +17,12 @@ void mlir::orchestra::registerAWSTargets(TargetRegistry &registry) {
   trn2.description =
       "AWS Trainium2 (StableHLO handed to neuronx-cc; NKI kernels accepted)";
   trn2.keys = {
-      {"logical_core_count", TargetKeyType::Integer, /*required=*/false,
+      {"logical_core_count",
+       TargetKeyType::Integer,
+       /*required=*/false,
        "NeuronCores per logical core (the LNC setting; default: 2)",
-       /*minValue=*/1, {}},
+       /*minValue=*/1,
+       {}},
   };
   trn2.memorySpaces = {
       {"hbm", MemoryScope::Device, "device high-bandwidth memory"},
@@ -27,7 +30,6 @@ void mlir::orchestra::registerAWSTargets(TargetRegistry &registry) {
       {"psum", MemoryScope::Kernel, "NeuronCore partial-sum buffer (PSUM)"},
   };
   trn2.defaultMemorySpace = "hbm";
-  trn2.strategyScript = "aws_trainium_strategy.mlir";
   trn2.executableFormat = ExecutableFormat::StableHLO;
   trn2.acceptsNKISource = true;
   llvm::cantFail(registry.registerTarget(std::move(trn2)));

@@ -15,18 +15,27 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
   x86.arch = "x86_64";
   x86.description = "x86-64 host CPU";
   x86.keys = {
-      {"num_threads", TargetKeyType::Integer, /*required=*/false,
+      {"num_threads",
+       TargetKeyType::Integer,
+       /*required=*/false,
        "worker threads the device's queue runs kernels on (default: the "
        "device's cores)",
-       /*minValue=*/1, {}},
-      {"cpu", TargetKeyType::String, /*required=*/false,
+       /*minValue=*/1,
+       {}},
+      {"cpu",
+       TargetKeyType::String,
+       /*required=*/false,
        "LLVM CPU name to generate code for, e.g. \"skylake-avx512\" "
        "(default: the compiling machine's CPU)",
-       std::nullopt, {}},
-      {"features", TargetKeyType::String, /*required=*/false,
+       std::nullopt,
+       {}},
+      {"features",
+       TargetKeyType::String,
+       /*required=*/false,
        "LLVM target features, e.g. \"+avx512f,+fma\" (default: those of the "
        "compiling machine)",
-       std::nullopt, {}},
+       std::nullopt,
+       {}},
   };
   x86.memorySpaces = {
       {"dram", MemoryScope::Device, "host main memory"},

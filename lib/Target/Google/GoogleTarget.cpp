@@ -15,15 +15,17 @@ void mlir::orchestra::registerGoogleTargets(TargetRegistry &registry) {
   tpu.arch = "google_tpu_v5e";
   tpu.description = "Google Cloud TPU v5e (StableHLO handed to XLA)";
   tpu.keys = {
-      {"logical_core_count", TargetKeyType::Integer, /*required=*/false,
+      {"logical_core_count",
+       TargetKeyType::Integer,
+       /*required=*/false,
        "TPU cores the task's program is partitioned over (default: 1)",
-       /*minValue=*/1, {}},
+       /*minValue=*/1,
+       {}},
   };
   tpu.memorySpaces = {
       {"hbm", MemoryScope::Device, "TPU high-bandwidth memory"},
   };
   tpu.defaultMemorySpace = "hbm";
-  tpu.strategyScript = "google_tpu_strategy.mlir";
   tpu.executableFormat = ExecutableFormat::StableHLO;
   llvm::cantFail(registry.registerTarget(std::move(tpu)));
 }

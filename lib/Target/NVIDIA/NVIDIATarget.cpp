@@ -11,24 +11,32 @@ using namespace mlir::orchestra;
 
 /// Returns the keys Hopper and Blackwell share; `sms` lists the accepted
 /// `sm` values, the first being the default.
-static std::vector<TargetKeySpec>
-getNVIDIAKeys(std::vector<std::string> sms) {
+static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms) {
   std::string smDefault = sms.front();
   return {
       {"sm", TargetKeyType::String, /*required=*/false,
        "SM version to compile for (default: \"" + smDefault + "\")",
        std::nullopt, std::move(sms)},
-      {"tma", TargetKeyType::Bool, /*required=*/false,
+      {"tma",
+       TargetKeyType::Bool,
+       /*required=*/false,
        "use the Tensor Memory Accelerator for global<->shared copies "
        "(default: true)",
-       std::nullopt, {}},
-      {"shared_memory_bytes", TargetKeyType::Integer, /*required=*/false,
+       std::nullopt,
+       {}},
+      {"shared_memory_bytes",
+       TargetKeyType::Integer,
+       /*required=*/false,
        "shared memory available to one thread block, in bytes (default: the "
        "architecture's maximum)",
-       /*minValue=*/1, {}},
-      {"num_sms", TargetKeyType::Integer, /*required=*/false,
+       /*minValue=*/1,
+       {}},
+      {"num_sms",
+       TargetKeyType::Integer,
+       /*required=*/false,
        "streaming multiprocessors of the device (default: from the topology)",
-       /*minValue=*/1, {}},
+       /*minValue=*/1,
+       {}},
   };
 }
 
@@ -43,7 +51,6 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
       {"shared", MemoryScope::Kernel, "per-block shared memory (SMEM)"},
   };
   hopper.defaultMemorySpace = "hbm";
-  hopper.strategyScript = "nvidia_hopper_strategy.mlir";
   hopper.executableFormat = ExecutableFormat::Cubin;
   llvm::cantFail(registry.registerTarget(std::move(hopper)));
 
@@ -52,16 +59,18 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   blackwell.description = "NVIDIA Blackwell GPU (sm_100a), e.g. B200";
   blackwell.keys = getNVIDIAKeys({"sm_100a", "sm_100"});
   blackwell.keys.push_back(
-      {"tcgen05", TargetKeyType::Bool, /*required=*/false,
+      {"tcgen05",
+       TargetKeyType::Bool,
+       /*required=*/false,
        "use the fifth-generation tensor core instructions (default: true)",
-       std::nullopt, {}});
+       std::nullopt,
+       {}});
   blackwell.memorySpaces = {
       {"hbm", MemoryScope::Device, "device global memory (HBM)"},
       {"shared", MemoryScope::Kernel, "per-block shared memory (SMEM)"},
       {"tmem", MemoryScope::Kernel, "tensor memory of the tcgen05 units"},
   };
   blackwell.defaultMemorySpace = "hbm";
-  blackwell.strategyScript = "nvidia_blackwell_strategy.mlir";
   blackwell.executableFormat = ExecutableFormat::Cubin;
   llvm::cantFail(registry.registerTarget(std::move(blackwell)));
 }

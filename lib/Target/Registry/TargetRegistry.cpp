@@ -9,8 +9,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::orchestra;
@@ -54,9 +54,8 @@ StringRef mlir::orchestra::stringifyExecutableFormat(ExecutableFormat format) {
 }
 
 const TargetKeySpec *TargetInfo::lookupKey(StringRef name) const {
-  auto it = llvm::find_if(keys, [&](const TargetKeySpec &key) {
-    return key.name == name;
-  });
+  auto it = llvm::find_if(
+      keys, [&](const TargetKeySpec &key) { return key.name == name; });
   return it == keys.end() ? nullptr : &*it;
 }
 
@@ -128,8 +127,9 @@ static std::optional<StringRef> closestMatch(StringRef name,
   unsigned bestDistance = 0;
   for (StringRef candidate : candidates) {
     unsigned limit = std::max(name.size(), candidate.size()) / 2;
-    unsigned distance = name.edit_distance(candidate, /*AllowReplacements=*/true,
-                                           /*MaxEditDistance=*/limit + 1);
+    unsigned distance =
+        name.edit_distance(candidate, /*AllowReplacements=*/true,
+                           /*MaxEditDistance=*/limit + 1);
     if (distance <= limit && (!best || distance < bestDistance)) {
       bestDistance = distance;
       best = candidate;
@@ -191,9 +191,8 @@ static std::string describeKeys(const TargetInfo &info) {
   return result;
 }
 
-LogicalResult
-TargetRegistry::verifyTarget(DictionaryAttr target,
-                             function_ref<InFlightDiagnostic()> emitError) const {
+LogicalResult TargetRegistry::verifyTarget(
+    DictionaryAttr target, function_ref<InFlightDiagnostic()> emitError) const {
   Attribute archValue = target.get(kArchKey);
   if (!archValue)
     return emitError() << "target is missing the mandatory key '" << kArchKey
@@ -245,11 +244,10 @@ TargetRegistry::verifyTarget(DictionaryAttr target,
       return emitError() << "target key '" << name << "' of arch \"" << arch
                          << "\" must be a " << stringifyTargetKeyType(key->type)
                          << ", got " << value;
-    if (key->minValue &&
-        llvm::APSInt::compareValues(
-            llvm::APSInt(cast<IntegerAttr>(value).getValue(),
-                         /*isUnsigned=*/false),
-            llvm::APSInt::get(*key->minValue)) < 0)
+    if (key->minValue && llvm::APSInt::compareValues(
+                             llvm::APSInt(cast<IntegerAttr>(value).getValue(),
+                                          /*isUnsigned=*/false),
+                             llvm::APSInt::get(*key->minValue)) < 0)
       return emitError() << "target key '" << name << "' of arch \"" << arch
                          << "\" must be at least " << *key->minValue << ", got "
                          << llvm::toString(cast<IntegerAttr>(value).getValue(),
@@ -260,10 +258,9 @@ TargetRegistry::verifyTarget(DictionaryAttr target,
       InFlightDiagnostic diag = emitError()
                                 << "target key '" << name << "' of arch \""
                                 << arch << "\" must be one of ";
-      llvm::interleaveComma(key->allowedValues, diag,
-                            [&](const std::string &allowed) {
-                              diag << "\"" << allowed << "\"";
-                            });
+      llvm::interleaveComma(
+          key->allowedValues, diag,
+          [&](const std::string &allowed) { diag << "\"" << allowed << "\""; });
       return diag << "; got " << value;
     }
   }

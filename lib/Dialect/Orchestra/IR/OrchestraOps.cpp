@@ -39,9 +39,9 @@ static LogicalResult verifyYieldTypes(Operation *owner, YieldOp yield,
     auto [yielded, expected] = pair;
     if (yielded != expected)
       return yield.emitOpError()
-             << "value #" << index << " has type " << yielded
-             << " but result #" << index << " of the parent '"
-             << owner->getName() << "' has type " << expected;
+             << "value #" << index << " has type " << yielded << " but result #"
+             << index << " of the parent '" << owner->getName() << "' has type "
+             << expected;
   }
   return success();
 }
@@ -89,15 +89,13 @@ LogicalResult MemorySpaceOp::verify() {
     return failure();
   if ((*info)->lookupMemorySpace(getKind()))
     return success();
-  InFlightDiagnostic diag = emitOpError()
-                            << "memory space kind \"" << getKind()
-                            << "\" is not provided by arch \"" << getArch()
-                            << "\"; it provides: ";
-  llvm::interleaveComma((*info)->memorySpaces, diag,
-                        [&](const MemorySpaceKind &kind) {
-                          diag << kind.name << " ("
-                               << stringifyMemoryScope(kind.scope) << ")";
-                        });
+  InFlightDiagnostic diag = emitOpError() << "memory space kind \"" << getKind()
+                                          << "\" is not provided by arch \""
+                                          << getArch() << "\"; it provides: ";
+  llvm::interleaveComma(
+      (*info)->memorySpaces, diag, [&](const MemorySpaceKind &kind) {
+        diag << kind.name << " (" << stringifyMemoryScope(kind.scope) << ")";
+      });
   return diag;
 }
 
@@ -202,8 +200,7 @@ void TaskOp::build(OpBuilder &builder, OperationState &state,
 YieldOp TaskOp::getYield() { return getYieldOf(getBody()); }
 
 StringRef TaskOp::getArch() {
-  return cast<StringAttr>(getTarget().get(TargetRegistry::kArchKey))
-      .getValue();
+  return cast<StringAttr>(getTarget().get(TargetRegistry::kArchKey)).getValue();
 }
 
 int64_t TaskOp::getDeviceId() {
@@ -276,12 +273,11 @@ void TaskOp::print(OpAsmPrinter &p) {
   Block &body = getBody().front();
   if (!getArgs().empty()) {
     p << " args(";
-    llvm::interleaveComma(llvm::zip(body.getArguments(), getArgs()), p,
-                          [&](auto pair) {
-                            auto [blockArg, operand] = pair;
-                            p << blockArg << " = " << operand << " : "
-                              << operand.getType();
-                          });
+    llvm::interleaveComma(
+        llvm::zip(body.getArguments(), getArgs()), p, [&](auto pair) {
+          auto [blockArg, operand] = pair;
+          p << blockArg << " = " << operand << " : " << operand.getType();
+        });
     p << ')';
   }
   p.printOptionalArrowTypeList(getResultTypes());
@@ -428,12 +424,11 @@ LogicalResult TransferOp::verify() {
   return success();
 }
 
-LogicalResult
-TransferOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+LogicalResult TransferOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   bool betweenTasks = isa<ScheduleOp>((*this)->getParentOp());
-  for (auto [role, ref] : {std::pair<StringRef, FlatSymbolRefAttr>(
-                               "from", getFromAttr()),
-                           {"to", getToAttr()}}) {
+  for (auto [role, ref] :
+       {std::pair<StringRef, FlatSymbolRefAttr>("from", getFromAttr()),
+        {"to", getToAttr()}}) {
     Operation *symbol = symbolTable.lookupNearestSymbolFrom(*this, ref);
     if (!symbol)
       return emitOpError() << "'" << role << "' names " << ref
@@ -527,9 +522,8 @@ void TransferOp::getCanonicalizationPatterns(RewritePatternSet &results,
 // CommitOp
 //===----------------------------------------------------------------------===//
 
-void CommitOp::build(OpBuilder &builder, OperationState &state,
-                     Value condition, ValueRange trueValues,
-                     ValueRange falseValues) {
+void CommitOp::build(OpBuilder &builder, OperationState &state, Value condition,
+                     ValueRange trueValues, ValueRange falseValues) {
   state.addOperands(condition);
   state.addOperands(trueValues);
   state.addOperands(falseValues);
@@ -586,8 +580,7 @@ ParseResult CommitOp::parse(OpAsmParser &parser, OperationState &result) {
 void CommitOp::print(OpAsmPrinter &p) {
   p << ' ' << getCondition() << " true(" << getTrueValues() << ") false("
     << getFalseValues() << ')';
-  p.printOptionalAttrDict(
-      llvm::to_vector((*this)->getDiscardableAttrs()));
+  p.printOptionalAttrDict(llvm::to_vector((*this)->getDiscardableAttrs()));
   if (getNumResults() != 0)
     p << " : " << getResultTypes();
 }
@@ -596,8 +589,8 @@ LogicalResult CommitOp::verify() {
   int64_t numTrue = getNumTrueAttr().getInt();
   int64_t numValues = getValues().size();
   if (numTrue < 0 || numTrue > numValues)
-    return emitOpError() << "'num_true' is " << numTrue
-                         << " but there are " << numValues << " values";
+    return emitOpError() << "'num_true' is " << numTrue << " but there are "
+                         << numValues << " values";
   if (numValues - numTrue != numTrue)
     return emitOpError() << "the true list has " << numTrue
                          << " values but the false list has "
@@ -606,9 +599,9 @@ LogicalResult CommitOp::verify() {
     return emitOpError() << "has " << getNumResults()
                          << " results but each list has " << numTrue
                          << " values";
-  for (auto [index, types] : llvm::enumerate(
-           llvm::zip(getResultTypes(), getTrueValues().getTypes(),
-                     getFalseValues().getTypes()))) {
+  for (auto [index, types] :
+       llvm::enumerate(llvm::zip(getResultTypes(), getTrueValues().getTypes(),
+                                 getFalseValues().getTypes()))) {
     auto [resultType, trueType, falseType] = types;
     if (trueType != resultType || falseType != resultType)
       return emitOpError() << "result #" << index << " has type " << resultType

@@ -138,9 +138,8 @@ static TaskOp createSideTask(PatternRewriter &rewriter, TaskOp task,
     getUsedValuesDefinedAbove(producer->getRegions(), worklist);
   }
   SmallVector<Operation *> orderedPrefix(prefixOps.begin(), prefixOps.end());
-  llvm::sort(orderedPrefix, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(orderedPrefix,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   SmallVector<unsigned> orderedArgs(argIndices.begin(), argIndices.end());
   llvm::sort(orderedArgs);
 
@@ -148,7 +147,8 @@ static TaskOp createSideTask(PatternRewriter &rewriter, TaskOp task,
   for (unsigned index : orderedArgs)
     operands.push_back(task.getArgs()[index]);
   auto schedule = cast<ScheduleOp>(task->getParentOp());
-  std::string name = getUniqueTaskName(schedule, (task.getName() + suffix).str());
+  std::string name =
+      getUniqueTaskName(schedule, (task.getName() + suffix).str());
   auto sideTask = TaskOp::create(rewriter, task.getLoc(), ifOp.getResultTypes(),
                                  name, task.getTarget(), operands);
   sideTask->setDiscardableAttrs(task->getDiscardableAttrDictionary());
@@ -223,8 +223,7 @@ struct DivergenceToSpeculationPass
     config.enableFolding(false).setRegionSimplificationLevel(
         GreedySimplifyRegionLevel::Disabled);
     if (failed(applyPatternsGreedily(getOperation(), patterns, config))) {
-      getOperation()->emitError(
-          "divergence-to-speculation did not converge");
+      getOperation()->emitError("divergence-to-speculation did not converge");
       signalPassFailure();
     }
   }
