@@ -34,3 +34,11 @@ llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
 # One feature per compiled-in target backend ("target-nvidia", ...).
 for target in config.orchestra_targets:
     config.available_features.add("target-" + target.lower())
+
+# clang-format (Debian's, installed by scripts/setup.sh) checks the style of
+# the sources when the checkout is a git repository.
+import shutil
+if shutil.which("clang-format") and os.path.isdir(
+    os.path.join(config.orchestra_src_root, ".git")
+):
+    config.available_features.add("clang-format")

@@ -105,11 +105,6 @@ LogicalResult MemorySpaceOp::verify() {
 
 YieldOp ScheduleOp::getYield() { return getYieldOf(getBody()); }
 
-LogicalResult ScheduleOp::verify() {
-  // The region verifier checks the body; nothing else to check up front.
-  return success();
-}
-
 /// Whether `op` may appear directly in a schedule body.
 static bool isAllowedInSchedule(Operation *op) {
   return isa<TaskOp, TransferOp, CommitOp, YieldOp>(op) ||
@@ -219,7 +214,6 @@ static constexpr StringLiteral kOptionalTaskProps[] = {
     "nki_source", "predicted_start", "predicted_finish"};
 
 ParseResult TaskOp::parse(OpAsmParser &parser, OperationState &result) {
-  Builder &builder = parser.getBuilder();
   StringAttr name;
   if (parser.parseAttribute(name))
     return failure();
@@ -263,7 +257,6 @@ ParseResult TaskOp::parse(OpAsmParser &parser, OperationState &result) {
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, regionArgs, /*enableNameShadowing=*/false))
     return failure();
-  (void)builder;
   return success();
 }
 

@@ -111,7 +111,6 @@ def Orchestra_ScheduleOp : Orchestra_Op<"schedule", [
     YieldOp getYield();
   }];
 
-  let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let hasCanonicalizer = 1;
 }
