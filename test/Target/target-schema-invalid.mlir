@@ -194,3 +194,16 @@ func.func @float_for_integer() {
   }
   return
 }
+
+// -----
+
+func.func @unknown_key_without_suggestion() {
+  orchestra.schedule {
+    // expected-error @+1 {{unknown target key 'vectorize_everything' for arch "x86_64"; known keys: cpu (string), features (string), num_threads (integer)}}
+    orchestra.task "t" target = {arch = "x86_64", device_id = 0, vectorize_everything = true} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
