@@ -207,3 +207,29 @@ func.func @unknown_key_without_suggestion() {
   }
   return
 }
+
+// -----
+
+func.func @device_id_too_wide() {
+  orchestra.schedule {
+    // expected-error @+1 {{target key 'device_id' does not fit in 64 bits, got 18446744073709551617 : i128}}
+    orchestra.task "t" target = {arch = "x86_64", device_id = 18446744073709551617 : i128} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @integer_key_too_wide() {
+  orchestra.schedule {
+    // expected-error @+1 {{target key 'num_threads' of arch "x86_64" does not fit in 64 bits, got 9223372036854775808 : ui64}}
+    orchestra.task "t" target = {arch = "x86_64", device_id = 0, num_threads = 9223372036854775808 : ui64} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}

@@ -147,6 +147,11 @@ private:
   llvm::StringMap<TargetInfo> targets;
 };
 
+/// Returns the value of an integer `target` key, read according to its type's
+/// signedness (signless as signed), or nothing if `value` is not an integer or
+/// does not fit in int64_t. Verified targets always yield a value.
+std::optional<int64_t> getTargetInteger(Attribute value);
+
 /// Returns the registry holding every target compiled into this build
 /// (ORCHESTRA_TARGETS_TO_BUILD). Built once, on first use; thread-safe.
 const TargetRegistry &getTargetRegistry();

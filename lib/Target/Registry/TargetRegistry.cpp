@@ -7,7 +7,6 @@
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -175,6 +174,24 @@ static bool hasType(Attribute value, TargetKeyType type) {
   llvm_unreachable("unknown TargetKeyType");
 }
 
+std::optional<int64_t> mlir::orchestra::getTargetInteger(Attribute value) {
+  auto intAttr = dyn_cast<IntegerAttr>(value);
+  if (!intAttr || isa<BoolAttr>(value))
+    return std::nullopt;
+  auto type = dyn_cast<IntegerType>(intAttr.getType());
+  if (!type)
+    return std::nullopt;
+  const APInt &bits = intAttr.getValue();
+  if (type.isUnsigned()) {
+    if (bits.getActiveBits() > 63)
+      return std::nullopt;
+    return static_cast<int64_t>(bits.getZExtValue());
+  }
+  if (bits.getSignificantBits() > 64)
+    return std::nullopt;
+  return bits.getSExtValue();
+}
+
 /// Lists the arch's keys as "name (type), ..." for diagnostics.
 static std::string describeKeys(const TargetInfo &info) {
   SmallVector<const TargetKeySpec *> keys;
@@ -213,7 +230,11 @@ LogicalResult TargetRegistry::verifyTarget(
   if (!hasType(deviceValue, TargetKeyType::Integer))
     return emitError() << "target key '" << kDeviceIdKey
                        << "' must be an integer, got " << deviceValue;
-  if (cast<IntegerAttr>(deviceValue).getValue().isNegative())
+  std::optional<int64_t> deviceId = getTargetInteger(deviceValue);
+  if (!deviceId)
+    return emitError() << "target key '" << kDeviceIdKey
+                       << "' does not fit in 64 bits, got " << deviceValue;
+  if (*deviceId < 0)
     return emitError() << "target key '" << kDeviceIdKey
                        << "' must be non-negative, got " << deviceValue;
 
@@ -244,14 +265,16 @@ LogicalResult TargetRegistry::verifyTarget(
       return emitError() << "target key '" << name << "' of arch \"" << arch
                          << "\" must be a " << stringifyTargetKeyType(key->type)
                          << ", got " << value;
-    if (key->minValue && llvm::APSInt::compareValues(
-                             llvm::APSInt(cast<IntegerAttr>(value).getValue(),
-                                          /*isUnsigned=*/false),
-                             llvm::APSInt::get(*key->minValue)) < 0)
-      return emitError() << "target key '" << name << "' of arch \"" << arch
-                         << "\" must be at least " << *key->minValue << ", got "
-                         << llvm::toString(cast<IntegerAttr>(value).getValue(),
-                                           /*Radix=*/10, /*Signed=*/true);
+    if (key->type == TargetKeyType::Integer) {
+      std::optional<int64_t> number = getTargetInteger(value);
+      if (!number)
+        return emitError() << "target key '" << name << "' of arch \"" << arch
+                           << "\" does not fit in 64 bits, got " << value;
+      if (key->minValue && *number < *key->minValue)
+        return emitError() << "target key '" << name << "' of arch \"" << arch
+                           << "\" must be at least " << *key->minValue
+                           << ", got " << *number;
+    }
     if (!key->allowedValues.empty() &&
         !llvm::is_contained(key->allowedValues,
                             cast<StringAttr>(value).getValue())) {

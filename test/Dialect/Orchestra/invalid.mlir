@@ -33,6 +33,34 @@ func.func @schedule_without_yield() {
 
 // -----
 
+func.func @schedule_with_arguments() -> i32 {
+  // expected-error @+1 {{body must not have arguments; a schedule uses the values of its enclosing region directly}}
+  %r = orchestra.schedule -> (i32) {
+  ^bb0(%a: i32):
+    orchestra.yield %a : i32
+  }
+  return %r : i32
+}
+
+// -----
+
+func.func @schedule_in_task(%x: tensor<4xf32>) {
+  orchestra.schedule {
+    %t = orchestra.task "outer" args(%v = %x : tensor<4xf32>) -> (tensor<4xf32>)
+        target = {arch = "x86_64", device_id = 0} {
+      // expected-error @+1 {{cannot be nested inside an 'orchestra.task': a task runs on one device}}
+      %r = orchestra.schedule -> (tensor<4xf32>) {
+        orchestra.yield %v : tensor<4xf32>
+      }
+      orchestra.yield %r : tensor<4xf32>
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
 func.func @schedule_yield_count(%x: tensor<4xf32>) {
   %r = orchestra.schedule -> (tensor<4xf32>) {
     // expected-error @+1 {{returns 0 values but its 'orchestra.schedule' parent has 1 results}}
@@ -252,6 +280,34 @@ func.func @prediction_backwards() {
   return
 }
 
+// -----
+
+func.func @prediction_mistyped() {
+  orchestra.schedule {
+    // expected-error @+2 {{attribute 'predicted_finish' failed to satisfy constraint: 64-bit float attribute}}
+    orchestra.task "t" target = {arch = "x86_64", device_id = 0}
+        attributes {predicted_start = 1, predicted_finish = 2} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @nki_source_mistyped() {
+  orchestra.schedule {
+    // expected-error @+2 {{attribute 'nki_source' failed to satisfy constraint: string attribute}}
+    orchestra.task "t" target = {arch = "aws_trainium2", device_id = 0}
+        attributes {nki_source = 5} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // orchestra.transfer
 //===----------------------------------------------------------------------===//
@@ -329,11 +385,22 @@ orchestra.memory_space @smem kind = "shared" arch = "nvidia_hopper" device_id = 
 
 func.func @transfer_kernel_space_between_tasks(%x: tensor<4xf32>) {
   orchestra.schedule {
-    // expected-error @+1 {{'to' names @smem, a kernel-scope memory space ("shared" of "nvidia_hopper"); transfers between tasks can only name device-scope memory spaces}}
+    // expected-error @+1 {{'to' names @smem, a kernel-scope memory space ("shared" of "nvidia_hopper"); only transfers inside a task body can name it}}
     %t = orchestra.transfer %x from @gpu to @smem : tensor<4xf32>
     orchestra.yield
   }
   return
+}
+
+// -----
+
+orchestra.memory_space @host kind = "dram" arch = "x86_64" device_id = 0
+orchestra.memory_space @smem kind = "shared" arch = "nvidia_hopper" device_id = 0
+
+func.func @transfer_kernel_space_outside_tasks(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'from' names @smem, a kernel-scope memory space ("shared" of "nvidia_hopper"); only transfers inside a task body can name it}}
+  %r = orchestra.transfer %x from @smem to @host : tensor<4xf32>
+  return %r : tensor<4xf32>
 }
 
 //===----------------------------------------------------------------------===//

@@ -156,3 +156,20 @@ func.func @memref_transfer(%m: memref<16xf32>) -> (memref<16xf32, 1>, memref<16x
   %h = orchestra.transfer %m from @host_dram to @host_dram : memref<16xf32>
   return %g, %h : memref<16xf32, 1>, memref<16xf32>
 }
+
+// Integer keys of any width and signedness are read by value; floats that the
+// printer writes in hex keep their type so they parse back as floats.
+// CHECK-LABEL: func.func @wide_values
+func.func @wide_values() {
+  orchestra.schedule {
+    // CHECK: orchestra.task "unsigned" target = {arch = "x86_64", device_id = 255 : ui8, num_threads = 200 : ui8}
+    // CHECK-SAME: attributes {predicted_start = 0x419D6F3454000000 : f64, predicted_finish = 0x419D6F3458000000 : f64, my.inf = 0x7FF0000000000000 : f64} {
+    orchestra.task "unsigned" target = {arch = "x86_64", device_id = 255 : ui8, num_threads = 200 : ui8}
+        attributes {predicted_start = 123456789.0, predicted_finish = 123456790.0,
+                    my.inf = 0x7FF0000000000000 : f64} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}

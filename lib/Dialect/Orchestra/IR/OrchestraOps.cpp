@@ -57,12 +57,23 @@ static void printCompactDict(OpAsmPrinter &p,
     p << " = ";
     Attribute value = entry.getValue();
     auto intAttr = dyn_cast<IntegerAttr>(value);
-    auto floatAttr = dyn_cast<FloatAttr>(value);
-    if ((intAttr && intAttr.getType().isSignlessInteger(64)) ||
-        (floatAttr && floatAttr.getType().isF64()))
+    if (intAttr && intAttr.getType().isSignlessInteger(64)) {
       p.printAttributeWithoutType(value);
-    else
-      p.printAttribute(value);
+      return;
+    }
+    // A float the printer cannot write in decimal comes out as a hex bit
+    // pattern, which would parse back as an integer: keep its type then.
+    auto floatAttr = dyn_cast<FloatAttr>(value);
+    if (floatAttr && floatAttr.getType().isF64()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      value.print(os, /*elideType=*/true);
+      if (!StringRef(text).starts_with("0x")) {
+        p << text;
+        return;
+      }
+    }
+    p.printAttribute(value);
   });
   p << '}';
 }
@@ -112,6 +123,12 @@ static bool isAllowedInSchedule(Operation *op) {
 }
 
 LogicalResult ScheduleOp::verifyRegions() {
+  if (getBody().front().getNumArguments() != 0)
+    return emitOpError("body must not have arguments; a schedule uses the "
+                       "values of its enclosing region directly");
+  if ((*this)->getParentOfType<TaskOp>())
+    return emitOpError("cannot be nested inside an 'orchestra.task': a task "
+                       "runs on one device");
   YieldOp yield = getYield();
   if (!yield)
     return emitOpError("body must end with 'orchestra.yield'");
@@ -199,8 +216,10 @@ StringRef TaskOp::getArch() {
 }
 
 int64_t TaskOp::getDeviceId() {
-  return cast<IntegerAttr>(getTarget().get(TargetRegistry::kDeviceIdKey))
-      .getInt();
+  std::optional<int64_t> id =
+      getTargetInteger(getTarget().get(TargetRegistry::kDeviceIdKey));
+  assert(id && "verified targets have an int64 device_id");
+  return *id;
 }
 
 void TaskOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
@@ -247,7 +266,13 @@ ParseResult TaskOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   result.addAttribute(getTargetAttrName(result.name), target);
 
+  SMLoc attrLoc = parser.getCurrentLocation();
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  // Inherent attributes given in `attributes {...}` must have their declared
+  // kinds; otherwise they would be dropped when stored as properties.
+  if (failed(verifyInherentAttrs(result.name, result.attributes,
+                                 [&] { return parser.emitError(attrLoc); })))
     return failure();
 
   for (auto [operand, arg] : llvm::zip(operands, regionArgs))
@@ -418,7 +443,7 @@ LogicalResult TransferOp::verify() {
 }
 
 LogicalResult TransferOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  bool betweenTasks = isa<ScheduleOp>((*this)->getParentOp());
+  bool outsideTasks = !(*this)->getParentOfType<TaskOp>();
   for (auto [role, ref] :
        {std::pair<StringRef, FlatSymbolRefAttr>("from", getFromAttr()),
         {"to", getToAttr()}}) {
@@ -432,7 +457,7 @@ LogicalResult TransferOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       return emitOpError() << "'" << role << "' names " << ref
                            << ", which is a '" << symbol->getName()
                            << "', not an 'orchestra.memory_space'";
-    if (!betweenTasks)
+    if (!outsideTasks)
       continue;
     const TargetInfo *info = getTargetRegistry().lookup(space.getArch());
     const MemorySpaceKind *kind =
@@ -441,8 +466,7 @@ LogicalResult TransferOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       return emitOpError()
              << "'" << role << "' names " << ref << ", a kernel-scope memory "
              << "space (\"" << space.getKind() << "\" of \"" << space.getArch()
-             << "\"); transfers between tasks can only name device-scope "
-                "memory spaces";
+             << "\"); only transfers inside a task body can name it";
   }
   return success();
 }

@@ -17,7 +17,9 @@
 #include "mlir/Dialect/PDL/IR/PDL.h"
 #include "mlir/Dialect/PDLInterp/IR/PDLInterp.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Parser/Parser.h"
@@ -72,6 +74,41 @@ static LogicalResult isTaskBranch(PatternRewriter &rewriter, Operation *op) {
   return success();
 }
 
+/// Returns whether `indices` are constants within the static `shape`.
+static bool areIndicesInBounds(ArrayRef<int64_t> shape, ValueRange indices) {
+  for (auto [dim, index] : llvm::zip(shape, indices)) {
+    APInt value;
+    if (ShapedType::isDynamic(dim) ||
+        !matchPattern(index, m_ConstantInt(&value)))
+      return false;
+    if (value.isNegative() || value.getSExtValue() >= dim)
+      return false;
+  }
+  return true;
+}
+
+/// Tensor element and slice accesses are pure upstream, yet an out-of-bounds
+/// index is undefined behaviour, and the branch may be what keeps an index in
+/// bounds. Such accesses are speculated only when they are provably in bounds
+/// (constant indices, static offsets and sizes, which the slice verifiers
+/// check against static shapes).
+static bool mayAccessOutOfBounds(Operation *op) {
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+    return !areIndicesInBounds(extract.getTensor().getType().getShape(),
+                               extract.getIndices());
+  if (auto insert = dyn_cast<tensor::InsertOp>(op))
+    return !areIndicesInBounds(insert.getDest().getType().getShape(),
+                               insert.getIndices());
+  if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
+    auto slice = cast<OffsetSizeAndStrideOpInterface>(op);
+    return !slice.getOffsets().empty() || !slice.getSizes().empty() ||
+           !slice.getStrides().empty();
+  }
+  if (auto dim = dyn_cast<tensor::DimOp>(op))
+    return !dim.getConstantIndex().has_value();
+  return false;
+}
+
 /// See `IsSpeculatableBranch` in the PDLL file.
 static LogicalResult isSpeculatableBranch(PatternRewriter &rewriter,
                                           Operation *op) {
@@ -87,6 +124,14 @@ static LogicalResult isSpeculatableBranch(PatternRewriter &rewriter,
         return rewriter.notifyMatchFailure(
             &nested, "is not speculatable: running it on the untaken side "
                      "may trap or have undefined behaviour");
+      WalkResult walk = nested.walk([](Operation *inner) {
+        return mayAccessOutOfBounds(inner) ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return rewriter.notifyMatchFailure(
+            &nested, "accesses a tensor at an index not provably in bounds: "
+                     "the branch may be what keeps it in bounds");
     }
   }
   return success();
@@ -218,7 +263,8 @@ struct DivergenceToSpeculationPass
   }
 
   void runOnOperation() override {
-    // Only this rewrite: no folding or region simplification of unrelated IR.
+    // No folding or region simplification; like any greedy pattern pass, the
+    // driver still erases ops that are (or become) trivially dead.
     GreedyRewriteConfig config;
     config.enableFolding(false).setRegionSimplificationLevel(
         GreedySimplifyRegionLevel::Disabled);

@@ -240,3 +240,53 @@ func.func @nki_task(%cond: i1, %x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Does not apply: the branch is the bounds check of a dynamic-index extract.
+// CHECK-LABEL: func.func @guarded_extract
+// CHECK: scf.if
+// CHECK-NOT: orchestra.commit
+func.func @guarded_extract(%ok: i1, %x: tensor<?xf32>, %i: index) -> f32 {
+  %r = orchestra.schedule -> (f32) {
+    %t = orchestra.task "lookup" args(%c = %ok : i1, %a = %x : tensor<?xf32>, %j = %i : index)
+        -> (f32) target = {arch = "x86_64", device_id = 0} {
+      %v = scf.if %c -> (f32) {
+        %e = tensor.extract %a[%j] : tensor<?xf32>
+        scf.yield %e : f32
+      } else {
+        %z = arith.constant 0.0 : f32
+        scf.yield %z : f32
+      }
+      orchestra.yield %v : f32
+    }
+    orchestra.yield %t : f32
+  }
+  return %r : f32
+}
+
+// -----
+
+// An extract at a constant index within a static shape is safe.
+// CHECK-LABEL: func.func @constant_extract
+// CHECK: orchestra.task "first.then"
+// CHECK: tensor.extract
+// CHECK: orchestra.commit
+func.func @constant_extract(%ok: i1, %x: tensor<4xf32>) -> f32 {
+  %r = orchestra.schedule -> (f32) {
+    %t = orchestra.task "first" args(%c = %ok : i1, %a = %x : tensor<4xf32>)
+        -> (f32) target = {arch = "x86_64", device_id = 0} {
+      %v = scf.if %c -> (f32) {
+        %i = arith.constant 3 : index
+        %e = tensor.extract %a[%i] : tensor<4xf32>
+        scf.yield %e : f32
+      } else {
+        %z = arith.constant 0.0 : f32
+        scf.yield %z : f32
+      }
+      orchestra.yield %v : f32
+    }
+    orchestra.yield %t : f32
+  }
+  return %r : f32
+}

@@ -34,8 +34,12 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
       (`MemoryEffectOpInterface`) and speculatable
       (`ConditionallySpeculatable`): running the side that is not taken must
       not write memory, trap or have undefined behaviour (a division by a
-      value the condition checks for zero is *not* speculated);
+      value the condition checks for zero is *not* speculated, nor is a
+      tensor access whose indices are not provably in bounds);
     * it has no `nki_source` (its body is not what runs).
+
+    Like every greedy pattern pass, it also erases ops that are trivially
+    dead (for example a task whose results are unused).
 
     The new tasks are named `<name>.then` and `<name>.else` (made unique
     within the schedule), keep the target and discardable attributes of the
