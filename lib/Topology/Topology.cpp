@@ -179,7 +179,8 @@ private:
 
   const Topology &topology;
   const TargetRegistry &registry;
-  MLIRContext context;
+  // Only carries diagnostics: no thread pool needed.
+  MLIRContext context{MLIRContext::Threading::DISABLED};
 };
 } // namespace
 

@@ -107,7 +107,7 @@ int main(int argc, char **argv) {
       argc, argv, "OrchestraOS target registry: the archs of this build\n");
   const TargetRegistry &registry = getTargetRegistry();
   // Diagnostics (an unknown arch) go through MLIR's default handler.
-  mlir::MLIRContext context;
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   llvm::SmallVector<llvm::StringRef> archs;
   if (archFilter.empty()) {
     archs = registry.getArchs();

@@ -228,10 +228,6 @@ void TaskOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
     setNameFn(getResult(0), getName());
 }
 
-/// The properties printed in the trailing `attributes` dictionary.
-static constexpr StringLiteral kOptionalTaskProps[] = {
-    "nki_source", "predicted_start", "predicted_finish"};
-
 ParseResult TaskOp::parse(OpAsmParser &parser, OperationState &result) {
   StringAttr name;
   if (parser.parseAttribute(name))
@@ -304,16 +300,13 @@ void TaskOp::print(OpAsmPrinter &p) {
 
   // Optional properties and discardable attributes share one dictionary.
   SmallVector<NamedAttribute> extra;
-  MLIRContext *context = getContext();
-  if (std::optional<StringRef> nki = getNkiSource())
-    extra.emplace_back(StringAttr::get(context, kOptionalTaskProps[0]),
-                       getNkiSourceAttr());
-  if (getPredictedStartAttr())
-    extra.emplace_back(StringAttr::get(context, kOptionalTaskProps[1]),
-                       getPredictedStartAttr());
-  if (getPredictedFinishAttr())
-    extra.emplace_back(StringAttr::get(context, kOptionalTaskProps[2]),
-                       getPredictedFinishAttr());
+  for (auto [name, value] :
+       {std::pair<StringAttr, Attribute>(getNkiSourceAttrName(),
+                                         getNkiSourceAttr()),
+        {getPredictedStartAttrName(), getPredictedStartAttr()},
+        {getPredictedFinishAttrName(), getPredictedFinishAttr()}})
+    if (value)
+      extra.emplace_back(name, value);
   llvm::append_range(extra, (*this)->getDiscardableAttrs());
   if (!extra.empty()) {
     p << " attributes ";
