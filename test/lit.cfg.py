@@ -27,7 +27,9 @@ llvm_config.with_environment("PATH", config.orchestra_tools_dir, append_path=Tru
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [
     ToolSubst("orchestra-opt", unresolved="fatal"),
+    ToolSubst("orchestra-run", unresolved="fatal"),
     ToolSubst("orchestra-targets", unresolved="fatal"),
+    ToolSubst("orchestra-compile", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
 
@@ -42,3 +44,17 @@ if shutil.which("clang-format") and os.path.isdir(
     os.path.join(config.orchestra_src_root, ".git")
 ):
     config.available_features.add("clang-format")
+
+# A Python with numpy computes the references of the end-to-end tests.
+# Debian's python3-numpy (scripts/setup.sh) lives in /usr/bin/python3; a
+# python3 earlier on PATH may lack it.
+import subprocess
+for candidate in ["/usr/bin/python3", shutil.which("python3")]:
+    if candidate and os.path.exists(candidate) and subprocess.call(
+        [candidate, "-c", "import numpy"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) == 0:
+        config.substitutions.append(("%python", candidate))
+        config.available_features.add("numpy")
+        break

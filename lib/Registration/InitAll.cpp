@@ -9,19 +9,28 @@
 #include "orchestra/Dialect/Orchestra/IR/OrchestraDialect.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 
+#ifdef ORCHESTRA_HAS_CPU_TARGET
+#include "orchestra/Target/CPU/Passes.h"
+#endif
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::orchestra::registerAllDialectsAndExtensions(
     DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<OrchestraDialect>();
 }
 
 void mlir::orchestra::registerAllPasses() {
   mlir::registerAllPasses();
   registerOrchestraPasses();
+#ifdef ORCHESTRA_HAS_CPU_TARGET
+  cpu::registerOrchestraCPUPasses();
+#endif
 }

@@ -100,6 +100,9 @@ struct TargetInfo {
   /// File name of the stage-5 transform strategy under `strategies/`; empty
   /// until the arch has one.
   std::string strategyScript;
+  /// The transform named sequence of the script that `transform-interpreter`
+  /// runs on a kernel module of this arch.
+  std::string strategyEntryPoint;
   /// The stage 6-7 pass pipeline (textual, for `--pass-pipeline`); empty until
   /// the arch has one.
   std::string loweringPipeline;

@@ -41,6 +41,29 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       {"dram", MemoryScope::Device, "host main memory"},
   };
   x86.defaultMemorySpace = "dram";
+  x86.strategyScript = "x86_64_strategy.mlir";
+  x86.strategyEntryPoint = "__orchestra_x86_64_strategy";
+  // Stages 6-8: bufferize with results as out-parameters, lower loops,
+  // parallel loops to OpenMP, vectors and everything else to LLVM, wrap the
+  // kernels in the runtime's ABI and link a shared object.
+  x86.loweringPipeline =
+      "canonicalize,"
+      "one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "buffer-results-to-out-params{hoist-static-allocs "
+      "modify-public-functions},"
+      "canonicalize,buffer-deallocation-pipeline,"
+      "convert-bufferization-to-memref,convert-linalg-to-loops,"
+      "scf-forall-to-parallel,convert-scf-to-openmp,"
+      "orchestra-cpu-set-num-threads,lower-affine,"
+      "func.func(lower-vector-multi-reduction,convert-vector-to-scf),"
+      "convert-vector-to-llvm,"
+      "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+      "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
+      "arith-expand,convert-arith-to-llvm,convert-openmp-to-llvm,"
+      "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
+      "reconcile-unrealized-casts,orchestra-cpu-kernel-abi,"
+      "orchestra-cpu-emit-binary";
   x86.executableFormat = ExecutableFormat::NativeObject;
   llvm::cantFail(registry.registerTarget(std::move(x86)));
 }

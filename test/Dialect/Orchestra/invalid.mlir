@@ -457,3 +457,78 @@ func.func @yield_outside() {
   // expected-error @+1 {{expects parent op to be one of 'orchestra.schedule, orchestra.task'}}
   orchestra.yield
 }
+
+//===----------------------------------------------------------------------===//
+// orchestra.launch
+//===----------------------------------------------------------------------===//
+
+func.func @launch_flat_symbol(%x: tensor<4xf32>) {
+  // expected-error @below {{'kernel' must be a nested symbol @<kernel module>::@<function>, got @k}}
+  %a = orchestra.launch "a" @k(%x) target = {arch = "x86_64", device_id = 0} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @launch_empty_name(%x: tensor<4xf32>) {
+  // expected-error @below {{requires a non-empty 'name'}}
+  %a = orchestra.launch "" @m::@k(%x) target = {arch = "x86_64", device_id = 0} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @launch_bad_target(%x: tensor<4xf32>) {
+  // expected-error @below {{unknown arch "x86"}}
+  %a = orchestra.launch "a" @m::@k(%x) target = {arch = "x86", device_id = 0} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @launch_half_prediction(%x: tensor<4xf32>) {
+  // expected-error @below {{'predicted_start' and 'predicted_finish' must be given together}}
+  %a = orchestra.launch "a" @m::@k(%x) target = {arch = "x86_64", device_id = 0} {predicted_start = 1.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @launch_no_module(%x: tensor<4xf32>) {
+  // expected-error @below {{'kernel' names the kernel module @m, which is not a 'builtin.module' of the module}}
+  %a = orchestra.launch "a" @m::@k(%x) target = {arch = "x86_64", device_id = 0} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+module @m {
+}
+func.func @launch_no_function(%x: tensor<4xf32>) {
+  // expected-error @below {{kernel @m::@k does not exist}}
+  %a = orchestra.launch "a" @m::@k(%x) target = {arch = "x86_64", device_id = 0} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+module @m {
+  func.func @k(%v: tensor<8xf32>) -> tensor<8xf32> {
+    return %v : tensor<8xf32>
+  }
+}
+func.func @launch_type_mismatch(%x: tensor<4xf32>) {
+  // expected-error @below {{operand and result types do not match the signature of kernel @m::@k ('(tensor<8xf32>) -> tensor<8xf32>')}}
+  %a = orchestra.launch "a" @m::@k(%x) target = {arch = "x86_64", device_id = 0} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+module @m attributes {orchestra.kernels = ["other"]} {
+}
+func.func @launch_not_exported(%x: tensor<4xf32>) {
+  // expected-error @below {{kernel @k is not exported by the compiled kernel module @m}}
+  %a = orchestra.launch "a" @m::@k(%x) target = {arch = "x86_64", device_id = 0} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}

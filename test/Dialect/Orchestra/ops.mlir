@@ -173,3 +173,26 @@ func.func @wide_values() {
   }
   return
 }
+
+// A launch of an outlined kernel (after orchestra-outline-tasks), and of a
+// kernel of a compiled kernel module.
+// CHECK-LABEL: func.func @launches
+func.func @launches(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = orchestra.schedule -> (tensor<4xf32>) {
+    // CHECK: %[[A:.*]] = orchestra.launch "neg" @kernels_x86_64_0::@neg(%{{.*}}) target = {arch = "x86_64", device_id = 0 : i64} {predicted_finish = 2.000000e+00 : f64, predicted_start = 1.000000e+00 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+    %a = orchestra.launch "neg" @kernels_x86_64_0::@neg(%x) target = {arch = "x86_64", device_id = 0 : i64}
+        {predicted_start = 1.0 : f64, predicted_finish = 2.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+    // CHECK: orchestra.launch "compiled" @compiled::@k(%[[A]]) target = {arch = "x86_64", device_id = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    %b = orchestra.launch "compiled" @compiled::@k(%a) target = {arch = "x86_64", device_id = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    orchestra.yield %b : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+module @kernels_x86_64_0 attributes {orchestra.arch = "x86_64"} {
+  func.func @neg(%v: tensor<4xf32>) -> tensor<4xf32> {
+    %n = arith.negf %v : tensor<4xf32>
+    return %n : tensor<4xf32>
+  }
+}
+module @compiled attributes {orchestra.arch = "x86_64", orchestra.kernels = ["k"]} {
+}

@@ -9,9 +9,11 @@
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -118,7 +120,7 @@ YieldOp ScheduleOp::getYield() { return getYieldOf(getBody()); }
 
 /// Whether `op` may appear directly in a schedule body.
 static bool isAllowedInSchedule(Operation *op) {
-  return isa<TaskOp, TransferOp, CommitOp, YieldOp>(op) ||
+  return isa<TaskOp, LaunchOp, TransferOp, CommitOp, YieldOp>(op) ||
          op->hasTrait<OpTrait::ConstantLike>();
 }
 
@@ -172,7 +174,7 @@ struct FoldScheduleWithoutWork : OpRewritePattern<ScheduleOp> {
                                 PatternRewriter &rewriter) const override {
     Block &body = op.getBody().front();
     if (llvm::any_of(body, [](Operation &nested) {
-          return isa<TaskOp, TransferOp>(nested);
+          return isa<TaskOp, LaunchOp, TransferOp>(nested);
         }))
       return rewriter.notifyMatchFailure(op, "schedule contains work");
     YieldOp yield = op.getYield();
@@ -318,6 +320,26 @@ void TaskOp::print(OpAsmPrinter &p) {
                 /*printBlockTerminators=*/true);
 }
 
+/// Checks the scheduler's predictions a task or launch carries.
+static LogicalResult verifyPredictedTimes(Operation *op,
+                                          std::optional<APFloat> start,
+                                          std::optional<APFloat> finish) {
+  if (start.has_value() != finish.has_value())
+    return op->emitOpError(
+        "'predicted_start' and 'predicted_finish' must be given together");
+  if (!start)
+    return success();
+  double startUs = start->convertToDouble();
+  double finishUs = finish->convertToDouble();
+  if (!std::isfinite(startUs) || !std::isfinite(finishUs) || startUs < 0)
+    return op->emitOpError("predicted times must be finite and non-negative");
+  if (finishUs < startUs)
+    return op->emitOpError()
+           << "'predicted_finish' (" << finishUs
+           << ") is before 'predicted_start' (" << startUs << ")";
+  return success();
+}
+
 LogicalResult TaskOp::verify() {
   if (getName().empty())
     return emitOpError("requires a non-empty 'name'");
@@ -342,21 +364,9 @@ LogicalResult TaskOp::verify() {
       return emitOpError("'nki_source' must not be empty");
   }
 
-  std::optional<APFloat> start = getPredictedStart();
-  std::optional<APFloat> finish = getPredictedFinish();
-  if (start.has_value() != finish.has_value())
-    return emitOpError(
-        "'predicted_start' and 'predicted_finish' must be given together");
-  if (start) {
-    double startUs = start->convertToDouble();
-    double finishUs = finish->convertToDouble();
-    if (!std::isfinite(startUs) || !std::isfinite(finishUs) || startUs < 0)
-      return emitOpError("predicted times must be finite and non-negative");
-    if (finishUs < startUs)
-      return emitOpError() << "'predicted_finish' (" << finishUs
-                           << ") is before 'predicted_start' (" << startUs
-                           << ")";
-  }
+  if (failed(verifyPredictedTimes(*this, getPredictedStart(),
+                                  getPredictedFinish())))
+    return failure();
   return success();
 }
 
@@ -378,6 +388,92 @@ LogicalResult TaskOp::verifyRegions() {
   if (!yield)
     return emitOpError("body must end with 'orchestra.yield'");
   return verifyYieldTypes(*this, yield, getResultTypes());
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchOp
+//===----------------------------------------------------------------------===//
+
+StringRef LaunchOp::getArch() {
+  return cast<StringAttr>(getTarget().get(TargetRegistry::kArchKey)).getValue();
+}
+
+int64_t LaunchOp::getDeviceId() {
+  std::optional<int64_t> id =
+      getTargetInteger(getTarget().get(TargetRegistry::kDeviceIdKey));
+  assert(id && "verified targets have an int64 device_id");
+  return *id;
+}
+
+LogicalResult LaunchOp::verify() {
+  if (getName().empty())
+    return emitOpError("requires a non-empty 'name'");
+  if (getKernel().getNestedReferences().size() != 1)
+    return emitOpError() << "'kernel' must be a nested symbol "
+                            "@<kernel module>::@<function>, got "
+                         << getKernel();
+  if (failed(getTargetRegistry().verifyTarget(getTarget(),
+                                              [&] { return emitOpError(); })))
+    return failure();
+  return verifyPredictedTimes(*this, getPredictedStart(), getPredictedFinish());
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *parentTable = (*this)->getParentWithTrait<OpTrait::SymbolTable>();
+  if (!parentTable)
+    return emitOpError("must be inside a symbol table (the module)");
+  Operation *moduleOp =
+      symbolTable.lookupSymbolIn(parentTable, getKernel().getRootReference());
+  auto kernelModule = dyn_cast_or_null<ModuleOp>(moduleOp);
+  if (!kernelModule)
+    return emitOpError() << "'kernel' names the kernel module @"
+                         << getKernel().getRootReference().getValue()
+                         << ", which is not a 'builtin.module' of the module";
+  StringRef leaf = getKernel().getLeafReference().getValue();
+  if (auto exported = kernelModule->getAttrOfType<ArrayAttr>(
+          OrchestraDialect::kKernelsAttrName)) {
+    if (!llvm::any_of(exported, [&](Attribute attr) {
+          auto name = dyn_cast<StringAttr>(attr);
+          return name && name.getValue() == leaf;
+        }))
+      return emitOpError() << "kernel @" << leaf
+                           << " is not exported by the compiled kernel module "
+                           << "@" << kernelModule.getSymName().value_or("");
+    return success();
+  }
+  Operation *fn =
+      symbolTable.lookupSymbolIn(kernelModule, getKernel().getLeafReference());
+  if (!fn)
+    return emitOpError() << "kernel " << getKernel() << " does not exist";
+  auto func = dyn_cast<FunctionOpInterface>(fn);
+  if (!func)
+    return emitOpError() << "kernel " << getKernel() << " is a '"
+                         << fn->getName() << "', not a function";
+  // The signature is only comparable while the kernel is on tensors; after
+  // bufferization it takes output buffers and returns nothing.
+  // Tensors of i1 cross the kernel boundary as i8.
+  auto abiType = [](Type t) -> Type {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (tensor && tensor.getElementType().isInteger(1))
+      return tensor.clone(IntegerType::get(t.getContext(), 8));
+    return t;
+  };
+  auto matches = [&](TypeRange kernelTypes, TypeRange launchTypes) {
+    return kernelTypes.size() == launchTypes.size() &&
+           llvm::all_of(llvm::zip(kernelTypes, launchTypes), [&](auto pair) {
+             return std::get<0>(pair) == abiType(std::get<1>(pair));
+           });
+  };
+  auto type = dyn_cast<FunctionType>(func.getFunctionType());
+  if (type && llvm::all_of(type.getInputs(),
+                           [](Type t) { return isa<TensorType>(t); })) {
+    if (!matches(type.getInputs(), getArgs().getTypes()) ||
+        !matches(type.getResults(), getResultTypes()))
+      return emitOpError() << "operand and result types do not match the "
+                              "signature of kernel "
+                           << getKernel() << " (" << type << ")";
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

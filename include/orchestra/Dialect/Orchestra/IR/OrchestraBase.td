@@ -23,6 +23,8 @@ def Orchestra_Dialect : Dialect {
     * `orchestra.task` — an atomic unit of computation placed on one device,
       described by a `target` dictionary (`arch`, `device_id` and the arch's
       own keys, checked against the target registry);
+    * `orchestra.launch` — a task after outlining: a call of a kernel
+      function in a per-arch kernel module, on the task's device;
     * `orchestra.transfer` — a move of a value between two memory spaces
       declared with `orchestra.memory_space`;
     * `orchestra.commit` — the selection of one of two value lists by an `i1`
@@ -33,6 +35,14 @@ def Orchestra_Dialect : Dialect {
     lowering (which turns it into a host plan and per-target kernels).
   }];
   let hasConstantMaterializer = 0;
+  let extraClassDeclaration = [{
+    /// On a compiled kernel module: the array of kernel symbol names its
+    /// binary exports.
+    static constexpr ::llvm::StringLiteral kKernelsAttrName =
+        "orchestra.kernels";
+    /// On a kernel module: the arch all of its kernels are compiled for.
+    static constexpr ::llvm::StringLiteral kArchAttrName = "orchestra.arch";
+  }];
 }
 
 class Orchestra_Op<string mnemonic, list<Trait> traits = []>

@@ -193,6 +193,60 @@ def Orchestra_TaskOp : Orchestra_Op<"task", [
 }
 
 //===----------------------------------------------------------------------===//
+// LaunchOp
+//===----------------------------------------------------------------------===//
+
+def Orchestra_LaunchOp : Orchestra_Op<"launch", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Runs an outlined task kernel on a device";
+  let description = [{
+    What an `orchestra.task` becomes once structured lowering has outlined
+    its body into a kernel: the operands are passed to the kernel `kernel`,
+    a nested symbol `@<kernel module>::@<function>` naming a function of a
+    kernel module (a `builtin.module` nested in the enclosing module, one per
+    target arch), and the results are the kernel's results. The task's name,
+    `target` and scheduler predictions are kept so that the host plan, the
+    traces and diagnostics still refer to the task.
+
+    While the kernel is still a `func.func` on tensors, the operand and
+    result types must match its signature (tensors of `i1` are passed to
+    kernels as tensors of `i8`: one byte per element). Once the kernel module has been
+    compiled to a binary (its `orchestra.kernels` attribute lists the
+    symbols it exports), the symbol must be listed there.
+
+    Example:
+
+    ```mlir
+    %1 = orchestra.launch "matmul0" @kernels_x86_64::@matmul0(%0, %w)
+        target = {arch = "x86_64", device_id = 0}
+        : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    ```
+  }];
+
+  let arguments = (ins Variadic<AnyType>:$args,
+                       StrAttr:$name,
+                       SymbolRefAttr:$kernel,
+                       DictionaryAttr:$target,
+                       OptionalAttr<F64Attr>:$predicted_start,
+                       OptionalAttr<F64Attr>:$predicted_finish);
+  let results = (outs Variadic<AnyType>:$results);
+
+  let assemblyFormat = [{
+    $name $kernel `(` $args `)` `target` `=` $target attr-dict `:`
+    functional-type($args, $results)
+  }];
+
+  let hasVerifier = 1;
+
+  let extraClassDeclaration = [{
+    /// Returns the `arch` string of the target (verified to exist).
+    ::llvm::StringRef getArch();
+    /// Returns the `device_id` of the target (verified to exist).
+    int64_t getDeviceId();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // TransferOp
 //===----------------------------------------------------------------------===//
 

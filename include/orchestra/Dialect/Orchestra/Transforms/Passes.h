@@ -18,6 +18,19 @@ namespace pdl_interp {
 class PDLInterpDialect;
 } // namespace pdl_interp
 
+namespace arith {
+class ArithDialect;
+} // namespace arith
+namespace func {
+class FuncDialect;
+} // namespace func
+namespace linalg {
+class LinalgDialect;
+} // namespace linalg
+namespace tensor {
+class TensorDialect;
+} // namespace tensor
+
 namespace orchestra {
 class OrchestraDialect;
 

@@ -85,4 +85,120 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
   ];
 }
 
+def Place : Pass<"orchestra-place", "::mlir::ModuleOp"> {
+  let summary = "Group the entry function into fusion groups and place them "
+                "on the topology's CPU devices as an orchestra.schedule";
+  let description = [{
+    Pipeline stage 2 (scheduling), in its simple form: the cost-driven
+    scheduler replaces this pass later, behind the same output contract.
+
+    The entry function (`entry`, else `main`, else the only public function)
+    must work on ranked, static-shaped tensors with value semantics. The pass
+
+    1. declares one `orchestra.memory_space` per memory space of the
+       topology and records the topology on the module
+       (`orchestra.topology`);
+    2. groups the ops into *fusion groups*: an anchor (a structured op with
+       a reduction loop: matmul, convolution, pooling, a reduction) takes its
+       elementwise producers whose result it alone uses and its elementwise
+       consumers that alone use its result; shape and data-movement ops
+       (reshape, slice, pad, concat, transpose) count as elementwise; a
+       group never holds two anchors and never creates a cycle; constants
+       and `tensor.empty` are copied into every group that uses them;
+    3. places the groups in dependence order, each on the CPU device where it
+       finishes first by a roofline estimate (FLOPs over peak, bytes over
+       bandwidth, plus launch overhead) counting the transfers its operands
+       need, so independent groups spread over the devices;
+    4. replaces the body by an `orchestra.schedule` with one `orchestra.task`
+       per group (named `t<N>_<anchor>`, with the predicted start and finish
+       in seconds) and an `orchestra.transfer` wherever a value crosses
+       memory spaces. Entry arguments and results live in the default memory
+       space of the topology's first device.
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"host\"",
+           "Topology: 'host' (probed) or the path of a topology JSON file">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Entry function (default: 'main', else the only public function)">,
+  ];
+  let dependentDialects = [
+    "::mlir::orchestra::OrchestraDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def OutlineTasks : Pass<"orchestra-outline-tasks", "::mlir::ModuleOp"> {
+  let summary = "Outline every task into a kernel function of a per-device "
+                "kernel module and replace it with orchestra.launch";
+  let description = [{
+    Pipeline stage 4 (structured lowering), first half. The body of every
+    `orchestra.task` becomes a public `func.func` named after the task in a
+    nested `builtin.module @kernels_<arch>_<device_id>` that carries the
+    arch (`orchestra.arch`) and the task's target (`orchestra.target`); the
+    task becomes an `orchestra.launch` of that function with the same name,
+    target and predictions. Each kernel function records its tensor ABI
+    (`orchestra.abi`: operand types, then result types), which the target's
+    lowering turns into its calling convention. Tensors of `i1` cross the
+    kernel boundary as `i8` (one byte per element), converted inside the
+    kernel, so that vector code that packs `i1` never changes the layout
+    the plan and the runtime see.
+
+    For the strategy scripts of stage 5, the op that produces the first
+    result of a kernel (the *fusion root*) is tagged
+    `orchestra.fusion_root` when its outermost loop is parallel
+    (`orchestra.fusion_root_d1` when only its second one is) and every other
+    structured op it depends on is tagged `orchestra.fusion_producer`.
+  }];
+  let dependentDialects = [
+    "::mlir::orchestra::OrchestraDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def PlanBuffers : Pass<"orchestra-plan-buffers", "::mlir::ModuleOp"> {
+  let summary = "Assign every value of the schedule a buffer in its memory "
+                "space, reusing memory by liveness";
+  let description = [{
+    Pipeline stage 4 (structured lowering), second half: the host plan's
+    memory. Every value of each schedule (entry arguments, launch results,
+    transfer results, constants) lives in one memory space: arguments in the
+    space of the topology's first device, launch results in the default
+    space of their device, transfer results in their `to` space. In schedule
+    order, a value is live from its definition to its last use (results of
+    the schedule and constants: to the end); values whose lifetimes do not
+    overlap share memory (first-fit on 64-byte aligned offsets).
+
+    Results are recorded as attributes: `orchestra.offsets` (one offset per
+    result) on every defining op, `orchestra.arg_offsets` on the function,
+    `orchestra.space` on constants (which live where their first reader
+    reads them), and on the function
+    `orchestra.plan = {<space> = {peak = .., total = ..}}`
+    (`peak`: the arena size after reuse; `total`: bytes without reuse).
+    Ordering between reused buffers (a writer must wait for the earlier
+    readers of the same bytes) is derived from these offsets when the
+    artifact is written.
+  }];
+}
+
+def LowerKernels : Pass<"orchestra-lower-kernels", "::mlir::ModuleOp"> {
+  let summary = "Run each kernel module's target pipeline: strategy, "
+                "bufferization, lowering and executable generation";
+  let description = [{
+    Pipeline stages 5 to 8, dispatched on `arch` through the target
+    registry: for every nested kernel module, runs the arch's strategy (the
+    upstream `transform-interpreter` on the named sequence of the arch's
+    script in `strategies/`, which `transform-preload-library` must have
+    loaded) unless `apply-strategy=false`, then the arch's lowering pipeline,
+    which ends in a compiled binary attached to the module. The nested
+    pipelines are printed with `--mlir-print-ir-after-all` like any other.
+  }];
+  let options = [
+    Option<"applyStrategy", "apply-strategy", "bool", /*default=*/"true",
+           "Apply the arch's transform strategy (false: plain loop lowering)">,
+  ];
+}
+
 #endif // ORCHESTRA_DIALECT_ORCHESTRA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,71 @@
+//===- Passes.td - Host CPU backend passes ------------------*- tablegen -*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_TARGET_CPU_PASSES_TD
+#define ORCHESTRA_TARGET_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CPUSetNumThreads : Pass<"orchestra-cpu-set-num-threads",
+                            "::mlir::ModuleOp"> {
+  let summary = "Give every OpenMP parallel region of a kernel module the "
+                "device's thread count";
+  let description = [{
+    Stage 7 for `x86_64`. Kernels run their parallel loops (the `scf.forall`
+    of the strategy, converted to OpenMP) on the cores of their device. This
+    pass sets `num_threads` on every `omp.parallel` of the kernel module that
+    has none to the `num_threads` key of the module's `orchestra.target`
+    (from the topology device), so that two CPU devices of one topology
+    split the machine's cores instead of each using all of them.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::omp::OpenMPDialect",
+  ];
+}
+
+def CPUKernelABI : Pass<"orchestra-cpu-kernel-abi", "::mlir::ModuleOp"> {
+  let summary = "Wrap every kernel in the runtime's calling convention";
+  let description = [{
+    Stage 7 for `x86_64`, after the conversion to the LLVM dialect. The
+    runtime calls a CPU kernel as `void orx_kernel_<name>(void **buffers)`
+    with one pointer per operand, then per result (static shapes, dense row
+    major). For every function with an `orchestra.abi` (its tensor operand
+    and result types, recorded by `orchestra-outline-tasks`), this pass adds
+    that wrapper, which builds the memref descriptors of the lowered
+    function, and makes the lowered function internal so that it is inlined.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def CPUEmitBinary : Pass<"orchestra-cpu-emit-binary", "::mlir::ModuleOp"> {
+  let summary = "Compile a kernel module to a shared object for the host CPU";
+  let description = [{
+    Stage 8 for `x86_64`. Translates the kernel module (LLVM and OpenMP
+    dialects) to LLVM IR, optimises it, generates an object file for the
+    CPU and features of the module's `orchestra.target` (`cpu`, `features`
+    keys; default: the compiling machine's, as `-march=native` would), and
+    links it into an ELF shared object with `ld.lld` (against the OpenMP
+    runtime and libm). The module's body is replaced by attributes:
+    `orchestra.binary` (the shared object), `orchestra.binary_format`,
+    `orchestra.kernels` (the exported kernels) and
+    `orchestra.required_features` (the ISA extensions the code uses, which
+    the runtime checks before loading it).
+  }];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"\"",
+           "CPU to generate code for (overrides the target's 'cpu' key)">,
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "Target features, e.g. '+avx2,+fma' (overrides 'features')">,
+    Option<"optLevel", "opt-level", "unsigned", /*default=*/"3",
+           "LLVM optimisation level (0-3)">,
+    Option<"linker", "linker", "std::string", /*default=*/"\"\"",
+           "Path of ld.lld (default: the one found at configure time)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // ORCHESTRA_TARGET_CPU_PASSES_TD

@@ -1,0 +1,416 @@
+//===- ArtifactBuilder.cpp - Compiled module to .orcx artifact ------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Artifact/ArtifactBuilder.h"
+
+#include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
+#include "orchestra/Dialect/Orchestra/Transforms/EntryFunction.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace mlir::orchestra;
+
+namespace {
+
+FailureOr<orx::DType> getDType(Location loc, Type type) {
+  Type element = cast<ShapedType>(type).getElementType();
+  if (element.isF32())
+    return orx::DType::F32;
+  if (element.isF64())
+    return orx::DType::F64;
+  if (element.isF16())
+    return orx::DType::F16;
+  if (element.isBF16())
+    return orx::DType::BF16;
+  if (element.isInteger(1))
+    return orx::DType::I1;
+  if (element.isSignlessInteger(8) || element.isSignedInteger(8))
+    return orx::DType::I8;
+  if (element.isUnsignedInteger(8))
+    return orx::DType::U8;
+  if (element.isInteger(16))
+    return orx::DType::I16;
+  if (element.isInteger(32))
+    return orx::DType::I32;
+  if (element.isInteger(64))
+    return orx::DType::I64;
+  return emitError(loc) << "element type " << element
+                        << " cannot cross the runtime interface";
+}
+
+FailureOr<orx::TensorDesc> getTensorDesc(Location loc, Type type,
+                                         std::string name) {
+  FailureOr<orx::DType> dtype = getDType(loc, type);
+  if (failed(dtype))
+    return failure();
+  orx::TensorDesc desc;
+  desc.name = std::move(name);
+  desc.dtype = *dtype;
+  llvm::append_range(desc.shape, cast<ShapedType>(type).getShape());
+  return desc;
+}
+
+/// The bytes of a constant in memory layout (row major, i1 as one byte).
+FailureOr<std::vector<uint8_t>> getConstantBytes(Operation *op) {
+  auto typed = op->getAttrOfType<TypedAttr>("value");
+  auto type = typed ? dyn_cast<ShapedType>(typed.getType()) : ShapedType();
+  if (!type || !type.hasStaticShape())
+    return op->emitError() << "constant of the schedule must have a "
+                              "statically shaped tensor value";
+  int64_t elementBytes =
+      getBufferSize(RankedTensorType::get({1}, type.getElementType()));
+  std::vector<uint8_t> bytes;
+  bytes.reserve(type.getNumElements() * elementBytes);
+  // Little endian, one byte per element at least.
+  auto append = [&](const APInt &bits) {
+    unsigned width = bits.getBitWidth();
+    for (int64_t i = 0; i < elementBytes; ++i) {
+      unsigned low = 8 * i;
+      uint64_t byte =
+          low < width
+              ? bits.extractBitsAsZExtValue(std::min(8u, width - low), low)
+              : 0;
+      bytes.push_back(static_cast<uint8_t>(byte));
+    }
+  };
+  if (auto dense = dyn_cast<DenseElementsAttr>(typed)) {
+    if (isa<FloatType>(type.getElementType())) {
+      for (APFloat value : dense.getValues<APFloat>())
+        append(value.bitcastToAPInt());
+    } else if (type.getElementType().isIntOrIndex()) {
+      for (APInt value : dense.getValues<APInt>())
+        append(value);
+    } else {
+      return op->emitError()
+             << "unsupported constant element type " << type.getElementType();
+    }
+    return bytes;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(typed)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return op->emitError() << "constant resource has no data";
+    ArrayRef<char> data = blob->getData();
+    if (static_cast<int64_t>(data.size()) !=
+        type.getNumElements() * elementBytes)
+      return op->emitError() << "constant resource holds " << data.size()
+                             << " bytes, its type needs "
+                             << type.getNumElements() * elementBytes;
+    bytes.assign(data.begin(), data.end());
+    return bytes;
+  }
+  return op->emitError() << "unsupported constant attribute " << typed;
+}
+
+std::vector<uint8_t> toBytes(StringRef data) {
+  return std::vector<uint8_t>(data.bytes_begin(), data.bytes_end());
+}
+
+} // namespace
+
+FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
+                                                        StringRef entry) {
+  FailureOr<func::FuncOp> funcOr = lookupEntryFunction(module, entry);
+  if (failed(funcOr))
+    return failure();
+  func::FuncOp func = *funcOr;
+  ScheduleOp schedule;
+  for (Operation &op : func.getBody().front())
+    if (auto s = dyn_cast<ScheduleOp>(op))
+      schedule = s;
+  auto argOffsets =
+      func->getAttrOfType<DenseI64ArrayAttr>("orchestra.arg_offsets");
+  auto plan = func->getAttrOfType<DictionaryAttr>("orchestra.plan");
+  if (!schedule || !argOffsets || !plan)
+    return func.emitError() << "entry function '" << func.getSymName()
+                            << "' has no planned schedule (run the pipeline "
+                               "up to orchestra-plan-buffers)";
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (ret.getOperands() != ValueRange(schedule.getResults()))
+    return ret.emitError() << "the entry function must return the results "
+                              "of its schedule";
+
+  orx::Artifact artifact;
+  artifact.producer = "orchestra-compile " ORCHESTRA_VERSION;
+  artifact.entryName = func.getSymName().str();
+
+  // Devices, from the topology the module was placed for.
+  auto topology = module->getAttrOfType<DictionaryAttr>("orchestra.topology");
+  auto topoName =
+      topology ? dyn_cast_or_null<StringAttr>(topology.get("name")) : nullptr;
+  auto topoDevices =
+      topology ? dyn_cast_or_null<ArrayAttr>(topology.get("devices")) : nullptr;
+  if (!topoName || !topoDevices)
+    return module.emitError() << "missing or malformed 'orchestra.topology'";
+  artifact.topologyName = topoName.str();
+  for (Attribute attr : topoDevices) {
+    auto device = dyn_cast<DictionaryAttr>(attr);
+    auto name = device ? device.getAs<StringAttr>("name") : nullptr;
+    auto arch = device ? device.getAs<StringAttr>("arch") : nullptr;
+    auto id = device ? device.getAs<IntegerAttr>("device_id") : nullptr;
+    auto units = device ? device.getAs<IntegerAttr>("compute_units") : nullptr;
+    if (!name || !arch || !id)
+      return module.emitError() << "malformed device in 'orchestra.topology'";
+    orx::DeviceDesc desc;
+    desc.name = name.str();
+    desc.arch = arch.str();
+    desc.deviceId = id.getInt();
+    desc.numThreads = units ? std::max<int64_t>(1, units.getInt()) : 1;
+    artifact.devices.push_back(desc);
+  }
+  auto deviceIndex = [&](StringRef arch,
+                         int64_t deviceId) -> std::optional<uint32_t> {
+    for (auto [i, device] : llvm::enumerate(artifact.devices))
+      if (device.arch == arch && device.deviceId == deviceId)
+        return i;
+    return std::nullopt;
+  };
+
+  // Memory spaces with their arenas.
+  llvm::StringMap<uint32_t> spaceIndex;
+  for (auto space : module.getOps<MemorySpaceOp>()) {
+    std::optional<uint32_t> device =
+        deviceIndex(space.getArch(), space.getDeviceId());
+    if (!device)
+      return space.emitOpError() << "belongs to no device of the topology";
+    orx::MemorySpaceDesc desc;
+    desc.name = space.getSymName().str();
+    desc.device = *device;
+    if (auto usage = plan.getAs<DictionaryAttr>(space.getSymName()))
+      if (auto peak = usage.getAs<IntegerAttr>("peak"))
+        desc.arenaBytes = peak.getInt();
+    spaceIndex[space.getSymName()] = artifact.memorySpaces.size();
+    artifact.memorySpaces.push_back(desc);
+  }
+  FailureOr<MemorySpaceOp> host = lookupHostMemorySpace(module);
+  if (failed(host))
+    return failure();
+  uint32_t hostSpace = spaceIndex.lookup(host->getSymName());
+
+  // Values.
+  DenseMap<Value, uint32_t> valueIds;
+  auto addValue = [&](Value value, uint32_t space,
+                      int64_t offset) -> FailureOr<uint32_t> {
+    if (offset < 0)
+      return emitError(value.getLoc()) << "value has no planned buffer";
+    orx::ValueDesc desc;
+    desc.space = space;
+    desc.offset = offset;
+    desc.bytes = getBufferSize(value.getType());
+    valueIds[value] = artifact.values.size();
+    artifact.values.push_back(desc);
+    return artifact.values.size() - 1;
+  };
+  if (argOffsets.size() != func.getNumArguments())
+    return func.emitError() << "'orchestra.arg_offsets' does not match the "
+                               "arguments";
+  for (BlockArgument arg : func.getArguments()) {
+    FailureOr<uint32_t> id =
+        addValue(arg, hostSpace, argOffsets[arg.getArgNumber()]);
+    if (failed(id))
+      return failure();
+    auto name =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "orchestra.name");
+    FailureOr<orx::TensorDesc> desc = getTensorDesc(
+        arg.getLoc(), arg.getType(),
+        name ? name.str() : "input_" + std::to_string(arg.getArgNumber()));
+    if (failed(desc))
+      return failure();
+    artifact.inputs.push_back(*desc);
+    artifact.inputValues.push_back(*id);
+  }
+  auto addDefinedValues = [&](Operation *op, uint32_t space) -> LogicalResult {
+    if (auto planned =
+            op->getAttrOfType<FlatSymbolRefAttr>("orchestra.space")) {
+      auto it = spaceIndex.find(planned.getValue());
+      if (it == spaceIndex.end())
+        return op->emitOpError() << "is planned in an unknown memory space";
+      space = it->second;
+    }
+    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("orchestra.offsets");
+    if (!offsets || offsets.size() != op->getNumResults())
+      return op->emitOpError() << "has no planned buffers "
+                                  "('orchestra.offsets')";
+    for (auto [result, offset] :
+         llvm::zip(op->getResults(), offsets.asArrayRef()))
+      if (failed(addValue(result, space, offset)))
+        return failure();
+    return success();
+  };
+
+  // Kernels, by kernel module and function name.
+  llvm::StringMap<uint32_t> binaryIndex;
+  for (auto kernels : module.getOps<ModuleOp>()) {
+    auto binary = kernels->getAttrOfType<StringAttr>("orchestra.binary");
+    if (!binary)
+      continue;
+    orx::BinaryDesc desc;
+    if (auto arch =
+            kernels->getAttrOfType<StringAttr>(OrchestraDialect::kArchAttrName))
+      desc.arch = arch.str();
+    if (auto format =
+            kernels->getAttrOfType<StringAttr>("orchestra.binary_format"))
+      desc.format = format.str();
+    desc.data = toBytes(binary.getValue());
+    if (auto features =
+            kernels->getAttrOfType<ArrayAttr>("orchestra.required_features"))
+      for (Attribute feature : features)
+        if (auto name = dyn_cast<StringAttr>(feature))
+          desc.requiredFeatures.push_back(name.str());
+    binaryIndex[kernels.getSymName().value_or("")] = artifact.binaries.size();
+    artifact.binaries.push_back(std::move(desc));
+  }
+  llvm::StringMap<uint32_t> kernelIndex;
+
+  // Steps, with the dependencies of SSA edges and of buffer reuse.
+  DenseMap<Value, uint32_t> producerStep;
+  struct Access {
+    uint32_t step;
+    uint32_t value;
+  };
+  SmallVector<Access> accesses;
+  auto overlaps = [&](uint32_t a, uint32_t b) {
+    const orx::ValueDesc &x = artifact.values[a];
+    const orx::ValueDesc &y = artifact.values[b];
+    return x.space == y.space && x.offset < y.offset + y.bytes &&
+           y.offset < x.offset + x.bytes;
+  };
+  for (Operation &op : schedule.getBody().front()) {
+    if (isa<YieldOp>(op))
+      continue;
+    if (op.hasTrait<OpTrait::ConstantLike>()) {
+      if (failed(addDefinedValues(&op, hostSpace)))
+        return failure();
+      FailureOr<std::vector<uint8_t>> data = getConstantBytes(&op);
+      if (failed(data))
+        return failure();
+      artifact.constants.push_back({valueIds[op.getResult(0)], *data});
+      continue;
+    }
+    // Constants defined outside the schedule.
+    for (Value operand : op.getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || valueIds.contains(operand) ||
+          !def->hasTrait<OpTrait::ConstantLike>())
+        continue;
+      if (failed(addDefinedValues(def, hostSpace)))
+        return failure();
+      FailureOr<std::vector<uint8_t>> data = getConstantBytes(def);
+      if (failed(data))
+        return failure();
+      artifact.constants.push_back({valueIds[operand], *data});
+    }
+
+    orx::StepDesc step;
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      std::optional<uint32_t> device =
+          deviceIndex(launch.getArch(), launch.getDeviceId());
+      if (!device)
+        return launch.emitOpError() << "runs on no device of the topology";
+      StringRef moduleName = launch.getKernel().getRootReference().getValue();
+      auto binary = binaryIndex.find(moduleName);
+      if (binary == binaryIndex.end())
+        return launch.emitOpError()
+               << "kernel module @" << moduleName
+               << " has not been compiled to a binary (run "
+                  "orchestra-lower-kernels)";
+      std::string symbol =
+          ("orx_kernel_" + launch.getKernel().getLeafReference().getValue())
+              .str();
+      std::string key = (moduleName + "::" + symbol).str();
+      auto [it, inserted] =
+          kernelIndex.try_emplace(key, artifact.kernels.size());
+      if (inserted)
+        artifact.kernels.push_back({symbol, binary->second});
+      FailureOr<MemorySpaceOp> space = lookupDeviceMemorySpace(
+          module, launch.getArch(), launch.getDeviceId());
+      if (failed(space))
+        return launch.emitOpError() << "runs on a device without memory";
+      if (failed(
+              addDefinedValues(launch, spaceIndex.lookup(space->getSymName()))))
+        return failure();
+      step.kind = orx::StepKind::Launch;
+      step.device = *device;
+      step.name = launch.getName().str();
+      step.kernel = it->second;
+      for (Value operand : launch.getArgs())
+        step.args.push_back(valueIds.at(operand));
+      step.numInputs = launch.getArgs().size();
+      for (Value result : launch.getResults())
+        step.args.push_back(valueIds.at(result));
+      if (auto start = launch.getPredictedStart())
+        step.predictedStart = start->convertToDouble();
+      if (auto finish = launch.getPredictedFinish())
+        step.predictedFinish = finish->convertToDouble();
+    } else if (auto transfer = dyn_cast<TransferOp>(op)) {
+      auto to = spaceIndex.find(transfer.getTo());
+      if (to == spaceIndex.end())
+        return transfer.emitOpError() << "names an unknown memory space";
+      if (failed(addDefinedValues(transfer, to->second)))
+        return failure();
+      step.kind = orx::StepKind::Copy;
+      step.device = artifact.memorySpaces[to->second].device;
+      step.name =
+          ("copy " + transfer.getFrom() + " -> " + transfer.getTo()).str();
+      step.args = {valueIds.at(transfer.getSource()),
+                   valueIds.at(transfer.getResult())};
+      step.numInputs = 1;
+    } else {
+      return op.emitOpError() << "cannot be executed by the runtime";
+    }
+
+    uint32_t index = artifact.steps.size();
+    llvm::SetVector<uint32_t> deps;
+    for (Value operand : op.getOperands())
+      if (auto it = producerStep.find(operand); it != producerStep.end())
+        deps.insert(it->second);
+    for (uint32_t written :
+         ArrayRef<uint32_t>(step.args).drop_front(step.numInputs))
+      for (const Access &access : accesses)
+        if (overlaps(written, access.value))
+          deps.insert(access.step);
+    step.deps.assign(deps.begin(), deps.end());
+    llvm::sort(step.deps);
+    for (uint32_t value : step.args)
+      accesses.push_back({index, value});
+    for (Value result : op.getResults())
+      producerStep[result] = index;
+    artifact.steps.push_back(std::move(step));
+  }
+
+  // Outputs.
+  for (auto [i, value] : llvm::enumerate(schedule.getYield().getValues())) {
+    auto id = valueIds.find(value);
+    if (id == valueIds.end()) {
+      // A constant yielded directly.
+      Operation *def = value.getDefiningOp();
+      if (!def || !def->hasTrait<OpTrait::ConstantLike>() ||
+          failed(addDefinedValues(def, hostSpace)))
+        return schedule.emitOpError()
+               << "result #" << i << " has no planned buffer";
+      FailureOr<std::vector<uint8_t>> data = getConstantBytes(def);
+      if (failed(data))
+        return failure();
+      artifact.constants.push_back({valueIds[value], *data});
+      id = valueIds.find(value);
+    }
+    if (artifact.values[id->second].space != hostSpace)
+      return schedule.emitOpError()
+             << "result #" << i << " is not in the host memory space";
+    FailureOr<orx::TensorDesc> desc = getTensorDesc(
+        value.getLoc(), value.getType(), "output_" + std::to_string(i));
+    if (failed(desc))
+      return failure();
+    artifact.outputs.push_back(*desc);
+    artifact.outputValues.push_back(id->second);
+  }
+  return artifact;
+}

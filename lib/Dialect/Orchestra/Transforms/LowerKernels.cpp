@@ -1,0 +1,89 @@
+//===- LowerKernels.cpp - Stages 5-8, dispatched on arch ------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Target/TargetRegistry.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+namespace mlir::orchestra {
+#define GEN_PASS_DEF_LOWERKERNELS
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h.inc"
+} // namespace mlir::orchestra
+
+using namespace mlir;
+using namespace mlir::orchestra;
+
+/// The textual pipeline that lowers a kernel module of `info`'s arch.
+static std::string getKernelPipeline(const TargetInfo &info,
+                                     bool applyStrategy) {
+  std::string pipeline;
+  if (applyStrategy && !info.strategyScript.empty())
+    pipeline +=
+        "transform-interpreter{entry-point=" + info.strategyEntryPoint + "},";
+  pipeline += info.loweringPipeline;
+  return "builtin.module(" + pipeline + ")";
+}
+
+namespace {
+class LowerKernelsPass
+    : public orchestra::impl::LowerKernelsBase<LowerKernelsPass> {
+public:
+  using LowerKernelsBase::LowerKernelsBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    // The nested pipelines run on modules of this context: load what their
+    // passes need up front (dynamic pipelines cannot load dialects).
+    const TargetRegistry &targets = getTargetRegistry();
+    for (StringRef arch : targets.getArchs()) {
+      const TargetInfo *info = targets.lookup(arch);
+      if (info->loweringPipeline.empty())
+        continue;
+      FailureOr<OpPassManager> pm =
+          parsePassPipeline(getKernelPipeline(*info, true), llvm::nulls());
+      if (succeeded(pm))
+        pm->getDependentDialects(registry);
+    }
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    const TargetRegistry &targets = getTargetRegistry();
+    SmallVector<ModuleOp> kernelModules;
+    for (auto nested : module.getOps<ModuleOp>())
+      if (nested->hasAttr(OrchestraDialect::kArchAttrName) &&
+          !nested->hasAttr(OrchestraDialect::kKernelsAttrName))
+        kernelModules.push_back(nested);
+    for (ModuleOp kernels : kernelModules) {
+      auto arch =
+          kernels->getAttrOfType<StringAttr>(OrchestraDialect::kArchAttrName);
+      const TargetInfo *info = arch ? targets.lookup(arch.getValue()) : nullptr;
+      if (!info) {
+        kernels.emitError() << "kernel module has no known arch";
+        return signalPassFailure();
+      }
+      if (info->loweringPipeline.empty()) {
+        kernels.emitError() << "arch '" << info->arch
+                            << "' has no lowering pipeline in this build "
+                               "yet; its tasks cannot be compiled";
+        return signalPassFailure();
+      }
+      std::string pipeline = getKernelPipeline(*info, applyStrategy);
+      FailureOr<OpPassManager> pm = parsePassPipeline(pipeline, llvm::nulls());
+      if (failed(pm)) {
+        kernels.emitError() << "invalid lowering pipeline for arch '"
+                            << info->arch << "': " << pipeline;
+        return signalPassFailure();
+      }
+      if (failed(runPipeline(*pm, kernels)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,205 @@
+//===- OutlineTasks.cpp - Tasks to kernels in per-device modules ----------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Target/TargetRegistry.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::orchestra {
+#define GEN_PASS_DEF_OUTLINETASKS
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h.inc"
+} // namespace mlir::orchestra
+
+using namespace mlir;
+using namespace mlir::orchestra;
+
+namespace {
+
+/// The type a kernel takes or returns for a task value: tensors of i1 are
+/// passed as i8 (one byte per element in memory, whatever the vector code
+/// inside the kernel does with them).
+Type getKernelABIType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (tensor && tensor.getElementType().isInteger(1))
+    return tensor.clone(IntegerType::get(type.getContext(), 8));
+  return type;
+}
+
+/// Converts every element of the tensor `value` to `elementType` (i1 <-> i8).
+Value convertElements(OpBuilder &builder, Location loc, Value value,
+                      Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto resultType = type.clone(elementType);
+  Value init =
+      tensor::EmptyOp::create(builder, loc, resultType.getShape(), elementType);
+  AffineMap identity = builder.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, resultType, value, init,
+      ArrayRef<AffineMap>{identity, identity}, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value converted = elementType.isInteger(1)
+                              ? arith::TruncIOp::create(nested, nestedLoc,
+                                                        elementType, args[0])
+                                    .getResult()
+                              : arith::ExtUIOp::create(nested, nestedLoc,
+                                                       elementType, args[0])
+                                    .getResult();
+        linalg::YieldOp::create(nested, nestedLoc, converted);
+      });
+  return generic.getResult(0);
+}
+
+/// Gives `func` the kernel ABI types of its task: i1 tensors become i8 at
+/// the boundary, converted inside.
+void applyKernelABITypes(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  OpBuilder builder = OpBuilder::atBlockBegin(&entry);
+  MLIRContext *ctx = func.getContext();
+  for (BlockArgument arg : entry.getArguments()) {
+    Type abiType = getKernelABIType(arg.getType());
+    if (abiType == arg.getType())
+      continue;
+    Type original = arg.getType();
+    arg.setType(abiType);
+    Value converted =
+        convertElements(builder, arg.getLoc(), arg,
+                        cast<ShapedType>(original).getElementType());
+    arg.replaceAllUsesExcept(converted, converted.getDefiningOp());
+  }
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  builder.setInsertionPoint(ret);
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Type abiType = getKernelABIType(operand.get().getType());
+    if (abiType != operand.get().getType())
+      operand.set(convertElements(builder, ret.getLoc(), operand.get(),
+                                  IntegerType::get(ctx, 8)));
+  }
+  func.setType(
+      FunctionType::get(ctx, entry.getArgumentTypes(), ret.getOperandTypes()));
+}
+
+/// Tags the fusion root of `func` and the structured ops it depends on for
+/// the strategy scripts.
+void tagFusionRoot(func::FuncOp func) {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (ret.getNumOperands() == 0)
+    return;
+  auto root = ret.getOperand(0).getDefiningOp<linalg::LinalgOp>();
+  if (!root || root->getNumResults() != 1)
+    return;
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  auto parallelDim = [&](unsigned dim) {
+    return dim < ranges.size() &&
+           iterators[dim] == utils::IteratorType::parallel &&
+           !ShapedType::isDynamic(ranges[dim]) && ranges[dim] >= 2;
+  };
+  StringRef tag;
+  if (parallelDim(0))
+    tag = "orchestra.fusion_root";
+  else if (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1))
+    tag = "orchestra.fusion_root_d1";
+  else
+    return;
+  UnitAttr unit = UnitAttr::get(func.getContext());
+  root->setAttr(tag, unit);
+
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  // Tiling fuses producers through structured ops only (not through
+  // reshapes or other tensor ops), so the slice stops at anything else.
+  options.filter = [&](Operation *op) {
+    return op->getParentOp() == func.getOperation() &&
+           isa<linalg::LinalgOp>(op);
+  };
+  llvm::SetVector<Operation *> slice;
+  (void)getBackwardSlice(root.getOperation(), &slice, options);
+  for (Operation *op : slice)
+    if (isa<linalg::LinalgOp>(op))
+      op->setAttr("orchestra.fusion_producer", unit);
+}
+
+class OutlineTasksPass
+    : public orchestra::impl::OutlineTasksBase<OutlineTasksPass> {
+public:
+  void runOnOperation() override;
+};
+
+} // namespace
+
+void OutlineTasksPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  SymbolTable moduleSymbols(module);
+  llvm::StringMap<ModuleOp> kernelModules;
+
+  SmallVector<TaskOp> tasks;
+  module.walk([&](TaskOp task) { tasks.push_back(task); });
+
+  for (TaskOp task : tasks) {
+    if (task.getNkiSource()) {
+      task.emitOpError() << "carries 'nki_source', which only the NKI "
+                            "compiler of its arch can build";
+      return signalPassFailure();
+    }
+    std::string moduleName =
+        ("kernels_" + task.getArch() + "_" + Twine(task.getDeviceId())).str();
+    ModuleOp kernels = kernelModules.lookup(moduleName);
+    if (!kernels) {
+      kernels = dyn_cast_or_null<ModuleOp>(moduleSymbols.lookup(moduleName));
+      if (!kernels) {
+        OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+        kernels = ModuleOp::create(builder, module.getLoc(), moduleName);
+        kernels->setAttr(OrchestraDialect::kArchAttrName,
+                         StringAttr::get(ctx, task.getArch()));
+        kernels->setAttr("orchestra.target", task.getTarget());
+        moduleSymbols.insert(kernels);
+      }
+      kernelModules[moduleName] = kernels;
+    }
+
+    // The kernel function takes the task's body.
+    OpBuilder builder = OpBuilder::atBlockEnd(kernels.getBody());
+    auto func = func::FuncOp::create(
+        builder, task.getLoc(), task.getName(),
+        FunctionType::get(ctx, task.getBody().getArgumentTypes(),
+                          task.getResultTypes()));
+    SymbolTable(kernels).insert(func);
+    func.getBody().takeBody(task.getBody());
+    YieldOp yield = cast<YieldOp>(func.getBody().front().getTerminator());
+    builder.setInsertionPoint(yield);
+    func::ReturnOp::create(builder, yield.getLoc(), yield.getValues());
+    yield.erase();
+    applyKernelABITypes(func);
+    SmallVector<Attribute> abiAttrs;
+    for (Type type : func.getArgumentTypes())
+      abiAttrs.push_back(TypeAttr::get(type));
+    for (Type type : func.getResultTypes())
+      abiAttrs.push_back(TypeAttr::get(type));
+    func->setAttr("orchestra.abi", ArrayAttr::get(ctx, abiAttrs));
+    tagFusionRoot(func);
+
+    builder.setInsertionPoint(task);
+    auto launch = LaunchOp::create(
+        builder, task.getLoc(), task.getResultTypes(), task.getArgs(),
+        task.getNameAttr(),
+        SymbolRefAttr::get(kernels.getSymNameAttr(),
+                           {FlatSymbolRefAttr::get(func.getSymNameAttr())}),
+        task.getTarget(), task.getPredictedStartAttr(),
+        task.getPredictedFinishAttr());
+    task.replaceAllUsesWith(launch.getResults());
+    task.erase();
+  }
+}

@@ -1,0 +1,296 @@
+//===- PlanBuffers.cpp - Memory of the host plan with liveness reuse ------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
+#include "orchestra/Target/TargetRegistry.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::orchestra {
+#define GEN_PASS_DEF_PLANBUFFERS
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h.inc"
+} // namespace mlir::orchestra
+
+using namespace mlir;
+using namespace mlir::orchestra;
+
+int64_t mlir::orchestra::getBufferSize(Type type) {
+  auto shaped = cast<ShapedType>(type);
+  Type element = shaped.getElementType();
+  // i1 and other sub-byte types take one byte per element in memory.
+  int64_t bytes =
+      std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
+  return shaped.getNumElements() * bytes;
+}
+
+FailureOr<MemorySpaceOp>
+mlir::orchestra::lookupDeviceMemorySpace(ModuleOp module, StringRef arch,
+                                         int64_t deviceId) {
+  const TargetInfo *info = getTargetRegistry().lookup(arch);
+  if (!info)
+    return failure();
+  for (auto space : module.getOps<MemorySpaceOp>())
+    if (space.getArch() == arch &&
+        static_cast<int64_t>(space.getDeviceId()) == deviceId &&
+        space.getKind() == info->defaultMemorySpace)
+      return space;
+  return failure();
+}
+
+FailureOr<MemorySpaceOp>
+mlir::orchestra::lookupHostMemorySpace(ModuleOp module) {
+  auto topology = module->getAttrOfType<DictionaryAttr>("orchestra.topology");
+  auto devices =
+      topology ? dyn_cast_or_null<ArrayAttr>(topology.get("devices")) : nullptr;
+  if (!devices || devices.empty())
+    return module.emitError() << "the module has no 'orchestra.topology' "
+                                 "(run orchestra-place first)";
+  auto first = dyn_cast<DictionaryAttr>(devices[0]);
+  auto arch = first ? dyn_cast_or_null<StringAttr>(first.get("arch")) : nullptr;
+  auto id =
+      first ? dyn_cast_or_null<IntegerAttr>(first.get("device_id")) : nullptr;
+  if (!arch || !id)
+    return module.emitError() << "malformed 'orchestra.topology' device";
+  FailureOr<MemorySpaceOp> space =
+      lookupDeviceMemorySpace(module, arch.getValue(), id.getInt());
+  if (failed(space))
+    return module.emitError()
+           << "no memory space is declared for the first topology device ("
+           << arch.getValue() << ", device_id " << id.getInt() << ")";
+  return space;
+}
+
+namespace {
+
+int64_t alignedSize(int64_t bytes) {
+  return static_cast<int64_t>(
+      llvm::alignTo(std::max<int64_t>(bytes, 1), kBufferAlignment));
+}
+
+/// One value of the plan.
+struct Interval {
+  Value value;
+  StringRef space;
+  int64_t bytes;
+  unsigned start;
+  unsigned end;
+  int64_t offset = -1;
+};
+
+class PlanBuffersPass
+    : public orchestra::impl::PlanBuffersBase<PlanBuffersPass> {
+public:
+  void runOnOperation() override;
+
+private:
+  LogicalResult planFunction(func::FuncOp func, ScheduleOp schedule,
+                             MemorySpaceOp host);
+};
+
+} // namespace
+
+LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
+                                            ScheduleOp schedule,
+                                            MemorySpaceOp host) {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  Block &body = schedule.getBody().front();
+  unsigned endIndex = body.getOperations().size() + 1;
+
+  // Values in definition order with their space; step index 0 is the start
+  // of the run (arguments and constants).
+  llvm::MapVector<Value, Interval> intervals;
+  auto define = [&](Value value, StringRef space, unsigned index) {
+    auto shaped = dyn_cast<ShapedType>(value.getType());
+    if (!shaped || !shaped.hasStaticShape())
+      return failure();
+    intervals[value] = {value, space, getBufferSize(value.getType()), index,
+                        index};
+    return success();
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (failed(define(arg, host.getSymName(), 0)))
+      return func.emitError() << "argument #" << arg.getArgNumber()
+                              << " is not a statically shaped tensor";
+
+  // The memory space a launch runs in.
+  auto launchSpace = [&](LaunchOp launch) -> FailureOr<StringRef> {
+    FailureOr<MemorySpaceOp> deviceSpace =
+        lookupDeviceMemorySpace(module, launch.getArch(), launch.getDeviceId());
+    if (failed(deviceSpace))
+      return launch.emitOpError()
+             << "runs on a device without a declared memory space";
+    return deviceSpace->getSymName();
+  };
+
+  unsigned index = 0;
+  for (Operation &op : body) {
+    ++index;
+    // Where this op reads its operands.
+    StringRef readSpace = host.getSymName();
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      FailureOr<StringRef> space = launchSpace(launch);
+      if (failed(space))
+        return failure();
+      readSpace = *space;
+    } else if (auto transfer = dyn_cast<TransferOp>(op)) {
+      readSpace = transfer.getFrom();
+    }
+    // Constants anywhere in the function live where their first reader
+    // reads them, for the whole run (written once, when the plan is loaded).
+    for (Value operand : op.getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || !def->hasTrait<OpTrait::ConstantLike>() ||
+          intervals.contains(operand))
+        continue;
+      if (failed(define(operand, readSpace, 0)))
+        return def->emitError() << "constant used by the schedule must be a "
+                                   "statically shaped tensor";
+      intervals[operand].end = endIndex;
+    }
+    if (isa<YieldOp>(op)) {
+      for (auto [i, operand] : llvm::enumerate(op.getOperands())) {
+        Interval &interval = intervals[operand];
+        if (interval.space != host.getSymName())
+          return op.emitOpError()
+                 << "result #" << i << " lives in @" << interval.space
+                 << "; results must be in @" << host.getSymName()
+                 << " (insert an orchestra.transfer)";
+        interval.end = endIndex;
+      }
+      continue;
+    }
+    for (auto [i, operand] : llvm::enumerate(op.getOperands())) {
+      auto it = intervals.find(operand);
+      if (it == intervals.end())
+        return op.emitOpError() << "uses a value the plan does not know";
+      if (it->second.space != readSpace)
+        return op.emitOpError()
+               << "reads operand #" << i << " in @" << readSpace
+               << " but it lives in @" << it->second.space
+               << " (insert an orchestra.transfer)";
+      it->second.end = std::max(it->second.end, index);
+    }
+
+    StringRef space;
+    if (isa<LaunchOp>(op)) {
+      space = readSpace;
+    } else if (auto transfer = dyn_cast<TransferOp>(op)) {
+      space = transfer.getTo();
+    } else if (op.hasTrait<OpTrait::ConstantLike>()) {
+      space = host.getSymName();
+    } else {
+      return op.emitOpError()
+             << "is not supported by the host plan yet (only launches, "
+                "transfers and constants are; run orchestra-outline-tasks "
+                "first)";
+    }
+    for (Value result : op.getResults()) {
+      if (failed(define(result, space, index)))
+        return op.emitOpError() << "result of type " << result.getType()
+                                << " is not a statically shaped tensor";
+      if (op.hasTrait<OpTrait::ConstantLike>())
+        intervals[result] = {result, space, getBufferSize(result.getType()), 0,
+                             endIndex};
+    }
+  }
+  // A result never used still needs its buffer while it is written.
+
+  // First fit, per memory space, in order of definition.
+  llvm::MapVector<StringRef, std::pair<int64_t, int64_t>> usage;
+  SmallVector<Interval *> placed;
+  SmallVector<Interval *> order;
+  for (auto &entry : intervals)
+    order.push_back(&entry.second);
+  // Definition order (intervals is in definition order except for
+  // constants, which start at 0).
+  DenseMap<Interval *, unsigned> position;
+  for (auto [i, interval] : llvm::enumerate(order))
+    position[interval] = i;
+  llvm::sort(order, [&](Interval *a, Interval *b) {
+    return std::make_pair(a->start, position[a]) <
+           std::make_pair(b->start, position[b]);
+  });
+  for (Interval *interval : order) {
+    int64_t size = alignedSize(interval->bytes);
+    // Buffers live at the same time in the same space, by offset.
+    SmallVector<Interval *> live;
+    for (Interval *other : placed)
+      if (other->space == interval->space && other->end >= interval->start)
+        live.push_back(other);
+    llvm::sort(live,
+               [](Interval *a, Interval *b) { return a->offset < b->offset; });
+    int64_t offset = 0;
+    for (Interval *other : live) {
+      int64_t otherSize = alignedSize(other->bytes);
+      if (offset + size <= other->offset)
+        break;
+      offset = std::max(offset, other->offset + otherSize);
+    }
+    interval->offset = offset;
+    placed.push_back(interval);
+    auto &[peak, total] = usage[interval->space];
+    peak = std::max(peak, offset + size);
+    total += size;
+  }
+
+  // Record the plan.
+  auto offsetsOf = [&](ValueRange values) {
+    SmallVector<int64_t> offsets;
+    for (Value value : values)
+      offsets.push_back(intervals[value].offset);
+    return DenseI64ArrayAttr::get(ctx, offsets);
+  };
+  func->setAttr("orchestra.arg_offsets", offsetsOf(func.getArguments()));
+  for (auto &entry : intervals)
+    if (Operation *def = entry.first.getDefiningOp()) {
+      def->setAttr("orchestra.offsets", offsetsOf(def->getResults()));
+      // Constants have no op that names their space.
+      if (def->hasTrait<OpTrait::ConstantLike>())
+        def->setAttr("orchestra.space",
+                     FlatSymbolRefAttr::get(ctx, entry.second.space));
+    }
+  NamedAttrList plan;
+  for (auto &[space, sizes] : usage) {
+    NamedAttrList entry;
+    entry.append("peak",
+                 IntegerAttr::get(IntegerType::get(ctx, 64), sizes.first));
+    entry.append("total",
+                 IntegerAttr::get(IntegerType::get(ctx, 64), sizes.second));
+    plan.append(space, entry.getDictionary(ctx));
+  }
+  func->setAttr("orchestra.plan", plan.getDictionary(ctx));
+  return success();
+}
+
+void PlanBuffersPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<std::pair<func::FuncOp, ScheduleOp>> work;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    SmallVector<ScheduleOp> schedules;
+    func.walk([&](ScheduleOp schedule) { schedules.push_back(schedule); });
+    if (schedules.empty())
+      continue;
+    if (schedules.size() != 1 ||
+        schedules.front()->getParentOp() != func.getOperation()) {
+      func.emitError() << "the host plan needs exactly one schedule directly "
+                          "in the function body";
+      return signalPassFailure();
+    }
+    work.push_back({func, schedules.front()});
+  }
+  if (work.empty())
+    return;
+  FailureOr<MemorySpaceOp> host = lookupHostMemorySpace(module);
+  if (failed(host))
+    return signalPassFailure();
+  for (auto [func, schedule] : work)
+    if (failed(planFunction(func, schedule, *host)))
+      return signalPassFailure();
+}

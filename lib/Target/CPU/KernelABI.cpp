@@ -1,0 +1,107 @@
+//===- KernelABI.cpp - The runtime's calling convention for CPU kernels ---===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::orchestra::cpu {
+#define GEN_PASS_DEF_CPUKERNELABI
+#include "orchestra/Target/CPU/Passes.h.inc"
+} // namespace mlir::orchestra::cpu
+
+using namespace mlir;
+
+namespace {
+class CPUKernelABIPass
+    : public orchestra::cpu::impl::CPUKernelABIBase<CPUKernelABIPass> {
+public:
+  void runOnOperation() override;
+
+private:
+  LogicalResult wrap(LLVM::LLVMFuncOp func, ArrayAttr abi);
+};
+} // namespace
+
+LogicalResult CPUKernelABIPass::wrap(LLVM::LLVMFuncOp func, ArrayAttr abi) {
+  MLIRContext *ctx = func.getContext();
+  // The lowered function takes one expanded memref descriptor per buffer:
+  // allocated and aligned pointers, offset, sizes, strides.
+  unsigned expected = 0;
+  SmallVector<ShapedType> buffers;
+  for (Attribute attr : abi) {
+    auto type = dyn_cast<TypeAttr>(attr);
+    auto shaped = type ? dyn_cast<ShapedType>(type.getValue()) : ShapedType();
+    if (!shaped || !shaped.hasStaticShape())
+      return func.emitError() << "'orchestra.abi' must list statically "
+                                 "shaped types, got "
+                              << attr;
+    buffers.push_back(shaped);
+    expected += 3 + 2 * shaped.getRank();
+  }
+  LLVM::LLVMFunctionType type = func.getFunctionType();
+  if (type.getNumParams() != expected ||
+      !isa<LLVM::LLVMVoidType>(type.getReturnType()))
+    return func.emitError()
+           << "lowered kernel has " << type.getNumParams()
+           << " parameters, expected " << expected
+           << " (expanded memref descriptors of " << buffers.size()
+           << " buffers, results as out-parameters)";
+
+  OpBuilder builder(func);
+  builder.setInsertionPointAfter(func);
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  auto i64 = IntegerType::get(ctx, 64);
+  auto wrapperType =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrType});
+  std::string name =
+      (orchestra::cpu::kKernelSymbolPrefix + func.getSymName()).str();
+  auto wrapper =
+      LLVM::LLVMFuncOp::create(builder, func.getLoc(), name, wrapperType);
+  Block *entry = wrapper.addEntryBlock(builder);
+  builder.setInsertionPointToStart(entry);
+  Location loc = func.getLoc();
+  Value buffersArg = entry->getArgument(0);
+  auto constant = [&](int64_t value) -> Value {
+    return LLVM::ConstantOp::create(builder, loc, i64,
+                                    builder.getI64IntegerAttr(value));
+  };
+  SmallVector<Value> args;
+  for (auto [i, shaped] : llvm::enumerate(buffers)) {
+    Value slot = LLVM::GEPOp::create(builder, loc, ptrType, ptrType, buffersArg,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    Value pointer = LLVM::LoadOp::create(builder, loc, ptrType, slot);
+    args.push_back(pointer);
+    args.push_back(pointer);
+    args.push_back(constant(0));
+    for (int64_t size : shaped.getShape())
+      args.push_back(constant(size));
+    int64_t stride = 1;
+    SmallVector<Value> strides;
+    for (int64_t size : llvm::reverse(shaped.getShape())) {
+      strides.push_back(constant(stride));
+      stride *= size;
+    }
+    llvm::append_range(args, llvm::reverse(strides));
+  }
+  LLVM::CallOp::create(builder, loc, func, args);
+  LLVM::ReturnOp::create(builder, loc, ValueRange());
+  func.setLinkage(LLVM::Linkage::Internal);
+  func->removeAttr("orchestra.abi");
+  return success();
+}
+
+void CPUKernelABIPass::runOnOperation() {
+  SmallVector<std::pair<LLVM::LLVMFuncOp, ArrayAttr>> kernels;
+  for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>())
+    if (auto abi = func->getAttrOfType<ArrayAttr>("orchestra.abi"))
+      kernels.push_back({func, abi});
+  for (auto [func, abi] : kernels)
+    if (failed(wrap(func, abi)))
+      return signalPassFailure();
+}

@@ -1,0 +1,195 @@
+//===- Artifact.h - The OrchestraOS artifact format -------------*- C++ -*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// An artifact (`.orcx`) is what `orchestra-compile` writes and the runtime
+// runs: the devices and memory spaces a program was planned for, the buffer
+// slots of its values inside one arena per memory space, constant data, kernel
+// binaries and the steps of the plan (kernel launches and copies with their
+// dependencies). docs/Artifact.md documents the binary layout.
+//
+// This library depends on the C++ standard library only: the compiler links
+// it to write artifacts, the runtime to read them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_RT_ARTIFACT_H
+#define ORCHESTRA_RT_ARTIFACT_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace orx {
+
+/// Element types. The values are part of the format and of the C API.
+enum class DType : uint32_t {
+  F32 = 0,
+  F64 = 1,
+  F16 = 2,
+  BF16 = 3,
+  I1 = 4,
+  I8 = 5,
+  I16 = 6,
+  I32 = 7,
+  I64 = 8,
+  U8 = 9,
+};
+
+/// Returns whether `value` is one of the DType enumerators.
+bool isValidDType(uint32_t value);
+/// Bytes per element; I1 is stored as one byte per element.
+size_t dtypeSize(DType dtype);
+/// "f32", "f64", "f16", "bf16", "i1", "i8", "i16", "i32", "i64", "u8".
+const char *dtypeName(DType dtype);
+
+/// An input or output of the entry function.
+struct TensorDesc {
+  std::string name;
+  DType dtype = DType::F32;
+  /// Row-major dimensions; empty for a scalar.
+  std::vector<int64_t> shape;
+
+  /// The product of the dimensions (1 for a scalar). Only meaningful for
+  /// non-negative dimensions whose product fits, which parseArtifact checks.
+  size_t numElements() const;
+  size_t byteSize() const;
+};
+
+/// A device of the topology the artifact was built for. Each device is one
+/// queue of the plan.
+struct DeviceDesc {
+  std::string name;
+  /// An arch of the target registry, e.g. "x86_64".
+  std::string arch;
+  uint32_t deviceId = 0;
+  /// Threads a kernel on this device may use.
+  uint32_t numThreads = 1;
+};
+
+/// A memory space; the runtime allocates one arena of `arenaBytes` for it.
+struct MemorySpaceDesc {
+  std::string name;
+  /// Index into Artifact::devices.
+  uint32_t device = 0;
+  /// Peak bytes live at once, after liveness-based reuse of slots.
+  uint64_t arenaBytes = 0;
+};
+
+/// A buffer slot inside a memory space's arena.
+struct ValueDesc {
+  /// Index into Artifact::memorySpaces.
+  uint32_t space = 0;
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+/// Data copied into a value's slot when a session is created.
+struct ConstantDesc {
+  /// Index into Artifact::values; `data` has exactly the value's size.
+  uint32_t value = 0;
+  std::vector<uint8_t> data;
+};
+
+/// A kernel binary.
+struct BinaryDesc {
+  /// The arch of the machine code, e.g. "x86_64".
+  std::string arch;
+  /// "elf-shared-object" for host code.
+  std::string format;
+  std::vector<uint8_t> data;
+  /// CPU features the code needs, LLVM spelling ("avx2", "fma", "sse4.2").
+  std::vector<std::string> requiredFeatures;
+};
+
+/// A kernel: an `extern "C" void symbol(void **args)` in a binary.
+struct KernelDesc {
+  std::string symbol;
+  /// Index into Artifact::binaries.
+  uint32_t binary = 0;
+};
+
+enum class StepKind : uint32_t { Launch = 0, Copy = 1 };
+
+/// One step of the plan.
+struct StepDesc {
+  StepKind kind = StepKind::Launch;
+  /// The device whose queue executes the step.
+  uint32_t device = 0;
+  std::string name;
+  /// Launch: index into Artifact::kernels.
+  uint32_t kernel = 0;
+  /// Launch: value ids, inputs first then outputs. Copy: {src, dst}.
+  std::vector<uint32_t> args;
+  /// Launch: how many of `args` are inputs.
+  uint32_t numInputs = 0;
+  /// Indices of earlier steps this one waits for (each < own index).
+  std::vector<uint32_t> deps;
+  /// Seconds from the start of the run, as predicted by the scheduler; -1
+  /// when there is no prediction.
+  double predictedStart = -1;
+  double predictedFinish = -1;
+};
+
+constexpr uint32_t kArtifactVersionMajor = 1;
+constexpr uint32_t kArtifactVersionMinor = 0;
+
+/// A whole artifact.
+struct Artifact {
+  /// Filled by parseArtifact; serializeArtifact always writes the current
+  /// version.
+  uint32_t versionMajor = kArtifactVersionMajor;
+  uint32_t versionMinor = kArtifactVersionMinor;
+  /// e.g. "orchestra-compile 0.1.0".
+  std::string producer;
+  std::string topologyName;
+  std::vector<DeviceDesc> devices;
+  std::vector<MemorySpaceDesc> memorySpaces;
+  std::string entryName;
+  std::vector<TensorDesc> inputs;
+  /// The value id of each input.
+  std::vector<uint32_t> inputValues;
+  std::vector<TensorDesc> outputs;
+  /// The value id of each output.
+  std::vector<uint32_t> outputValues;
+  std::vector<ValueDesc> values;
+  std::vector<ConstantDesc> constants;
+  std::vector<BinaryDesc> binaries;
+  std::vector<KernelDesc> kernels;
+  std::vector<StepDesc> steps;
+};
+
+/// Size of the fixed header in front of the payload.
+constexpr size_t kArtifactHeaderSize = 40;
+
+/// Returns the file bytes of `artifact` (header + payload).
+std::vector<uint8_t> serializeArtifact(const Artifact &artifact);
+
+/// Reads and validates an artifact. Returns false and sets `error` when the
+/// data is truncated, is not an artifact, has an unsupported major version, a
+/// wrong checksum, or any index, offset or size out of range. Never reads out
+/// of bounds and never allocates more than the input could describe.
+bool parseArtifact(const uint8_t *data, size_t size, Artifact &out,
+                   std::string &error);
+
+/// Checks the cross references of `artifact` (what parseArtifact checks after
+/// decoding). Returns false and sets `error` on the first problem.
+bool verifyArtifact(const Artifact &artifact, std::string &error);
+
+/// Writes serializeArtifact(artifact) to `path`.
+bool writeArtifactFile(const std::string &path, const Artifact &artifact,
+                       std::string &error);
+
+/// Reads and parses the artifact at `path`.
+bool readArtifactFile(const std::string &path, Artifact &out,
+                      std::string &error);
+
+/// The FNV-1a 64-bit hash the header stores of the payload.
+uint64_t fnv1a64(const uint8_t *data, size_t size);
+
+} // namespace orx
+
+#endif // ORCHESTRA_RT_ARTIFACT_H

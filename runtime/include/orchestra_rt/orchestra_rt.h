@@ -1,0 +1,185 @@
+/*===- orchestra_rt.h - The OrchestraOS runtime C API -------------*- C -*-===*\
+|*                                                                            *|
+|* Part of OrchestraOS.                                                       *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+/*
+ * Loads an OrchestraOS artifact (`.orcx`, see docs/Artifact.md) and runs its
+ * plan. An artifact describes devices, memory spaces, buffer slots, constants,
+ * kernel binaries and the steps of the plan. A session allocates one arena per
+ * memory space, copies the constants in, loads the kernels and starts one
+ * worker thread (queue) per device; each run executes every step on its
+ * device's queue in plan order after the steps it depends on.
+ *
+ * Errors are reported as status objects: NULL means success, anything else
+ * carries a message and must be released with orx_status_free. No function
+ * aborts on bad input.
+ *
+ * Thread safety: artifacts are immutable and may be shared; a session runs one
+ * plan at a time (concurrent orx_session_run calls on one session are
+ * serialised).
+ */
+
+#ifndef ORCHESTRA_RT_ORCHESTRA_RT_H
+#define ORCHESTRA_RT_ORCHESTRA_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(ORX_BUILDING_RUNTIME)
+#define ORX_API __attribute__((visibility("default")))
+#else
+#define ORX_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===----------------------------------------------------------------------===*/
+/* Status                                                                     */
+/*===----------------------------------------------------------------------===*/
+
+/** The result of a call that can fail: NULL on success. */
+typedef struct orx_status_s *orx_status_t;
+
+/** The error message of `status` ("" for NULL). Valid until freed. */
+ORX_API const char *orx_status_message(orx_status_t status);
+/** Releases `status`; NULL is a no-op. */
+ORX_API void orx_status_free(orx_status_t status);
+
+/*===----------------------------------------------------------------------===*/
+/* Element types                                                              */
+/*===----------------------------------------------------------------------===*/
+
+/** Element types; the values are those of the artifact format. */
+typedef enum orx_dtype_t {
+  ORX_DTYPE_F32 = 0,
+  ORX_DTYPE_F64 = 1,
+  ORX_DTYPE_F16 = 2,
+  ORX_DTYPE_BF16 = 3,
+  ORX_DTYPE_I1 = 4, /* one byte per element */
+  ORX_DTYPE_I8 = 5,
+  ORX_DTYPE_I16 = 6,
+  ORX_DTYPE_I32 = 7,
+  ORX_DTYPE_I64 = 8,
+  ORX_DTYPE_U8 = 9
+} orx_dtype_t;
+
+/** "f32", "f64", "f16", "bf16", "i1", "i8", "i16", "i32", "i64", "u8", or
+ * NULL for an unknown value. */
+ORX_API const char *orx_dtype_name(uint32_t dtype);
+/** Bytes per element, 0 for an unknown value. */
+ORX_API size_t orx_dtype_size(uint32_t dtype);
+
+/*===----------------------------------------------------------------------===*/
+/* Artifacts                                                                  */
+/*===----------------------------------------------------------------------===*/
+
+typedef struct orx_artifact_s orx_artifact_t;
+
+/** Reads and validates the artifact at `path`. */
+ORX_API orx_status_t orx_artifact_load_file(const char *path,
+                                            orx_artifact_t **out);
+/** Validates an artifact in memory; `data` is copied as needed. */
+ORX_API orx_status_t orx_artifact_load_memory(const void *data, size_t size,
+                                              orx_artifact_t **out);
+/** Releases `artifact`; NULL is a no-op. Sessions created from it stay
+ * valid. */
+ORX_API void orx_artifact_free(orx_artifact_t *artifact);
+
+/* Introspection. Strings stay valid as long as the artifact. Out-of-range
+ * indices return NULL / 0. */
+ORX_API const char *orx_artifact_entry_name(const orx_artifact_t *artifact);
+ORX_API const char *orx_artifact_topology_name(const orx_artifact_t *artifact);
+ORX_API const char *orx_artifact_producer(const orx_artifact_t *artifact);
+ORX_API size_t orx_artifact_num_devices(const orx_artifact_t *artifact);
+ORX_API const char *orx_artifact_device_name(const orx_artifact_t *artifact,
+                                             size_t device);
+ORX_API const char *orx_artifact_device_arch(const orx_artifact_t *artifact,
+                                             size_t device);
+ORX_API size_t orx_artifact_num_memory_spaces(const orx_artifact_t *artifact);
+ORX_API const char *
+orx_artifact_memory_space_name(const orx_artifact_t *artifact, size_t space);
+/** The peak bytes of the space's arena (what a session allocates). */
+ORX_API uint64_t orx_artifact_memory_space_arena_bytes(
+    const orx_artifact_t *artifact, size_t space);
+ORX_API size_t orx_artifact_num_inputs(const orx_artifact_t *artifact);
+ORX_API size_t orx_artifact_num_outputs(const orx_artifact_t *artifact);
+
+/** An input or output of the entry function. Pointers stay valid as long as
+ * the artifact. */
+typedef struct orx_tensor_info_t {
+  const char *name;
+  uint32_t dtype; /* an orx_dtype_t */
+  size_t rank;
+  const int64_t *dims; /* `rank` row-major dimensions */
+  size_t byte_size;    /* what orx_session_run expects for it */
+} orx_tensor_info_t;
+
+ORX_API orx_status_t orx_artifact_input_info(const orx_artifact_t *artifact,
+                                             size_t index,
+                                             orx_tensor_info_t *out);
+ORX_API orx_status_t orx_artifact_output_info(const orx_artifact_t *artifact,
+                                              size_t index,
+                                              orx_tensor_info_t *out);
+
+/*===----------------------------------------------------------------------===*/
+/* Sessions                                                                   */
+/*===----------------------------------------------------------------------===*/
+
+typedef struct orx_session_s orx_session_t;
+
+/** Prepares `artifact` for running: allocates the arenas (one per memory
+ * space, page-aligned, hence 64-byte aligned, and zero-filled), copies the
+ * constants, loads the kernel binaries (after checking their arch and CPU
+ * features against this machine) and starts one worker thread per device.
+ * The artifact may be freed afterwards. */
+ORX_API orx_status_t orx_session_create(const orx_artifact_t *artifact,
+                                        orx_session_t **out);
+/** Stops the workers and releases everything; NULL is a no-op. */
+ORX_API void orx_session_free(orx_session_t *session);
+
+/** Runs the plan once: copies each input (`input_sizes[i]` must equal its
+ * byte size) into its slot, executes every step, then copies each output
+ * into `outputs[i]` (`output_sizes[i]` must equal its byte size). */
+ORX_API orx_status_t orx_session_run(orx_session_t *session,
+                                     const void *const *inputs,
+                                     const size_t *input_sizes,
+                                     size_t num_inputs, void *const *outputs,
+                                     const size_t *output_sizes,
+                                     size_t num_outputs);
+
+/*===----------------------------------------------------------------------===*/
+/* Trace of the last run                                                      */
+/*===----------------------------------------------------------------------===*/
+
+typedef enum orx_step_kind_t {
+  ORX_STEP_LAUNCH = 0, /* a kernel launch */
+  ORX_STEP_COPY = 1    /* a copy between memory spaces */
+} orx_step_kind_t;
+
+/** One step of the last run. */
+typedef struct orx_trace_event_t {
+  const char *name;  /* valid as long as the session */
+  uint32_t kind;     /* an orx_step_kind_t */
+  uint32_t device;   /* the index of the device whose queue ran it */
+  uint64_t start_ns; /* relative to the start of the run */
+  uint64_t end_ns;
+  double predicted_start; /* seconds, from the scheduler; < 0 when none */
+  double predicted_finish;
+} orx_trace_event_t;
+
+/** The number of events of the last run, one per step in plan order; 0
+ * before the first run and after a failed one. Not to be called while a run
+ * of the session is in progress. */
+ORX_API size_t orx_session_trace_size(const orx_session_t *session);
+ORX_API orx_status_t orx_session_trace_event(const orx_session_t *session,
+                                             size_t index,
+                                             orx_trace_event_t *out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ORCHESTRA_RT_ORCHESTRA_RT_H */

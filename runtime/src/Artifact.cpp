@@ -1,0 +1,698 @@
+//===- Artifact.cpp - The OrchestraOS artifact format ---------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra_rt/Artifact.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+using namespace orx;
+
+static constexpr char kMagic[8] = {'O', 'R', 'C', 'X', 'A', 'R', 'T', '\0'};
+
+bool orx::isValidDType(uint32_t value) {
+  return value <= static_cast<uint32_t>(DType::U8);
+}
+
+size_t orx::dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+  case DType::I16:
+    return 2;
+  case DType::I1:
+  case DType::I8:
+  case DType::U8:
+    return 1;
+  }
+  return 0;
+}
+
+const char *orx::dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I1:
+    return "i1";
+  case DType::I8:
+    return "i8";
+  case DType::I16:
+    return "i16";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::U8:
+    return "u8";
+  }
+  return "unknown";
+}
+
+size_t TensorDesc::numElements() const {
+  size_t count = 1;
+  for (int64_t dim : shape)
+    count *= static_cast<size_t>(dim);
+  return count;
+}
+
+size_t TensorDesc::byteSize() const { return numElements() * dtypeSize(dtype); }
+
+uint64_t orx::fnv1a64(const uint8_t *data, size_t size) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= data[i];
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Appends little-endian fields to a byte vector.
+class Writer {
+public:
+  std::vector<uint8_t> bytes;
+
+  void u32(uint32_t value) { little(value, 4); }
+  void u64(uint64_t value) { little(value, 8); }
+  void i64(int64_t value) { little(static_cast<uint64_t>(value), 8); }
+  void f64(double value) {
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    little(bits, 8);
+  }
+  void count(size_t value) { u32(static_cast<uint32_t>(value)); }
+  void str(const std::string &value) {
+    count(value.size());
+    bytes.insert(bytes.end(), value.begin(), value.end());
+  }
+  void blob(const std::vector<uint8_t> &value) {
+    u64(value.size());
+    bytes.insert(bytes.end(), value.begin(), value.end());
+  }
+  void u32s(const std::vector<uint32_t> &values) {
+    count(values.size());
+    for (uint32_t value : values)
+      u32(value);
+  }
+  void tensor(const TensorDesc &desc) {
+    str(desc.name);
+    u32(static_cast<uint32_t>(desc.dtype));
+    count(desc.shape.size());
+    for (int64_t dim : desc.shape)
+      i64(dim);
+  }
+
+private:
+  void little(uint64_t value, int numBytes) {
+    for (int i = 0; i < numBytes; ++i)
+      bytes.push_back(static_cast<uint8_t>(value >> (8 * i)));
+  }
+};
+} // namespace
+
+static std::vector<uint8_t> serializePayload(const Artifact &artifact) {
+  Writer w;
+  w.str(artifact.producer);
+  w.str(artifact.topologyName);
+  w.count(artifact.devices.size());
+  for (const DeviceDesc &device : artifact.devices) {
+    w.str(device.name);
+    w.str(device.arch);
+    w.u32(device.deviceId);
+    w.u32(device.numThreads);
+  }
+  w.count(artifact.memorySpaces.size());
+  for (const MemorySpaceDesc &space : artifact.memorySpaces) {
+    w.str(space.name);
+    w.u32(space.device);
+    w.u64(space.arenaBytes);
+  }
+  w.str(artifact.entryName);
+  w.count(artifact.inputs.size());
+  for (const TensorDesc &input : artifact.inputs)
+    w.tensor(input);
+  w.u32s(artifact.inputValues);
+  w.count(artifact.outputs.size());
+  for (const TensorDesc &output : artifact.outputs)
+    w.tensor(output);
+  w.u32s(artifact.outputValues);
+  w.count(artifact.values.size());
+  for (const ValueDesc &value : artifact.values) {
+    w.u32(value.space);
+    w.u64(value.offset);
+    w.u64(value.bytes);
+  }
+  w.count(artifact.constants.size());
+  for (const ConstantDesc &constant : artifact.constants) {
+    w.u32(constant.value);
+    w.blob(constant.data);
+  }
+  w.count(artifact.binaries.size());
+  for (const BinaryDesc &binary : artifact.binaries) {
+    w.str(binary.arch);
+    w.str(binary.format);
+    w.blob(binary.data);
+    w.count(binary.requiredFeatures.size());
+    for (const std::string &feature : binary.requiredFeatures)
+      w.str(feature);
+  }
+  w.count(artifact.kernels.size());
+  for (const KernelDesc &kernel : artifact.kernels) {
+    w.str(kernel.symbol);
+    w.u32(kernel.binary);
+  }
+  w.count(artifact.steps.size());
+  for (const StepDesc &step : artifact.steps) {
+    w.u32(static_cast<uint32_t>(step.kind));
+    w.u32(step.device);
+    w.str(step.name);
+    w.u32(step.kernel);
+    w.u32s(step.args);
+    w.u32(step.numInputs);
+    w.u32s(step.deps);
+    w.f64(step.predictedStart);
+    w.f64(step.predictedFinish);
+  }
+  return std::move(w.bytes);
+}
+
+std::vector<uint8_t> orx::serializeArtifact(const Artifact &artifact) {
+  std::vector<uint8_t> payload = serializePayload(artifact);
+  Writer header;
+  header.bytes.assign(kMagic, kMagic + sizeof(kMagic));
+  header.u32(kArtifactVersionMajor);
+  header.u32(kArtifactVersionMinor);
+  header.u64(payload.size());
+  header.u64(fnv1a64(payload.data(), payload.size()));
+  header.u64(0);
+  std::vector<uint8_t> result = std::move(header.bytes);
+  result.insert(result.end(), payload.begin(), payload.end());
+  return result;
+}
+
+bool orx::writeArtifactFile(const std::string &path, const Artifact &artifact,
+                            std::string &error) {
+  std::vector<uint8_t> bytes = serializeArtifact(artifact);
+  FILE *file = std::fopen(path.c_str(), "wb");
+  if (!file) {
+    error = "cannot open '" + path + "' for writing: " + std::strerror(errno);
+    return false;
+  }
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  ok &= std::fclose(file) == 0;
+  if (!ok) {
+    error = "cannot write '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Reads little-endian fields with bounds checks. The first failure is kept
+/// in `error`; later reads fail without touching their outputs.
+class Reader {
+public:
+  Reader(const uint8_t *data, size_t size) : data(data), size(size) {}
+
+  bool ok() const { return error.empty(); }
+  size_t remaining() const { return size - pos; }
+
+  bool u32(uint32_t &value, const std::string &what) {
+    uint64_t wide;
+    if (!little(wide, 4, what))
+      return false;
+    value = static_cast<uint32_t>(wide);
+    return true;
+  }
+  bool u64(uint64_t &value, const std::string &what) {
+    return little(value, 8, what);
+  }
+  bool i64(int64_t &value, const std::string &what) {
+    uint64_t bits;
+    if (!little(bits, 8, what))
+      return false;
+    value = static_cast<int64_t>(bits);
+    return true;
+  }
+  bool f64(double &value, const std::string &what) {
+    uint64_t bits;
+    if (!little(bits, 8, what))
+      return false;
+    std::memcpy(&value, &bits, sizeof(value));
+    return true;
+  }
+  /// Reads an element count and checks that `count * minElementBytes` bytes
+  /// remain, so callers can reserve `count` elements safely.
+  bool count(uint32_t &value, size_t minElementBytes, const std::string &what) {
+    if (!u32(value, what))
+      return false;
+    if (minElementBytes != 0 && value > remaining() / minElementBytes)
+      return fail(what + ": count " + std::to_string(value) +
+                  " exceeds the remaining " + std::to_string(remaining()) +
+                  " payload bytes");
+    return true;
+  }
+  bool str(std::string &value, const std::string &what) {
+    uint32_t length;
+    if (!count(length, 1, what))
+      return false;
+    value.assign(reinterpret_cast<const char *>(data + pos), length);
+    pos += length;
+    return true;
+  }
+  bool blob(std::vector<uint8_t> &value, const std::string &what) {
+    uint64_t length;
+    if (!u64(length, what))
+      return false;
+    if (length > remaining())
+      return fail(what + ": " + std::to_string(length) +
+                  " bytes exceed the remaining " + std::to_string(remaining()) +
+                  " payload bytes");
+    value.assign(data + pos, data + pos + length);
+    pos += length;
+    return true;
+  }
+  bool u32s(std::vector<uint32_t> &values, const std::string &what) {
+    uint32_t n;
+    if (!count(n, 4, what))
+      return false;
+    values.resize(n);
+    for (uint32_t i = 0; i < n; ++i)
+      if (!u32(values[i], what))
+        return false;
+    return true;
+  }
+
+  bool fail(const std::string &message) {
+    if (error.empty())
+      error = message;
+    return false;
+  }
+
+  std::string error;
+
+private:
+  bool little(uint64_t &value, size_t numBytes, const std::string &what) {
+    if (!ok())
+      return false;
+    if (remaining() < numBytes)
+      return fail(what + " extends past the end of the payload");
+    value = 0;
+    for (size_t i = 0; i < numBytes; ++i)
+      value |= static_cast<uint64_t>(data[pos + i]) << (8 * i);
+    pos += numBytes;
+    return true;
+  }
+
+  const uint8_t *data;
+  size_t size;
+  size_t pos = 0;
+};
+} // namespace
+
+static std::string indexed(const char *field, size_t i) {
+  return std::string(field) + "[" + std::to_string(i) + "]";
+}
+
+// Smallest encodings, used to bound counts before reserving.
+static constexpr size_t kMinDevice = 4 + 4 + 4 + 4;
+static constexpr size_t kMinSpace = 4 + 4 + 8;
+static constexpr size_t kMinTensor = 4 + 4 + 4;
+static constexpr size_t kMinValue = 4 + 8 + 8;
+static constexpr size_t kMinConstant = 4 + 8;
+static constexpr size_t kMinBinary = 4 + 4 + 8 + 4;
+static constexpr size_t kMinKernel = 4 + 4;
+static constexpr size_t kMinStep = 4 + 4 + 4 + 4 + 4 + 4 + 4 + 8 + 8;
+
+static bool readTensor(Reader &r, TensorDesc &desc, const std::string &what) {
+  uint32_t dtype, rank;
+  if (!r.str(desc.name, what + ".name") || !r.u32(dtype, what + ".dtype"))
+    return false;
+  if (!isValidDType(dtype))
+    return r.fail(what + ".dtype: unknown element type " +
+                  std::to_string(dtype));
+  desc.dtype = static_cast<DType>(dtype);
+  if (!r.count(rank, 8, what + ".shape"))
+    return false;
+  desc.shape.resize(rank);
+  for (uint32_t i = 0; i < rank; ++i)
+    if (!r.i64(desc.shape[i], what + ".shape"))
+      return false;
+  return true;
+}
+
+static bool readTensors(Reader &r, std::vector<TensorDesc> &tensors,
+                        const char *field) {
+  uint32_t n;
+  if (!r.count(n, kMinTensor, field))
+    return false;
+  tensors.resize(n);
+  for (uint32_t i = 0; i < n; ++i)
+    if (!readTensor(r, tensors[i], indexed(field, i)))
+      return false;
+  return true;
+}
+
+static bool readPayload(Reader &r, Artifact &a) {
+  uint32_t n;
+  if (!r.str(a.producer, "producer") ||
+      !r.str(a.topologyName, "topology name") ||
+      !r.count(n, kMinDevice, "devices"))
+    return false;
+  a.devices.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    DeviceDesc &d = a.devices[i];
+    std::string what = indexed("devices", i);
+    if (!r.str(d.name, what + ".name") || !r.str(d.arch, what + ".arch") ||
+        !r.u32(d.deviceId, what + ".deviceId") ||
+        !r.u32(d.numThreads, what + ".numThreads"))
+      return false;
+  }
+  if (!r.count(n, kMinSpace, "memory spaces"))
+    return false;
+  a.memorySpaces.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    MemorySpaceDesc &s = a.memorySpaces[i];
+    std::string what = indexed("memorySpaces", i);
+    if (!r.str(s.name, what + ".name") || !r.u32(s.device, what + ".device") ||
+        !r.u64(s.arenaBytes, what + ".arenaBytes"))
+      return false;
+  }
+  if (!r.str(a.entryName, "entry name") ||
+      !readTensors(r, a.inputs, "inputs") ||
+      !r.u32s(a.inputValues, "inputValues") ||
+      !readTensors(r, a.outputs, "outputs") ||
+      !r.u32s(a.outputValues, "outputValues") ||
+      !r.count(n, kMinValue, "values"))
+    return false;
+  a.values.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    ValueDesc &v = a.values[i];
+    std::string what = indexed("values", i);
+    if (!r.u32(v.space, what + ".space") ||
+        !r.u64(v.offset, what + ".offset") || !r.u64(v.bytes, what + ".bytes"))
+      return false;
+  }
+  if (!r.count(n, kMinConstant, "constants"))
+    return false;
+  a.constants.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string what = indexed("constants", i);
+    if (!r.u32(a.constants[i].value, what + ".value") ||
+        !r.blob(a.constants[i].data, what + ".data"))
+      return false;
+  }
+  if (!r.count(n, kMinBinary, "binaries"))
+    return false;
+  a.binaries.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    BinaryDesc &b = a.binaries[i];
+    std::string what = indexed("binaries", i);
+    uint32_t numFeatures;
+    if (!r.str(b.arch, what + ".arch") || !r.str(b.format, what + ".format") ||
+        !r.blob(b.data, what + ".data") ||
+        !r.count(numFeatures, 4, what + ".requiredFeatures"))
+      return false;
+    b.requiredFeatures.resize(numFeatures);
+    for (uint32_t f = 0; f < numFeatures; ++f)
+      if (!r.str(b.requiredFeatures[f], what + ".requiredFeatures"))
+        return false;
+  }
+  if (!r.count(n, kMinKernel, "kernels"))
+    return false;
+  a.kernels.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string what = indexed("kernels", i);
+    if (!r.str(a.kernels[i].symbol, what + ".symbol") ||
+        !r.u32(a.kernels[i].binary, what + ".binary"))
+      return false;
+  }
+  if (!r.count(n, kMinStep, "steps"))
+    return false;
+  a.steps.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    StepDesc &s = a.steps[i];
+    std::string what = indexed("steps", i);
+    uint32_t kind;
+    if (!r.u32(kind, what + ".kind"))
+      return false;
+    if (kind > static_cast<uint32_t>(StepKind::Copy))
+      return r.fail(what + ".kind: unknown step kind " + std::to_string(kind));
+    s.kind = static_cast<StepKind>(kind);
+    if (!r.u32(s.device, what + ".device") || !r.str(s.name, what + ".name") ||
+        !r.u32(s.kernel, what + ".kernel") || !r.u32s(s.args, what + ".args") ||
+        !r.u32(s.numInputs, what + ".numInputs") ||
+        !r.u32s(s.deps, what + ".deps") ||
+        !r.f64(s.predictedStart, what + ".predictedStart") ||
+        !r.f64(s.predictedFinish, what + ".predictedFinish"))
+      return false;
+  }
+  if (r.remaining() != 0)
+    return r.fail(std::to_string(r.remaining()) +
+                  " unexpected bytes after the last step");
+  return true;
+}
+
+namespace {
+/// Collects the first verification failure.
+struct Verifier {
+  const Artifact &a;
+  std::string error;
+
+  bool fail(const std::string &message) {
+    error = message;
+    return false;
+  }
+
+  bool checkValueId(uint32_t id, const std::string &what) {
+    if (id >= a.values.size())
+      return fail(what + " = " + std::to_string(id) +
+                  " is not a value (the artifact has " +
+                  std::to_string(a.values.size()) + ")");
+    return true;
+  }
+
+  /// Checks the shape of an input/output and that it fits its value slot.
+  bool checkTensor(const TensorDesc &desc, uint32_t valueId,
+                   const std::string &what) {
+    if (!isValidDType(static_cast<uint32_t>(desc.dtype)))
+      return fail(what + ": unknown element type");
+    uint64_t bytes = dtypeSize(desc.dtype);
+    for (int64_t dim : desc.shape) {
+      if (dim < 0)
+        return fail(what + ": negative dimension " + std::to_string(dim));
+      if (dim != 0 && bytes > std::numeric_limits<uint64_t>::max() /
+                                  static_cast<uint64_t>(dim))
+        return fail(what + ": size overflows");
+      bytes *= static_cast<uint64_t>(dim);
+    }
+    if (!checkValueId(valueId, what + " value"))
+      return false;
+    if (bytes > a.values[valueId].bytes)
+      return fail(what + ": " + std::to_string(bytes) +
+                  " bytes do not fit value " + std::to_string(valueId) +
+                  " of " + std::to_string(a.values[valueId].bytes) + " bytes");
+    return true;
+  }
+
+  bool run() {
+    for (size_t i = 0; i < a.memorySpaces.size(); ++i)
+      if (a.memorySpaces[i].device >= a.devices.size())
+        return fail(indexed("memorySpaces", i) +
+                    ".device = " + std::to_string(a.memorySpaces[i].device) +
+                    " is not a device (the artifact has " +
+                    std::to_string(a.devices.size()) + ")");
+    for (size_t i = 0; i < a.values.size(); ++i) {
+      const ValueDesc &v = a.values[i];
+      std::string what = indexed("values", i);
+      if (v.space >= a.memorySpaces.size())
+        return fail(what + ".space = " + std::to_string(v.space) +
+                    " is not a memory space (the artifact has " +
+                    std::to_string(a.memorySpaces.size()) + ")");
+      uint64_t arena = a.memorySpaces[v.space].arenaBytes;
+      if (v.offset > arena || v.bytes > arena - v.offset)
+        return fail(what + ": offset " + std::to_string(v.offset) + " + " +
+                    std::to_string(v.bytes) + " bytes exceed the " +
+                    std::to_string(arena) + "-byte arena of memory space '" +
+                    a.memorySpaces[v.space].name + "'");
+    }
+    if (a.inputValues.size() != a.inputs.size())
+      return fail(std::to_string(a.inputs.size()) + " inputs but " +
+                  std::to_string(a.inputValues.size()) + " input values");
+    if (a.outputValues.size() != a.outputs.size())
+      return fail(std::to_string(a.outputs.size()) + " outputs but " +
+                  std::to_string(a.outputValues.size()) + " output values");
+    for (size_t i = 0; i < a.inputs.size(); ++i)
+      if (!checkTensor(a.inputs[i], a.inputValues[i], indexed("inputs", i)))
+        return false;
+    for (size_t i = 0; i < a.outputs.size(); ++i)
+      if (!checkTensor(a.outputs[i], a.outputValues[i], indexed("outputs", i)))
+        return false;
+    for (size_t i = 0; i < a.constants.size(); ++i) {
+      const ConstantDesc &c = a.constants[i];
+      std::string what = indexed("constants", i);
+      if (!checkValueId(c.value, what + ".value"))
+        return false;
+      if (c.data.size() != a.values[c.value].bytes)
+        return fail(what + ": " + std::to_string(c.data.size()) +
+                    " bytes of data for value " + std::to_string(c.value) +
+                    " of " + std::to_string(a.values[c.value].bytes) +
+                    " bytes");
+    }
+    for (size_t i = 0; i < a.kernels.size(); ++i)
+      if (a.kernels[i].binary >= a.binaries.size())
+        return fail(indexed("kernels", i) +
+                    ".binary = " + std::to_string(a.kernels[i].binary) +
+                    " is not a binary (the artifact has " +
+                    std::to_string(a.binaries.size()) + ")");
+    for (size_t i = 0; i < a.steps.size(); ++i)
+      if (!checkStep(a.steps[i], i))
+        return false;
+    return true;
+  }
+
+  bool checkStep(const StepDesc &s, size_t index) {
+    std::string what = indexed("steps", index);
+    if (s.device >= a.devices.size())
+      return fail(what + ".device = " + std::to_string(s.device) +
+                  " is not a device (the artifact has " +
+                  std::to_string(a.devices.size()) + ")");
+    for (size_t j = 0; j < s.args.size(); ++j)
+      if (!checkValueId(s.args[j], what + indexed(".args", j)))
+        return false;
+    for (size_t j = 0; j < s.deps.size(); ++j)
+      if (s.deps[j] >= index)
+        return fail(what + indexed(".deps", j) + " = " +
+                    std::to_string(s.deps[j]) + " is not an earlier step");
+    switch (s.kind) {
+    case StepKind::Launch:
+      if (s.kernel >= a.kernels.size())
+        return fail(what + ".kernel = " + std::to_string(s.kernel) +
+                    " is not a kernel (the artifact has " +
+                    std::to_string(a.kernels.size()) + ")");
+      if (s.numInputs > s.args.size())
+        return fail(what + ".numInputs = " + std::to_string(s.numInputs) +
+                    " exceeds its " + std::to_string(s.args.size()) + " args");
+      return true;
+    case StepKind::Copy:
+      if (s.args.size() != 2)
+        return fail(what + ": a copy has 2 args (source, destination), not " +
+                    std::to_string(s.args.size()));
+      if (a.values[s.args[0]].bytes != a.values[s.args[1]].bytes)
+        return fail(what + ": copies " +
+                    std::to_string(a.values[s.args[0]].bytes) +
+                    " bytes into a value of " +
+                    std::to_string(a.values[s.args[1]].bytes) + " bytes");
+      return true;
+    }
+    return fail(what + ".kind: unknown step kind");
+  }
+};
+} // namespace
+
+bool orx::verifyArtifact(const Artifact &artifact, std::string &error) {
+  Verifier verifier{artifact, {}};
+  if (verifier.run())
+    return true;
+  error = "invalid artifact: " + verifier.error;
+  return false;
+}
+
+static uint64_t readLittle(const uint8_t *data, size_t numBytes) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < numBytes; ++i)
+    value |= static_cast<uint64_t>(data[i]) << (8 * i);
+  return value;
+}
+
+bool orx::parseArtifact(const uint8_t *data, size_t size, Artifact &out,
+                        std::string &error) {
+  auto fail = [&](std::string message) {
+    error = std::move(message);
+    return false;
+  };
+  size_t magicBytes = std::min(size, sizeof(kMagic));
+  if (magicBytes != 0 && std::memcmp(data, kMagic, magicBytes) != 0)
+    return fail("not an OrchestraOS artifact (bad magic)");
+  if (size < kArtifactHeaderSize)
+    return fail("artifact is truncated: " + std::to_string(size) +
+                " bytes, smaller than the " +
+                std::to_string(kArtifactHeaderSize) + "-byte header");
+  uint32_t major = static_cast<uint32_t>(readLittle(data + 8, 4));
+  uint32_t minor = static_cast<uint32_t>(readLittle(data + 12, 4));
+  uint64_t payloadSize = readLittle(data + 16, 8);
+  uint64_t checksum = readLittle(data + 24, 8);
+  if (major != kArtifactVersionMajor)
+    return fail("artifact format version " + std::to_string(major) + "." +
+                std::to_string(minor) + ", this runtime reads " +
+                std::to_string(kArtifactVersionMajor) + ".x");
+  size_t available = size - kArtifactHeaderSize;
+  if (payloadSize > available)
+    return fail("artifact is truncated: the header announces " +
+                std::to_string(payloadSize) + " payload bytes, " +
+                std::to_string(available) + " are present");
+  if (payloadSize < available)
+    return fail("artifact has " + std::to_string(available - payloadSize) +
+                " unexpected bytes after its payload");
+  const uint8_t *payload = data + kArtifactHeaderSize;
+  if (fnv1a64(payload, available) != checksum)
+    return fail("artifact is corrupted (payload checksum mismatch)");
+
+  Artifact result;
+  result.versionMajor = major;
+  result.versionMinor = minor;
+  Reader reader(payload, available);
+  if (!readPayload(reader, result))
+    return fail("malformed artifact: " + reader.error);
+  if (!verifyArtifact(result, error))
+    return false;
+  out = std::move(result);
+  return true;
+}
+
+bool orx::readArtifactFile(const std::string &path, Artifact &out,
+                           std::string &error) {
+  FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::vector<uint8_t> bytes;
+  uint8_t buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0)
+    bytes.insert(bytes.end(), buffer, buffer + n);
+  bool readError = std::ferror(file);
+  std::fclose(file);
+  if (readError) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  return parseArtifact(bytes.data(), bytes.size(), out, error);
+}

@@ -1,0 +1,268 @@
+//===- Runtime.cpp - The OrchestraOS runtime C API ------------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// The C entry points: thin wrappers that turn C++ results (and any exception,
+// e.g. std::bad_alloc) into status objects.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra_rt/orchestra_rt.h"
+
+#include "Session.h"
+#include "orchestra_rt/Artifact.h"
+
+#include <exception>
+#include <new>
+#include <string>
+
+struct orx_status_s {
+  std::string message;
+};
+
+struct orx_artifact_s {
+  orx::Artifact artifact;
+};
+
+struct orx_session_s {
+  std::unique_ptr<orx::Session> impl;
+};
+
+/// Returned when a status itself cannot be allocated; never freed.
+static orx_status_s outOfMemoryStatus{"out of memory"};
+
+static orx_status_t makeStatus(std::string message) {
+  try {
+    return new orx_status_s{std::move(message)};
+  } catch (...) {
+    return &outOfMemoryStatus;
+  }
+}
+
+/// Runs `body` (which returns a status) and converts exceptions to statuses.
+template <typename Body>
+static orx_status_t guarded(Body body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return &outOfMemoryStatus;
+  } catch (const std::exception &e) {
+    return makeStatus(std::string("internal error: ") + e.what());
+  } catch (...) {
+    return makeStatus("internal error");
+  }
+}
+
+extern "C" {
+
+const char *orx_status_message(orx_status_t status) {
+  return status ? status->message.c_str() : "";
+}
+
+void orx_status_free(orx_status_t status) {
+  if (status != &outOfMemoryStatus)
+    delete status;
+}
+
+const char *orx_dtype_name(uint32_t dtype) {
+  return orx::isValidDType(dtype)
+             ? orx::dtypeName(static_cast<orx::DType>(dtype))
+             : nullptr;
+}
+
+size_t orx_dtype_size(uint32_t dtype) {
+  return orx::isValidDType(dtype)
+             ? orx::dtypeSize(static_cast<orx::DType>(dtype))
+             : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Artifacts
+//===----------------------------------------------------------------------===//
+
+orx_status_t orx_artifact_load_file(const char *path, orx_artifact_t **out) {
+  if (!path || !out)
+    return makeStatus("orx_artifact_load_file: null argument");
+  *out = nullptr;
+  return guarded([&]() -> orx_status_t {
+    auto artifact = std::make_unique<orx_artifact_s>();
+    std::string error;
+    if (!orx::readArtifactFile(path, artifact->artifact, error))
+      return makeStatus(error);
+    *out = artifact.release();
+    return nullptr;
+  });
+}
+
+orx_status_t orx_artifact_load_memory(const void *data, size_t size,
+                                      orx_artifact_t **out) {
+  if (!out || (!data && size))
+    return makeStatus("orx_artifact_load_memory: null argument");
+  *out = nullptr;
+  return guarded([&]() -> orx_status_t {
+    auto artifact = std::make_unique<orx_artifact_s>();
+    std::string error;
+    if (!orx::parseArtifact(static_cast<const uint8_t *>(data), size,
+                            artifact->artifact, error))
+      return makeStatus(error);
+    *out = artifact.release();
+    return nullptr;
+  });
+}
+
+void orx_artifact_free(orx_artifact_t *artifact) { delete artifact; }
+
+const char *orx_artifact_entry_name(const orx_artifact_t *artifact) {
+  return artifact ? artifact->artifact.entryName.c_str() : nullptr;
+}
+
+const char *orx_artifact_topology_name(const orx_artifact_t *artifact) {
+  return artifact ? artifact->artifact.topologyName.c_str() : nullptr;
+}
+
+const char *orx_artifact_producer(const orx_artifact_t *artifact) {
+  return artifact ? artifact->artifact.producer.c_str() : nullptr;
+}
+
+size_t orx_artifact_num_devices(const orx_artifact_t *artifact) {
+  return artifact ? artifact->artifact.devices.size() : 0;
+}
+
+const char *orx_artifact_device_name(const orx_artifact_t *artifact,
+                                     size_t device) {
+  if (!artifact || device >= artifact->artifact.devices.size())
+    return nullptr;
+  return artifact->artifact.devices[device].name.c_str();
+}
+
+const char *orx_artifact_device_arch(const orx_artifact_t *artifact,
+                                     size_t device) {
+  if (!artifact || device >= artifact->artifact.devices.size())
+    return nullptr;
+  return artifact->artifact.devices[device].arch.c_str();
+}
+
+size_t orx_artifact_num_memory_spaces(const orx_artifact_t *artifact) {
+  return artifact ? artifact->artifact.memorySpaces.size() : 0;
+}
+
+const char *orx_artifact_memory_space_name(const orx_artifact_t *artifact,
+                                           size_t space) {
+  if (!artifact || space >= artifact->artifact.memorySpaces.size())
+    return nullptr;
+  return artifact->artifact.memorySpaces[space].name.c_str();
+}
+
+uint64_t orx_artifact_memory_space_arena_bytes(const orx_artifact_t *artifact,
+                                               size_t space) {
+  if (!artifact || space >= artifact->artifact.memorySpaces.size())
+    return 0;
+  return artifact->artifact.memorySpaces[space].arenaBytes;
+}
+
+size_t orx_artifact_num_inputs(const orx_artifact_t *artifact) {
+  return artifact ? artifact->artifact.inputs.size() : 0;
+}
+
+size_t orx_artifact_num_outputs(const orx_artifact_t *artifact) {
+  return artifact ? artifact->artifact.outputs.size() : 0;
+}
+
+static orx_status_t tensorInfo(const std::vector<orx::TensorDesc> *tensors,
+                               const char *kind, size_t index,
+                               orx_tensor_info_t *out) {
+  if (!tensors || !out)
+    return makeStatus(std::string("orx_artifact_") + kind +
+                      "_info: null argument");
+  if (index >= tensors->size())
+    return makeStatus(std::string("no ") + kind + " " + std::to_string(index) +
+                      " (the entry has " + std::to_string(tensors->size()) +
+                      ")");
+  const orx::TensorDesc &desc = (*tensors)[index];
+  out->name = desc.name.c_str();
+  out->dtype = static_cast<uint32_t>(desc.dtype);
+  out->rank = desc.shape.size();
+  out->dims = desc.shape.data();
+  out->byte_size = desc.byteSize();
+  return nullptr;
+}
+
+orx_status_t orx_artifact_input_info(const orx_artifact_t *artifact,
+                                     size_t index, orx_tensor_info_t *out) {
+  return guarded([&] {
+    return tensorInfo(artifact ? &artifact->artifact.inputs : nullptr, "input",
+                      index, out);
+  });
+}
+
+orx_status_t orx_artifact_output_info(const orx_artifact_t *artifact,
+                                      size_t index, orx_tensor_info_t *out) {
+  return guarded([&] {
+    return tensorInfo(artifact ? &artifact->artifact.outputs : nullptr,
+                      "output", index, out);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Sessions
+//===----------------------------------------------------------------------===//
+
+orx_status_t orx_session_create(const orx_artifact_t *artifact,
+                                orx_session_t **out) {
+  if (!artifact || !out)
+    return makeStatus("orx_session_create: null argument");
+  *out = nullptr;
+  return guarded([&]() -> orx_status_t {
+    auto session = std::make_unique<orx_session_s>();
+    std::string error;
+    session->impl = orx::Session::create(artifact->artifact, error);
+    if (!session->impl)
+      return makeStatus(error);
+    *out = session.release();
+    return nullptr;
+  });
+}
+
+void orx_session_free(orx_session_t *session) { delete session; }
+
+orx_status_t orx_session_run(orx_session_t *session, const void *const *inputs,
+                             const size_t *input_sizes, size_t num_inputs,
+                             void *const *outputs, const size_t *output_sizes,
+                             size_t num_outputs) {
+  if (!session)
+    return makeStatus("orx_session_run: null session");
+  return guarded([&]() -> orx_status_t {
+    std::string error;
+    if (!session->impl->run(inputs, input_sizes, num_inputs, outputs,
+                            output_sizes, num_outputs, error))
+      return makeStatus(error);
+    return nullptr;
+  });
+}
+
+size_t orx_session_trace_size(const orx_session_t *session) {
+  return session ? session->impl->getTrace().size() : 0;
+}
+
+orx_status_t orx_session_trace_event(const orx_session_t *session, size_t index,
+                                     orx_trace_event_t *out) {
+  if (!session || !out)
+    return makeStatus("orx_session_trace_event: null argument");
+  const std::vector<orx::StepTiming> &trace = session->impl->getTrace();
+  if (index >= trace.size())
+    return makeStatus("no trace event " + std::to_string(index) + " (the " +
+                      "last run traced " + std::to_string(trace.size()) + ")");
+  const orx::PreparedStep &step = session->impl->getSteps()[index];
+  out->name = step.name.c_str();
+  out->kind = static_cast<uint32_t>(step.kind);
+  out->device = step.device;
+  out->start_ns = trace[index].startNs;
+  out->end_ns = trace[index].endNs;
+  out->predicted_start = step.predictedStart;
+  out->predicted_finish = step.predictedFinish;
+  return nullptr;
+}
+
+} // extern "C"

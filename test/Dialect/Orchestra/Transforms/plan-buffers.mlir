@@ -1,0 +1,88 @@
+// RUN: orchestra-opt %s --split-input-file --orchestra-plan-buffers --verify-diagnostics | FileCheck %s
+
+// A chain of launches on one device. A value is live from its definition to
+// its last reader; the reader's own results never share its bytes. %b reuses
+// the argument's bytes (dead after "a"), %c those of %a (dead after "b").
+// Sizes are 64-byte aligned; the result lives to the end.
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    orchestra.arg_offsets = array<i64: 0>
+// CHECK-SAME:    orchestra.plan = {host_dram = {peak = 1024 : i64, total = 1536 : i64}}
+// CHECK:         orchestra.launch "a" {{.*}} {orchestra.offsets = array<i64: 256>}
+// CHECK:         orchestra.launch "b" {{.*}} {orchestra.offsets = array<i64: 0>}
+// CHECK:         orchestra.launch "c" {{.*}} {orchestra.offsets = array<i64: 256>}
+// CHECK:         orchestra.launch "d" {{.*}} {orchestra.offsets = array<i64: 512>}
+module attributes {orchestra.topology = {name = "host", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64, compute_units = 1 : i64}]}} {
+  orchestra.memory_space @host_dram kind = "dram" arch = "x86_64" device_id = 0
+  func.func @main(%x: tensor<64xf32>) -> tensor<128xf32> {
+    %r = orchestra.schedule -> (tensor<128xf32>) {
+      %a = orchestra.launch "a" @k::@a(%x) target = {arch = "x86_64", device_id = 0} : (tensor<64xf32>) -> tensor<64xf32>
+      %b = orchestra.launch "b" @k::@b(%a) target = {arch = "x86_64", device_id = 0} : (tensor<64xf32>) -> tensor<64xf32>
+      %c = orchestra.launch "c" @k::@c(%b) target = {arch = "x86_64", device_id = 0} : (tensor<64xf32>) -> tensor<64xf32>
+      %d = orchestra.launch "d" @k::@d(%c, %b) target = {arch = "x86_64", device_id = 0} : (tensor<64xf32>, tensor<64xf32>) -> tensor<128xf32>
+      orchestra.yield %d : tensor<128xf32>
+    }
+    return %r : tensor<128xf32>
+  }
+  module @k attributes {orchestra.arch = "x86_64", orchestra.kernels = ["a", "b", "c", "d"]} {
+  }
+}
+
+// -----
+
+// Values in two memory spaces are planned separately; a constant lives where
+// its first reader runs, in its own buffer for the whole run.
+
+// CHECK-LABEL: func.func @two_spaces
+// CHECK-SAME:    orchestra.plan = {cpu0_dram = {peak = 64 : i64, total = 128 : i64}, cpu1_dram = {peak = 192 : i64, total = 192 : i64}}
+// CHECK:         arith.constant {orchestra.offsets = array<i64: 0>, orchestra.space = @cpu1_dram} dense<1.000000e+00>
+// CHECK:         orchestra.transfer {{.*}} {orchestra.offsets = array<i64: 64>}
+// CHECK:         orchestra.launch "a" {{.*}} {orchestra.offsets = array<i64: 128>}
+// CHECK:         orchestra.transfer {{.*}} {orchestra.offsets = array<i64: 0>}
+module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64}, {name = "cpu1", arch = "x86_64", device_id = 1 : i64}]}} {
+  orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
+  orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1
+  func.func @two_spaces(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %one = arith.constant dense<1.0> : tensor<4xf32>
+    %r = orchestra.schedule -> (tensor<4xf32>) {
+      %t = orchestra.transfer %x from @cpu0_dram to @cpu1_dram : tensor<4xf32>
+      %a = orchestra.launch "a" @k::@a(%t, %one) target = {arch = "x86_64", device_id = 1} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %back = orchestra.transfer %a from @cpu1_dram to @cpu0_dram : tensor<4xf32>
+      orchestra.yield %back : tensor<4xf32>
+    }
+    return %r : tensor<4xf32>
+  }
+  module @k attributes {orchestra.arch = "x86_64", orchestra.kernels = ["a"]} {
+  }
+}
+
+// -----
+
+// expected-error @below {{the module has no 'orchestra.topology' (run orchestra-place first)}}
+module {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %r = orchestra.schedule -> (tensor<4xf32>) {
+      %t = orchestra.transfer %x from @a to @a : tensor<4xf32>
+      orchestra.yield %t : tensor<4xf32>
+    }
+    return %r : tensor<4xf32>
+  }
+  orchestra.memory_space @a kind = "dram" arch = "x86_64" device_id = 0
+}
+
+// -----
+
+module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64}, {name = "cpu1", arch = "x86_64", device_id = 1 : i64}]}} {
+  orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
+  orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1
+  func.func @missing_transfer(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %r = orchestra.schedule -> (tensor<4xf32>) {
+      // expected-error @below {{reads operand #0 in @cpu1_dram but it lives in @cpu0_dram (insert an orchestra.transfer)}}
+      %a = orchestra.launch "a" @k::@a(%x) target = {arch = "x86_64", device_id = 1} : (tensor<4xf32>) -> tensor<4xf32>
+      orchestra.yield %a : tensor<4xf32>
+    }
+    return %r : tensor<4xf32>
+  }
+  module @k attributes {orchestra.arch = "x86_64", orchestra.kernels = ["a"]} {
+  }
+}

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Inputs and numpy references for the end-to-end tests.
+
+  e2e.py gen DIR NAME:DTYPE:SHAPE...   random inputs DIR/NAME.npy (seeded)
+  e2e.py check PROGRAM IN_DIR OUT_DIR  compare OUT_DIR/output_<i>.npy with
+                                       the numpy reference of PROGRAM
+  e2e.py compare DIR_A DIR_B           compare two runs' outputs
+  e2e.py trace-overlap TRACE           the trace has tasks overlapping in
+                                       time on two devices and transfers
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+RTOL = 1e-4
+ATOL = 1e-4
+
+
+def gen(directory, specs):
+    os.makedirs(directory, exist_ok=True)
+    rng = np.random.default_rng(20261120)
+    for spec in specs:
+        name, dtype, shape = spec.split(":")
+        shape = tuple(int(d) for d in shape.split("x")) if shape else ()
+        if dtype in ("f32", "f64", "f16"):
+            value = rng.uniform(-1.0, 1.0, shape).astype(
+                {"f32": np.float32, "f64": np.float64, "f16": np.float16}[dtype])
+        elif dtype in ("i32", "i64"):
+            value = rng.integers(-100, 100, shape).astype(
+                np.int32 if dtype == "i32" else np.int64)
+        elif dtype == "i1":
+            value = rng.integers(0, 2, shape).astype(np.bool_)
+        else:
+            sys.exit("unknown dtype " + dtype)
+        np.save(os.path.join(directory, name + ".npy"), value)
+
+
+def load(directory, name):
+    return np.load(os.path.join(directory, name + ".npy"))
+
+
+def relu(x):
+    return np.maximum(x, 0)
+
+
+def ref_mlp(i):
+    x = load(i, "x")
+    h = relu(x @ load(i, "w1") + load(i, "b1"))
+    h = relu(h @ load(i, "w2") + load(i, "b2"))
+    return [h @ load(i, "w3") + load(i, "b3")]
+
+
+def ref_conv(i):
+    x, w, b = load(i, "x"), load(i, "w"), load(i, "b")
+    n, h, wd, c = x.shape
+    kh, kw, _, f = w.shape
+    out = np.zeros((n, h - kh + 1, wd - kw + 1, f), np.float64)
+    for dy in range(kh):
+        for dx in range(kw):
+            patch = x[:, dy:dy + out.shape[1], dx:dx + out.shape[2], :]
+            out += np.einsum("nhwc,cf->nhwf", patch, w[dy, dx])
+    return [relu(out + b).astype(np.float32)]
+
+
+def ref_softmax(i):
+    x = load(i, "x").astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return [(e / e.sum(axis=1, keepdims=True)).astype(np.float32)]
+
+
+def ref_layernorm(i):
+    x = load(i, "x").astype(np.float64)
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    y = (x - mean) / np.sqrt(var + 1e-5) * load(i, "gamma") + load(i, "beta")
+    return [y.astype(np.float32)]
+
+
+def ref_reduction(i):
+    x = load(i, "x")
+    return [x.sum(axis=1), x.max(axis=0)]
+
+
+def ref_transpose_reshape(i):
+    x, y = load(i, "x"), load(i, "y")
+    t = np.transpose(x, (2, 0, 1)).reshape(32, 16)
+    return [(t + y).reshape(32, 4, 4) * 2.0]
+
+
+def ref_two_branch(i):
+    x = load(i, "x")
+    a = np.tanh(x @ load(i, "wa")) @ load(i, "wa2")
+    b = relu(x @ load(i, "wb")) @ load(i, "wb2")
+    return [a, b]
+
+
+def ref_dtypes(i):
+    a, b = load(i, "a"), load(i, "b")
+    s = a + b * np.int32(3)
+    gt = s > np.int32(0)
+    picked = np.where(gt, s, -s)
+    wide = load(i, "c").sum(axis=1, dtype=np.int64)
+    h = (load(i, "h") * np.float16(2.0) + np.float16(1.0)).astype(np.float16)
+    return [picked, gt, wide, h]
+
+
+REFERENCES = {
+    name[len("ref_"):]: fn for name, fn in globals().items()
+    if name.startswith("ref_")
+}
+
+
+def compare(expected, actual, what):
+    if expected.shape != actual.shape:
+        sys.exit(f"{what}: shape {actual.shape}, expected {expected.shape}")
+    if expected.dtype != actual.dtype:
+        sys.exit(f"{what}: dtype {actual.dtype}, expected {expected.dtype}")
+    if expected.dtype.kind in "biu":
+        bad = np.count_nonzero(expected != actual)
+        if bad:
+            sys.exit(f"{what}: {bad} of {expected.size} elements differ")
+        return
+    e = expected.astype(np.float64)
+    a = actual.astype(np.float64)
+    tol = 1e-2 if expected.dtype == np.float16 else RTOL
+    if not np.allclose(a, e, rtol=tol, atol=tol if tol > ATOL else ATOL):
+        err = np.max(np.abs(a - e))
+        sys.exit(f"{what}: max abs error {err:.3g} exceeds the tolerance")
+
+
+def check(program, in_dir, out_dir):
+    outputs = REFERENCES[program](in_dir)
+    for k, expected in enumerate(outputs):
+        actual = np.load(os.path.join(out_dir, f"output_{k}.npy"))
+        compare(np.asarray(expected), actual, f"output_{k}")
+    extra = os.path.join(out_dir, f"output_{len(outputs)}.npy")
+    if os.path.exists(extra):
+        sys.exit(f"unexpected {extra}")
+    print(f"{program}: {len(outputs)} output(s) match numpy")
+
+
+def compare_dirs(a_dir, b_dir):
+    k = 0
+    while os.path.exists(os.path.join(a_dir, f"output_{k}.npy")):
+        a = np.load(os.path.join(a_dir, f"output_{k}.npy"))
+        b = np.load(os.path.join(b_dir, f"output_{k}.npy"))
+        compare(a, b, f"output_{k}")
+        k += 1
+    if k == 0:
+        sys.exit("no outputs in " + a_dir)
+    print(f"{k} output(s) agree")
+
+
+def trace_overlap(path):
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    spans = [e for e in events if e.get("ph") == "X"]
+    tasks = [e for e in spans if e.get("cat") == "task"]
+    transfers = [e for e in spans if e.get("cat") == "transfer"]
+    if not transfers:
+        sys.exit("no transfer in the trace")
+    for a in tasks:
+        for b in tasks:
+            if a["tid"] < b["tid"] and a["ts"] < b["ts"] + b["dur"] and \
+                    b["ts"] < a["ts"] + a["dur"]:
+                print(f"overlap: {a['name']} (device {a['tid']}) and "
+                      f"{b['name']} (device {b['tid']}); "
+                      f"{len(transfers)} transfer(s)")
+                return
+    sys.exit("no two tasks on different devices overlap in time")
+
+
+def check_example_mlp(mlir_path, input_path, out_dir):
+    """The README example: weights are the dense constants of the file."""
+    import re
+    with open(mlir_path) as f:
+        text = f.read()
+    consts = re.findall(
+        r'dense<"0x([0-9A-F]+)"> : tensor<([0-9x]+)xf32>', text)
+    arrays = [np.frombuffer(bytes.fromhex(h), "<f4").reshape(
+        [int(d) for d in shape.split("x")]) for h, shape in consts]
+    if len(arrays) != 6:
+        sys.exit(f"expected 6 weight constants, found {len(arrays)}")
+    h = np.load(input_path)
+    for k in range(3):
+        h = h @ arrays[2 * k] + arrays[2 * k + 1]
+        if k < 2:
+            h = relu(h)
+    compare(h.astype(np.float32), np.load(os.path.join(out_dir, "output_0.npy")),
+            "output_0")
+    print("example mlp: output matches numpy")
+
+
+def main():
+    command, args = sys.argv[1], sys.argv[2:]
+    if command == "gen":
+        gen(args[0], args[1:])
+    elif command == "check":
+        check(*args)
+    elif command == "compare":
+        compare_dirs(*args)
+    elif command == "check-example-mlp":
+        check_example_mlp(*args)
+    elif command == "trace-overlap":
+        trace_overlap(*args)
+    else:
+        sys.exit("unknown command " + command)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+//===- Npy.h - Reading and writing NumPy .npy files -------------*- C++ -*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// The subset of the .npy format (versions 1.0, 2.0 and 3.0) orchestra-run
+// needs: C-order arrays of little-endian numbers and booleans.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_RUN_NPY_H
+#define ORCHESTRA_RUN_NPY_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace orchestra::npy {
+
+/// The element types of .npy files orchestra-run reads and writes, named like
+/// the artifact's element types.
+enum class ElementType { F32, F64, F16, Bool, I8, I16, I32, I64, U8, U16 };
+
+/// "f32", "f64", "f16", "i1" (bool), "i8", "i16", "i32", "i64", "u8", "u16".
+llvm::StringRef getElementTypeName(ElementType type);
+size_t getElementTypeSize(ElementType type);
+
+/// A C-order array.
+struct Array {
+  ElementType type = ElementType::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+};
+
+/// Parses the contents of a .npy file. Errors say what is malformed.
+llvm::Expected<Array> parse(llvm::StringRef bytes);
+
+/// Serialises `array` as a version 1.0 .npy file (2.0 when the header needs
+/// it).
+std::string serialize(const Array &array);
+
+/// Reads the .npy file at `path`; errors name the file.
+llvm::Expected<Array> readFile(llvm::StringRef path);
+
+/// Writes `array` to `path`.
+llvm::Error writeFile(llvm::StringRef path, const Array &array);
+
+} // namespace orchestra::npy
+
+#endif // ORCHESTRA_RUN_NPY_H

@@ -1,0 +1,468 @@
+//===- RuntimeTest.cpp - Tests of the runtime C API -----------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestArtifacts.h"
+
+#include "orchestra_rt/orchestra_rt.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace orx;
+using namespace orx::test;
+
+namespace {
+
+struct StatusDeleter {
+  void operator()(orx_status_s *status) const { orx_status_free(status); }
+};
+struct ArtifactDeleter {
+  void operator()(orx_artifact_t *artifact) const {
+    orx_artifact_free(artifact);
+  }
+};
+struct SessionDeleter {
+  void operator()(orx_session_t *session) const { orx_session_free(session); }
+};
+using Status = std::unique_ptr<orx_status_s, StatusDeleter>;
+using ArtifactPtr = std::unique_ptr<orx_artifact_t, ArtifactDeleter>;
+using SessionPtr = std::unique_ptr<orx_session_t, SessionDeleter>;
+
+std::string message(const Status &status) {
+  return status ? orx_status_message(status.get()) : "";
+}
+
+/// Loads `artifact` through the C API; fails the test on error.
+ArtifactPtr load(const Artifact &artifact) {
+  std::vector<uint8_t> bytes = serializeArtifact(artifact);
+  orx_artifact_t *raw = nullptr;
+  Status status{orx_artifact_load_memory(bytes.data(), bytes.size(), &raw)};
+  EXPECT_FALSE(status) << message(status);
+  return ArtifactPtr(raw);
+}
+
+/// Creates a session for `artifact`; fails the test on error.
+SessionPtr createSession(const Artifact &artifact) {
+  ArtifactPtr loaded = load(artifact);
+  if (!loaded)
+    return nullptr;
+  orx_session_t *raw = nullptr;
+  Status status{orx_session_create(loaded.get(), &raw)};
+  EXPECT_FALSE(status) << message(status);
+  // The session does not need the artifact any more.
+  return SessionPtr(raw);
+}
+
+/// Returns the error of creating a session for `artifact`.
+std::string sessionError(const Artifact &artifact) {
+  ArtifactPtr loaded = load(artifact);
+  if (!loaded)
+    return "artifact did not load";
+  orx_session_t *raw = nullptr;
+  Status status{orx_session_create(loaded.get(), &raw)};
+  EXPECT_EQ(raw, nullptr);
+  orx_session_free(raw);
+  EXPECT_TRUE(status);
+  return message(status);
+}
+
+std::vector<float> iota(float start) {
+  std::vector<float> values(kVectorLength);
+  for (size_t i = 0; i < kVectorLength; ++i)
+    values[i] = start + static_cast<float>(i);
+  return values;
+}
+
+/// Runs a session whose inputs and outputs are all f32 vectors.
+Status runVectors(orx_session_t *session,
+                  const std::vector<std::vector<float>> &inputs,
+                  std::vector<std::vector<float>> &outputs) {
+  std::vector<const void *> inputData;
+  std::vector<size_t> inputSizes;
+  for (const std::vector<float> &input : inputs) {
+    inputData.push_back(input.data());
+    inputSizes.push_back(input.size() * sizeof(float));
+  }
+  std::vector<void *> outputData;
+  std::vector<size_t> outputSizes;
+  for (std::vector<float> &output : outputs) {
+    outputData.push_back(output.data());
+    outputSizes.push_back(output.size() * sizeof(float));
+  }
+  return Status(orx_session_run(session, inputData.data(), inputSizes.data(),
+                                inputData.size(), outputData.data(),
+                                outputSizes.data(), outputData.size()));
+}
+
+std::vector<orx_trace_event_t> getTrace(orx_session_t *session) {
+  std::vector<orx_trace_event_t> events(orx_session_trace_size(session));
+  for (size_t i = 0; i < events.size(); ++i) {
+    Status status{orx_session_trace_event(session, i, &events[i])};
+    EXPECT_FALSE(status) << message(status);
+  }
+  return events;
+}
+
+TEST(RuntimeTest, Introspection) {
+  ArtifactPtr artifact = load(makeTwoDeviceArtifact());
+  ASSERT_TRUE(artifact);
+  EXPECT_STREQ(orx_artifact_entry_name(artifact.get()), "two_device");
+  EXPECT_STREQ(orx_artifact_topology_name(artifact.get()), "two-cpu");
+  EXPECT_STREQ(orx_artifact_producer(artifact.get()), "runtime unit tests");
+  ASSERT_EQ(orx_artifact_num_devices(artifact.get()), 2u);
+  EXPECT_STREQ(orx_artifact_device_name(artifact.get(), 1), "cpu1");
+  EXPECT_STREQ(orx_artifact_device_arch(artifact.get(), 0), getTestHostArch());
+  EXPECT_EQ(orx_artifact_device_name(artifact.get(), 2), nullptr);
+  ASSERT_EQ(orx_artifact_num_memory_spaces(artifact.get()), 2u);
+  EXPECT_STREQ(orx_artifact_memory_space_name(artifact.get(), 1), "cpu1_dram");
+  EXPECT_EQ(orx_artifact_memory_space_arena_bytes(artifact.get(), 0),
+            3 * kVectorBytes);
+  EXPECT_EQ(orx_artifact_memory_space_arena_bytes(artifact.get(), 2), 0u);
+  ASSERT_EQ(orx_artifact_num_inputs(artifact.get()), 1u);
+  ASSERT_EQ(orx_artifact_num_outputs(artifact.get()), 1u);
+
+  orx_tensor_info_t info;
+  Status status{orx_artifact_input_info(artifact.get(), 0, &info)};
+  ASSERT_FALSE(status) << message(status);
+  EXPECT_STREQ(info.name, "a");
+  EXPECT_EQ(info.dtype, static_cast<uint32_t>(ORX_DTYPE_F32));
+  ASSERT_EQ(info.rank, 1u);
+  EXPECT_EQ(info.dims[0], 16);
+  EXPECT_EQ(info.byte_size, kVectorBytes);
+  status.reset(orx_artifact_output_info(artifact.get(), 0, &info));
+  ASSERT_FALSE(status) << message(status);
+  EXPECT_STREQ(info.name, "d");
+  status.reset(orx_artifact_output_info(artifact.get(), 1, &info));
+  EXPECT_EQ(message(status), "no output 1 (the entry has 1)");
+
+  EXPECT_STREQ(orx_dtype_name(ORX_DTYPE_BF16), "bf16");
+  EXPECT_EQ(orx_dtype_size(ORX_DTYPE_I64), 8u);
+  EXPECT_EQ(orx_dtype_name(77), nullptr);
+  EXPECT_EQ(orx_dtype_size(77), 0u);
+}
+
+TEST(RuntimeTest, NullArgumentsAreErrors) {
+  orx_artifact_t *artifact = nullptr;
+  Status status{orx_artifact_load_file(nullptr, &artifact)};
+  EXPECT_TRUE(status);
+  status.reset(orx_artifact_load_memory(nullptr, 4, &artifact));
+  EXPECT_TRUE(status);
+  orx_session_t *session = nullptr;
+  status.reset(orx_session_create(nullptr, &session));
+  EXPECT_TRUE(status);
+  status.reset(
+      orx_session_run(nullptr, nullptr, nullptr, 0, nullptr, nullptr, 0));
+  EXPECT_TRUE(status);
+  EXPECT_STREQ(orx_status_message(nullptr), "");
+  orx_status_free(nullptr);
+  orx_artifact_free(nullptr);
+  orx_session_free(nullptr);
+  EXPECT_EQ(orx_session_trace_size(nullptr), 0u);
+  EXPECT_EQ(orx_artifact_num_inputs(nullptr), 0u);
+}
+
+TEST(RuntimeTest, LoadErrors) {
+  orx_artifact_t *artifact = nullptr;
+  Status status{orx_artifact_load_file("/nonexistent/model.orcx", &artifact)};
+  EXPECT_EQ(artifact, nullptr);
+  EXPECT_NE(message(status).find("cannot open '/nonexistent/model.orcx'"),
+            std::string::npos)
+      << message(status);
+
+  std::vector<uint8_t> bytes = serializeArtifact(makeAddArtifact());
+  status.reset(orx_artifact_load_memory(bytes.data(), 100, &artifact));
+  EXPECT_EQ(artifact, nullptr);
+  EXPECT_NE(message(status).find("artifact is truncated"), std::string::npos)
+      << message(status);
+}
+
+TEST(RuntimeTest, LoadFile) {
+  std::string path = ::testing::TempDir() + "orx-runtime-test.orcx";
+  std::string error;
+  ASSERT_TRUE(writeArtifactFile(path, makeAddArtifact(), error)) << error;
+  orx_artifact_t *raw = nullptr;
+  Status status{orx_artifact_load_file(path.c_str(), &raw)};
+  ArtifactPtr artifact(raw);
+  std::remove(path.c_str());
+  ASSERT_FALSE(status) << message(status);
+  EXPECT_STREQ(orx_artifact_entry_name(artifact.get()), "add");
+}
+
+TEST(RuntimeTest, SingleDevice) {
+  SessionPtr session = createSession(makeAddArtifact());
+  ASSERT_TRUE(session);
+  EXPECT_EQ(orx_session_trace_size(session.get()), 0u);
+  std::vector<std::vector<float>> outputs = {std::vector<float>(16)};
+  Status status = runVectors(session.get(), {iota(0), iota(100)}, outputs);
+  ASSERT_FALSE(status) << message(status);
+  for (size_t i = 0; i < kVectorLength; ++i)
+    EXPECT_EQ(outputs[0][i], 100.0f + 2.0f * i);
+
+  // The session is reused with new inputs.
+  status = runVectors(session.get(), {iota(1), iota(1)}, outputs);
+  ASSERT_FALSE(status) << message(status);
+  for (size_t i = 0; i < kVectorLength; ++i)
+    EXPECT_EQ(outputs[0][i], 2.0f + 2.0f * i);
+
+  std::vector<orx_trace_event_t> trace = getTrace(session.get());
+  ASSERT_EQ(trace.size(), 1u);
+  EXPECT_STREQ(trace[0].name, "add");
+  EXPECT_EQ(trace[0].kind, static_cast<uint32_t>(ORX_STEP_LAUNCH));
+  EXPECT_EQ(trace[0].device, 0u);
+  EXPECT_LE(trace[0].start_ns, trace[0].end_ns);
+  EXPECT_EQ(trace[0].predicted_start, 0);
+  EXPECT_EQ(trace[0].predicted_finish, 1e-6);
+  orx_trace_event_t event;
+  Status outOfRange{orx_session_trace_event(session.get(), 1, &event)};
+  EXPECT_EQ(message(outOfRange), "no trace event 1 (the last run traced 1)");
+}
+
+TEST(RuntimeTest, TwoDevicesWithCopyAndConstant) {
+  SessionPtr session = createSession(makeTwoDeviceArtifact());
+  ASSERT_TRUE(session);
+  std::vector<std::vector<float>> outputs = {std::vector<float>(16)};
+  for (int run = 0; run < 3; ++run) {
+    Status status = runVectors(session.get(), {iota(10.0f * run)}, outputs);
+    ASSERT_FALSE(status) << message(status);
+    // d = 2 * (a + b) with b = 1, 2, 3, ...
+    for (size_t i = 0; i < kVectorLength; ++i)
+      EXPECT_EQ(outputs[0][i], 2.0f * (10.0f * run + i + (i + 1)));
+  }
+  std::vector<orx_trace_event_t> trace = getTrace(session.get());
+  ASSERT_EQ(trace.size(), 3u);
+  EXPECT_STREQ(trace[1].name, "c_to_cpu1");
+  EXPECT_EQ(trace[1].kind, static_cast<uint32_t>(ORX_STEP_COPY));
+  EXPECT_EQ(trace[1].device, 0u);
+  EXPECT_EQ(trace[2].device, 1u);
+  EXPECT_LT(trace[1].predicted_start, 0);
+  // Each step starts after its dependency finished.
+  EXPECT_GE(trace[1].start_ns, trace[0].end_ns);
+  EXPECT_GE(trace[2].start_ns, trace[1].end_ns);
+}
+
+TEST(RuntimeTest, CopyOnlyPlan) {
+  SessionPtr session = createSession(makeCopyArtifact());
+  ASSERT_TRUE(session);
+  std::vector<float> x = {1.5f, -2, 3, 4, 5, 6.25f};
+  std::vector<float> y(6);
+  std::vector<int32_t> k(4);
+  const void *inputs[] = {x.data()};
+  size_t inputSizes[] = {24};
+  void *outputs[] = {y.data(), k.data()};
+  size_t outputSizes[] = {24, 16};
+  Status status{orx_session_run(session.get(), inputs, inputSizes, 1, outputs,
+                                outputSizes, 2)};
+  ASSERT_FALSE(status) << message(status);
+  EXPECT_EQ(y, x);
+  EXPECT_EQ(k, (std::vector<int32_t>{1, 2, 3, 4}));
+}
+
+TEST(RuntimeTest, EmptyPlan) {
+  Artifact artifact;
+  artifact.entryName = "empty";
+  SessionPtr session = createSession(artifact);
+  ASSERT_TRUE(session);
+  Status status{
+      orx_session_run(session.get(), nullptr, nullptr, 0, nullptr, nullptr, 0)};
+  EXPECT_FALSE(status) << message(status);
+  EXPECT_EQ(orx_session_trace_size(session.get()), 0u);
+}
+
+TEST(RuntimeTest, WrongInputsAreErrors) {
+  SessionPtr session = createSession(makeAddArtifact());
+  ASSERT_TRUE(session);
+  std::vector<std::vector<float>> outputs = {std::vector<float>(16)};
+  Status status = runVectors(session.get(), {iota(0)}, outputs);
+  EXPECT_EQ(message(status), "expected 2 inputs, got 1");
+
+  std::vector<float> shortInput(15);
+  status = runVectors(session.get(), {iota(0), shortInput}, outputs);
+  EXPECT_EQ(message(status),
+            "input 1 'b' (f32[16]): expected 64 bytes, got 60");
+
+  std::vector<std::vector<float>> shortOutputs = {std::vector<float>(8)};
+  status = runVectors(session.get(), {iota(0), iota(0)}, shortOutputs);
+  EXPECT_EQ(message(status),
+            "output 0 'c' (f32[16]): expected 64 bytes, got 32");
+
+  std::vector<std::vector<float>> noOutputs;
+  status = runVectors(session.get(), {iota(0), iota(0)}, noOutputs);
+  EXPECT_EQ(message(status), "expected 1 outputs, got 0");
+
+  const void *inputs[] = {nullptr, nullptr};
+  size_t sizes[] = {64, 64};
+  float out[16];
+  void *outputsData[] = {out};
+  size_t outputSizes[] = {64};
+  status.reset(orx_session_run(session.get(), inputs, sizes, 2, outputsData,
+                               outputSizes, 1));
+  EXPECT_EQ(message(status), "input 0 'a' (f32[16]) is null");
+}
+
+TEST(RuntimeTest, MissingKernelSymbol) {
+  Artifact artifact = makeAddArtifact();
+  artifact.kernels[0].symbol = "no_such_kernel";
+  EXPECT_EQ(sessionError(artifact),
+            "kernel 'no_such_kernel' is not defined in kernel binary 0");
+}
+
+TEST(RuntimeTest, WrongArch) {
+  Artifact artifact = makeAddArtifact();
+  artifact.binaries[0].arch = getOtherArch();
+  EXPECT_EQ(sessionError(artifact),
+            std::string("kernel binary 0 is for arch '") + getOtherArch() +
+                "', this machine is '" + getTestHostArch() + "'");
+}
+
+TEST(RuntimeTest, MissingCpuFeature) {
+  Artifact artifact = makeAddArtifact();
+  artifact.binaries[0].requiredFeatures = {"nonexistent_feature", "-avx512f",
+                                           "other.missing"};
+  EXPECT_EQ(sessionError(artifact),
+            "kernel binary 0 needs CPU features this machine lacks: "
+            "nonexistent_feature, other.missing");
+}
+
+#if defined(__x86_64__)
+TEST(RuntimeTest, BaselineCpuFeaturesAreFound) {
+  // Every x86-64 machine has these, in LLVM's spelling.
+  Artifact artifact = makeAddArtifact();
+  artifact.binaries[0].requiredFeatures = {"sse2", "+sse", "64bit", "cx8",
+                                           "fxsr"};
+  SessionPtr session = createSession(artifact);
+  EXPECT_TRUE(session);
+}
+#endif
+
+TEST(RuntimeTest, UnsupportedFormat) {
+  Artifact artifact = makeAddArtifact();
+  artifact.binaries[0].format = "cubin";
+  EXPECT_EQ(sessionError(artifact),
+            "kernel binary 0 has format 'cubin'; this runtime loads only "
+            "'elf-shared-object'");
+}
+
+TEST(RuntimeTest, GarbageBinary) {
+  Artifact artifact = makeAddArtifact();
+  artifact.binaries[0].data = {'n', 'o', 't', ' ', 'E', 'L', 'F'};
+  std::string error = sessionError(artifact);
+  EXPECT_NE(error.find("kernel binary 0 (7 bytes) cannot be loaded: "),
+            std::string::npos)
+      << error;
+}
+
+TEST(RuntimeTest, UnusedBinariesAreNotLoaded) {
+  Artifact artifact = makeAddArtifact();
+  artifact.binaries.push_back({getOtherArch(), "elf-shared-object", {1}, {}});
+  SessionPtr session = createSession(artifact);
+  EXPECT_TRUE(session);
+}
+
+TEST(RuntimeTest, HugeArenaIsAnError) {
+  Artifact artifact = makeCopyArtifact();
+  artifact.memorySpaces[0].arenaBytes = ~0ull;
+  std::string error = sessionError(artifact);
+  EXPECT_NE(error.find("cannot allocate the 18446744073709551615-byte arena "
+                       "of memory space 'cpu0_dram'"),
+            std::string::npos)
+      << error;
+  // More than any address space.
+  artifact.memorySpaces[0].arenaBytes = 1ull << 62;
+  error = sessionError(artifact);
+  EXPECT_NE(error.find("cannot allocate the 4611686018427387904-byte arena"),
+            std::string::npos)
+      << error;
+}
+
+TEST(RuntimeTest, DevicesRunConcurrently) {
+  SessionPtr session = createSession(makeConcurrentArtifact());
+  ASSERT_TRUE(session);
+  std::vector<std::vector<float>> outputs = {std::vector<float>(16),
+                                             std::vector<float>(16)};
+  Status status = runVectors(session.get(), {iota(0), iota(50)}, outputs);
+  ASSERT_FALSE(status) << message(status);
+  EXPECT_EQ(outputs[0], iota(0));
+  EXPECT_EQ(outputs[1], iota(50));
+  std::vector<orx_trace_event_t> trace = getTrace(session.get());
+  ASSERT_EQ(trace.size(), 2u);
+  EXPECT_EQ(trace[0].device, 0u);
+  EXPECT_EQ(trace[1].device, 1u);
+  for (const orx_trace_event_t &event : trace)
+    EXPECT_GE(event.end_ns - event.start_ns, 50u * 1000 * 1000);
+  // The two 50 ms intervals overlap.
+  EXPECT_LT(std::max(trace[0].start_ns, trace[1].start_ns),
+            std::min(trace[0].end_ns, trace[1].end_ns));
+}
+
+TEST(RuntimeTest, DependenciesOrderDevices) {
+  // The same plan with step 1 waiting for step 0: no overlap.
+  Artifact artifact = makeConcurrentArtifact();
+  artifact.steps[1].deps = {0};
+  SessionPtr session = createSession(artifact);
+  ASSERT_TRUE(session);
+  std::vector<std::vector<float>> outputs = {std::vector<float>(16),
+                                             std::vector<float>(16)};
+  Status status = runVectors(session.get(), {iota(0), iota(50)}, outputs);
+  ASSERT_FALSE(status) << message(status);
+  std::vector<orx_trace_event_t> trace = getTrace(session.get());
+  ASSERT_EQ(trace.size(), 2u);
+  EXPECT_GE(trace[1].start_ns, trace[0].end_ns);
+}
+
+TEST(RuntimeTest, ManySessionsAndRuns) {
+  // Sessions load their own copy of the kernels; freeing one leaves the
+  // others working, and later sessions load afresh.
+  ArtifactPtr artifact = load(makeTwoDeviceArtifact());
+  ASSERT_TRUE(artifact);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<SessionPtr> sessions;
+    for (int i = 0; i < 3; ++i) {
+      orx_session_t *raw = nullptr;
+      Status status{orx_session_create(artifact.get(), &raw)};
+      ASSERT_FALSE(status) << message(status);
+      sessions.emplace_back(raw);
+    }
+    sessions.erase(sessions.begin());
+    std::vector<std::thread> threads;
+    for (SessionPtr &session : sessions) {
+      threads.emplace_back([&session] {
+        std::vector<std::vector<float>> outputs = {std::vector<float>(16)};
+        for (int run = 0; run < 20; ++run) {
+          Status status = runVectors(session.get(), {iota(1)}, outputs);
+          ASSERT_FALSE(status) << message(status);
+          EXPECT_EQ(outputs[0][0], 4.0f);
+        }
+      });
+    }
+    for (std::thread &thread : threads)
+      thread.join();
+  }
+}
+
+TEST(RuntimeTest, SessionOutlivesArtifact) {
+  ArtifactPtr artifact = load(makeAddArtifact());
+  ASSERT_TRUE(artifact);
+  orx_session_t *raw = nullptr;
+  Status status{orx_session_create(artifact.get(), &raw)};
+  ASSERT_FALSE(status) << message(status);
+  SessionPtr session(raw);
+  artifact.reset();
+  std::vector<std::vector<float>> outputs = {std::vector<float>(16)};
+  status = runVectors(session.get(), {iota(0), iota(0)}, outputs);
+  ASSERT_FALSE(status) << message(status);
+  EXPECT_EQ(outputs[0][3], 6.0f);
+  std::vector<orx_trace_event_t> trace = getTrace(session.get());
+  ASSERT_EQ(trace.size(), 1u);
+  EXPECT_STREQ(trace[0].name, "add");
+}
+
+} // namespace
