@@ -8,6 +8,8 @@ PACKAGES=(
   cmake ninja-build g++ clang-format clang-tidy
   # LLVM/MLIR 22 (CMake config under /usr/lib/llvm-22/lib/cmake/mlir; lit + FileCheck in tools).
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 lld-22
+  # OpenMP runtime the CPU kernels run their parallel loops on.
+  libomp-22-dev
   # Sanitizer runtimes for ORCHESTRA_ENABLE_SANITIZERS builds.
   libclang-rt-22-dev
   # Unit tests.

@@ -199,6 +199,12 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  if (emit == EmitKind::Artifact && outputFilename == "-") {
+    llvm::errs() << "orchestra-compile: error: an artifact needs an output "
+                    "file (-o FILE.orcx)\n";
+    return 1;
+  }
+
   DialectRegistry registry;
   orchestra::registerAllDialectsAndExtensions(registry);
   MLIRContext context(registry);
@@ -245,11 +251,6 @@ int main(int argc, char **argv) {
   FailureOr<orx::Artifact> artifact = buildArtifact(*module, entry);
   if (failed(artifact))
     return 1;
-  if (outputFilename == "-") {
-    llvm::errs() << "orchestra-compile: error: an artifact needs an output "
-                    "file (-o FILE.orcx)\n";
-    return 1;
-  }
   std::string writeError;
   if (!orx::writeArtifactFile(outputFilename, *artifact, writeError)) {
     llvm::errs() << "orchestra-compile: error: " << writeError << "\n";

@@ -423,6 +423,7 @@ void PlacePass::runOnOperation() {
   }
   if (failed(declareTopology(module, *topo)))
     return signalPassFailure();
+  func->setAttr("orchestra.entry", UnitAttr::get(&getContext()));
   FailureOr<SmallVector<PlacementDevice>> devicesOr = getDevices(module, *topo);
   if (failed(devicesOr))
     return signalPassFailure();

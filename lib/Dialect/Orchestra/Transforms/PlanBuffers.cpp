@@ -275,6 +275,20 @@ void PlanBuffersPass::runOnOperation() {
   for (auto func : module.getOps<func::FuncOp>()) {
     SmallVector<ScheduleOp> schedules;
     func.walk([&](ScheduleOp schedule) { schedules.push_back(schedule); });
+    if (schedules.empty() && func->hasAttr("orchestra.entry") &&
+        func.getBody().hasOneBlock()) {
+      // An entry whose schedule did no work was folded away by
+      // canonicalization; the plan still needs one (it copies inputs or
+      // constants to the outputs).
+      Operation *ret = func.getBody().front().getTerminator();
+      OpBuilder builder(ret);
+      auto schedule =
+          ScheduleOp::create(builder, ret->getLoc(), ret->getOperandTypes());
+      builder.createBlock(&schedule.getBody());
+      YieldOp::create(builder, ret->getLoc(), ret->getOperands());
+      ret->setOperands(schedule.getResults());
+      schedules.push_back(schedule);
+    }
     if (schedules.empty())
       continue;
     if (schedules.size() != 1 ||

@@ -96,8 +96,8 @@ def Place : Pass<"orchestra-place", "::mlir::ModuleOp"> {
     must work on ranked, static-shaped tensors with value semantics. The pass
 
     1. declares one `orchestra.memory_space` per memory space of the
-       topology and records the topology on the module
-       (`orchestra.topology`);
+       topology, records the topology on the module (`orchestra.topology`)
+       and marks the entry function (`orchestra.entry`);
     2. groups the ops into *fusion groups*: an anchor (a structured op with
        a reduction loop: matmul, convolution, pooling, a reduction) takes its
        elementwise producers whose result it alone uses and its elementwise
@@ -170,6 +170,10 @@ def PlanBuffers : Pass<"orchestra-plan-buffers", "::mlir::ModuleOp"> {
     order, a value is live from its definition to its last use (results of
     the schedule and constants: to the end); values whose lifetimes do not
     overlap share memory (first-fit on 64-byte aligned offsets).
+
+    An entry function (`orchestra.entry`) whose schedule was folded away
+    because it did no work gets an empty schedule again: its plan only
+    copies inputs or constants to the outputs.
 
     Results are recorded as attributes: `orchestra.offsets` (one offset per
     result) on every defining op, `orchestra.arg_offsets` on the function,
