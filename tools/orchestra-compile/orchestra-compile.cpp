@@ -209,6 +209,9 @@ int main(int argc, char **argv) {
   orchestra::registerAllDialectsAndExtensions(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics name the op and its location; dumping whole kernel modules
+  // with every error buries the message.
+  context.printOpOnDiagnostic(false);
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =

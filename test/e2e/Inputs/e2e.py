@@ -107,6 +107,27 @@ def ref_dtypes(i):
     return [picked, gt, wide, h]
 
 
+def ref_data_movement(i):
+    x, y, img, v = load(i, "x"), load(i, "y"), load(i, "img"), load(i, "v")
+    pool = img.reshape(1, 4, 2, 4, 2, 3).max(axis=(2, 4))
+    return [x @ y, pool, np.array(v.sum()), x, np.pad(v, 1),
+            np.concatenate([v, v])]
+
+
+def ref_mixed_ops(i):
+    img, w, a, b = load(i, "img"), load(i, "w"), load(i, "a"), load(i, "b")
+    ia, ib, r = load(i, "ia"), load(i, "ib"), load(i, "r")
+    conv = np.zeros((1, 7, 7, 5), np.float64)
+    for dy in range(3):
+        for dx in range(3):
+            conv += np.einsum("nhwc,cf->nhwf", img[:, dy:dy + 7, dx:dx + 7, :],
+                              w[dy, dx])
+    mm = a @ b
+    idx = (np.broadcast_to(r[:, None], (13, 7)) +
+           np.add.outer(np.arange(13), np.arange(7))).astype(np.float32)
+    return [conv.astype(np.float32), mm, ia @ ib, idx, mm[2:6, 1:6], mm, r]
+
+
 REFERENCES = {
     name[len("ref_"):]: fn for name, fn in globals().items()
     if name.startswith("ref_")

@@ -19,6 +19,9 @@ class OpenMPDialect;
 namespace LLVM {
 class LLVMDialect;
 } // namespace LLVM
+namespace linalg {
+class LinalgDialect;
+} // namespace linalg
 
 namespace orchestra::cpu {
 

@@ -27,6 +27,20 @@ def CPUSetNumThreads : Pass<"orchestra-cpu-set-num-threads",
   ];
 }
 
+def CPUExpandStridedCopies : Pass<"orchestra-cpu-expand-strided-copies",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Turn copies between non-identity memrefs into linalg.copy";
+  let description = [{
+    Stage 7 for `x86_64`, before loops are lowered. The LLVM lowering of a
+    `memref.copy` whose source or target is not in the identity layout (a
+    strided slice) calls `memrefCopy` from MLIR's C runner utilities, a
+    library kernels must not depend on. This pass rewrites those copies as
+    `linalg.copy`, which `convert-linalg-to-loops` turns into plain loops;
+    copies between identity layouts stay `memref.copy` (a `memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def CPUKernelABI : Pass<"orchestra-cpu-kernel-abi", "::mlir::ModuleOp"> {
   let summary = "Wrap every kernel in the runtime's calling convention";
   let description = [{
