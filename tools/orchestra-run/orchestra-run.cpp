@@ -14,7 +14,7 @@
 
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Topology/Topology.h"
-#include "orchestra_rt/orchestra_rt.h"
+#include "orchestra_rt/orchestra_rt.hpp"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -84,20 +84,9 @@ static llvm::Error makeError(const llvm::Twine &message) {
 }
 
 namespace {
-struct StatusDeleter {
-  void operator()(orx_status_s *status) const { orx_status_free(status); }
-};
-struct ArtifactDeleter {
-  void operator()(orx_artifact_t *artifact) const {
-    orx_artifact_free(artifact);
-  }
-};
-struct SessionDeleter {
-  void operator()(orx_session_t *session) const { orx_session_free(session); }
-};
-using Status = std::unique_ptr<orx_status_s, StatusDeleter>;
-using Artifact = std::unique_ptr<orx_artifact_t, ArtifactDeleter>;
-using Session = std::unique_ptr<orx_session_t, SessionDeleter>;
+using Status = orx::StatusPtr;
+using Artifact = orx::ArtifactPtr;
+using Session = orx::SessionPtr;
 
 /// An input or output of the artifact's entry.
 struct TensorInfo {

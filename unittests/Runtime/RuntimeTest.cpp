@@ -6,7 +6,7 @@
 
 #include "TestArtifacts.h"
 
-#include "orchestra_rt/orchestra_rt.h"
+#include "orchestra_rt/orchestra_rt.hpp"
 
 #include "gtest/gtest.h"
 
@@ -22,20 +22,7 @@ using namespace orx::test;
 
 namespace {
 
-struct StatusDeleter {
-  void operator()(orx_status_s *status) const { orx_status_free(status); }
-};
-struct ArtifactDeleter {
-  void operator()(orx_artifact_t *artifact) const {
-    orx_artifact_free(artifact);
-  }
-};
-struct SessionDeleter {
-  void operator()(orx_session_t *session) const { orx_session_free(session); }
-};
-using Status = std::unique_ptr<orx_status_s, StatusDeleter>;
-using ArtifactPtr = std::unique_ptr<orx_artifact_t, ArtifactDeleter>;
-using SessionPtr = std::unique_ptr<orx_session_t, SessionDeleter>;
+using Status = orx::StatusPtr;
 
 std::string message(const Status &status) {
   return status ? orx_status_message(status.get()) : "";
