@@ -394,6 +394,13 @@ LogicalResult TaskOp::verifyRegions() {
 // LaunchOp
 //===----------------------------------------------------------------------===//
 
+Type mlir::orchestra::getKernelABIType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (tensor && tensor.getElementType().isInteger(1))
+    return tensor.clone(IntegerType::get(type.getContext(), 8));
+  return type;
+}
+
 StringRef LaunchOp::getArch() {
   return cast<StringAttr>(getTarget().get(TargetRegistry::kArchKey)).getValue();
 }
@@ -451,17 +458,10 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                          << fn->getName() << "', not a function";
   // The signature is only comparable while the kernel is on tensors; after
   // bufferization it takes output buffers and returns nothing.
-  // Tensors of i1 cross the kernel boundary as i8.
-  auto abiType = [](Type t) -> Type {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    if (tensor && tensor.getElementType().isInteger(1))
-      return tensor.clone(IntegerType::get(t.getContext(), 8));
-    return t;
-  };
   auto matches = [&](TypeRange kernelTypes, TypeRange launchTypes) {
     return kernelTypes.size() == launchTypes.size() &&
            llvm::all_of(llvm::zip(kernelTypes, launchTypes), [&](auto pair) {
-             return std::get<0>(pair) == abiType(std::get<1>(pair));
+             return std::get<0>(pair) == getKernelABIType(std::get<1>(pair));
            });
   };
   auto type = dyn_cast<FunctionType>(func.getFunctionType());

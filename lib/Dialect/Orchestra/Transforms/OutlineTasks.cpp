@@ -25,16 +25,6 @@ using namespace mlir::orchestra;
 
 namespace {
 
-/// The type a kernel takes or returns for a task value: tensors of i1 are
-/// passed as i8 (one byte per element in memory, whatever the vector code
-/// inside the kernel does with them).
-Type getKernelABIType(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (tensor && tensor.getElementType().isInteger(1))
-    return tensor.clone(IntegerType::get(type.getContext(), 8));
-  return type;
-}
-
 /// Converts every element of the tensor `value` to `elementType` (i1 <-> i8).
 Value convertElements(OpBuilder &builder, Location loc, Value value,
                       Type elementType) {

@@ -13,6 +13,7 @@
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/EntryFunction.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Topology/Topology.h"
 
@@ -74,11 +75,14 @@ int64_t numElements(Type type) {
   return shaped.getNumElements();
 }
 
+/// Bytes of a value for the estimates: its buffer size for static tensors,
+/// one 8-byte word for anything else (scalars, index).
 int64_t byteSize(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
-  Type element = shaped ? shaped.getElementType() : type;
-  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
-  return numElements(type) * std::max<int64_t>(1, (bits + 7) / 8);
+  if (shaped && shaped.hasStaticShape() &&
+      shaped.getElementType().isIntOrFloat())
+    return getBufferSize(type);
+  return 8;
 }
 
 /// Arithmetic work of one op, for the placement estimate: iterations times

@@ -23,4 +23,12 @@ class YieldOp;
 #define GET_OP_CLASSES
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h.inc"
 
+namespace mlir::orchestra {
+/// The type in which a kernel takes or returns a task value of type `type`:
+/// tensors of i1 cross kernel boundaries as tensors of i8 (one byte per
+/// element, whatever the vector code inside the kernel does with i1); every
+/// other type is unchanged.
+Type getKernelABIType(Type type);
+} // namespace mlir::orchestra
+
 #endif // ORCHESTRA_DIALECT_ORCHESTRA_IR_ORCHESTRAOPS_H
