@@ -20,8 +20,23 @@ using namespace mlir::orchestra;
 
 namespace {
 
-FailureOr<orx::DType> getDType(Location loc, Type type) {
+FailureOr<orx::DType> getDType(Location loc, Type type, bool isUnsigned) {
   Type element = cast<ShapedType>(type).getElementType();
+  // Signless integers marked `orchestra.unsigned` (ONNX uint types).
+  if (isUnsigned && element.isSignlessInteger()) {
+    switch (element.getIntOrFloatBitWidth()) {
+    case 8:
+      return orx::DType::U8;
+    case 16:
+      return orx::DType::U16;
+    case 32:
+      return orx::DType::U32;
+    case 64:
+      return orx::DType::U64;
+    default:
+      break;
+    }
+  }
   if (element.isF32())
     return orx::DType::F32;
   if (element.isF64())
@@ -47,8 +62,8 @@ FailureOr<orx::DType> getDType(Location loc, Type type) {
 }
 
 FailureOr<orx::TensorDesc> getTensorDesc(Location loc, Type type,
-                                         std::string name) {
-  FailureOr<orx::DType> dtype = getDType(loc, type);
+                                         std::string name, bool isUnsigned) {
+  FailureOr<orx::DType> dtype = getDType(loc, type, isUnsigned);
   if (failed(dtype))
     return failure();
   orx::TensorDesc desc;
@@ -221,7 +236,8 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
         func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "orchestra.name");
     FailureOr<orx::TensorDesc> desc = getTensorDesc(
         arg.getLoc(), arg.getType(),
-        name ? name.str() : "input_" + std::to_string(arg.getArgNumber()));
+        name ? name.str() : "input_" + std::to_string(arg.getArgNumber()),
+        func.getArgAttr(arg.getArgNumber(), "orchestra.unsigned") != nullptr);
     if (failed(desc))
       return failure();
     artifact.inputs.push_back(*desc);
@@ -405,8 +421,11 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
     if (artifact.values[id->second].space != hostSpace)
       return schedule.emitOpError()
              << "result #" << i << " is not in the host memory space";
-    FailureOr<orx::TensorDesc> desc = getTensorDesc(
-        value.getLoc(), value.getType(), "output_" + std::to_string(i));
+    auto name = func.getResultAttrOfType<StringAttr>(i, "orchestra.name");
+    FailureOr<orx::TensorDesc> desc =
+        getTensorDesc(value.getLoc(), value.getType(),
+                      name ? name.str() : "output_" + std::to_string(i),
+                      func.getResultAttr(i, "orchestra.unsigned") != nullptr);
     if (failed(desc))
       return failure();
     artifact.outputs.push_back(*desc);

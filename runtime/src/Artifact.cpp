@@ -17,20 +17,23 @@ using namespace orx;
 static constexpr char kMagic[8] = {'O', 'R', 'C', 'X', 'A', 'R', 'T', '\0'};
 
 bool orx::isValidDType(uint32_t value) {
-  return value <= static_cast<uint32_t>(DType::U8);
+  return value <= static_cast<uint32_t>(DType::U64);
 }
 
 size_t orx::dtypeSize(DType dtype) {
   switch (dtype) {
   case DType::F64:
   case DType::I64:
+  case DType::U64:
     return 8;
   case DType::F32:
   case DType::I32:
+  case DType::U32:
     return 4;
   case DType::F16:
   case DType::BF16:
   case DType::I16:
+  case DType::U16:
     return 2;
   case DType::I1:
   case DType::I8:
@@ -62,6 +65,12 @@ const char *orx::dtypeName(DType dtype) {
     return "i64";
   case DType::U8:
     return "u8";
+  case DType::U16:
+    return "u16";
+  case DType::U32:
+    return "u32";
+  case DType::U64:
+    return "u64";
   }
   return "unknown";
 }

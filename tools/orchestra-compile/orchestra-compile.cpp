@@ -12,6 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Artifact/ArtifactBuilder.h"
+#include "orchestra/Compiler/Npy.h"
+#include "orchestra/Compiler/Pipeline.h"
+#include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
 #include "orchestra/Target/TargetRegistry.h"
 
@@ -42,7 +45,7 @@ namespace cl = llvm::cl;
 static cl::OptionCategory category("orchestra-compile options");
 
 static cl::opt<std::string> inputFilename(cl::Positional,
-                                          cl::desc("<input .mlir>"),
+                                          cl::desc("<input .mlir or .onnx>"),
                                           cl::Required, cl::cat(category));
 static cl::opt<std::string> outputFilename(
     "o", cl::desc("Output file (.orcx artifact, or .mlir with --emit=mlir)"),
@@ -83,72 +86,38 @@ static cl::opt<bool> printPipeline(
     cl::desc("Print the pass pipeline (for orchestra-opt --pass-pipeline) "
              "and exit"),
     cl::init(false), cl::cat(category));
+static cl::list<std::string> bindInputs(
+    "bind-input",
+    cl::desc("Bind an ONNX graph input that fixes a shape (Reshape's shape, "
+             "Slice's starts, ...) to the value in a .npy file; it becomes "
+             "a constant and leaves the artifact's inputs"),
+    cl::value_desc("NAME=FILE.npy"), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
                            cl::init(false), cl::cat(category));
 
-/// Returns the pass list (run on the top-level module) of stages 1-8, or 1-3
-/// for --emit=schedule.
-static FailureOr<std::string> buildPipeline(bool scheduleOnly) {
-  std::string placeOptions = "topology=" + topology;
-  if (!entry.empty())
-    placeOptions += " entry=" + entry;
-  // Stage 1 (MLIR input): elementwise arith/math on tensors to linalg.
-  // Stage 2: placement. Stage 3: transfer clean-up, speculation.
-  std::string pipeline = "func.func(convert-elementwise-to-linalg),"
-                         "orchestra-place{" +
-                         placeOptions +
-                         "},canonicalize,divergence-to-speculation";
-  if (scheduleOnly)
-    return pipeline;
-
-  // Stage 4: outlining and the plan's memory.
-  pipeline += ",orchestra-outline-tasks,orchestra-plan-buffers";
-
-  // Stages 5-8: per-arch strategy and lowering. The strategy scripts are
-  // loaded by the upstream preload pass and applied by the upstream
-  // transform interpreter inside orchestra-lower-kernels.
-  bool applyStrategy = strategy != "none";
-  if (applyStrategy) {
-    SmallVector<std::string> scripts;
-    if (strategy != "default") {
-      scripts.push_back(strategy);
-    } else {
-      std::string dir = strategiesDir;
-      if (dir.empty())
-        if (std::optional<std::string> env =
-                llvm::sys::Process::GetEnv("ORCHESTRA_STRATEGIES_DIR"))
-          dir = *env;
-      if (dir.empty())
-        dir = ORCHESTRA_STRATEGIES_DIR;
-      const TargetRegistry &registry = getTargetRegistry();
-      for (StringRef arch : registry.getArchs()) {
-        const TargetInfo *info = registry.lookup(arch);
-        if (info->strategyScript.empty())
-          continue;
-        SmallString<256> path(dir);
-        llvm::sys::path::append(path, info->strategyScript);
-        if (!llvm::sys::fs::exists(path)) {
-          llvm::errs() << "orchestra-compile: error: strategy script '" << path
-                       << "' of arch '" << arch
-                       << "' not found (set --strategies-dir)\n";
-          return failure();
-        }
-        scripts.push_back(path.str().str());
-      }
+/// Reads `.npy` files given with --bind-input into constant values.
+static FailureOr<llvm::StringMap<DenseElementsAttr>>
+readBindings(MLIRContext *context) {
+  llvm::StringMap<DenseElementsAttr> bindings;
+  for (const std::string &binding : bindInputs) {
+    auto [name, path] = StringRef(binding).split('=');
+    if (name.empty() || path.empty()) {
+      llvm::errs() << "orchestra-compile: error: --bind-input expects "
+                      "NAME=FILE.npy, got '"
+                   << binding << "'\n";
+      return failure();
     }
-    for (const std::string &script : scripts)
-      if (!llvm::sys::fs::exists(script)) {
-        llvm::errs() << "orchestra-compile: error: strategy script '" << script
-                     << "' not found\n";
-        return failure();
-      }
-    if (!scripts.empty())
-      pipeline += ",transform-preload-library{transform-library-paths=" +
-                  llvm::join(scripts, ",") + "}";
+    std::string error;
+    FailureOr<DenseElementsAttr> value =
+        orchestra::readNpyAsAttr(context, path, error);
+    if (failed(value)) {
+      llvm::errs() << "orchestra-compile: error: --bind-input " << name << ": "
+                   << error << "\n";
+      return failure();
+    }
+    bindings[name] = *value;
   }
-  pipeline += ",orchestra-lower-kernels{apply-strategy=" +
-              std::string(applyStrategy ? "true" : "false") + "}";
-  return pipeline;
+  return bindings;
 }
 
 /// One line per memory space: peak bytes with and without reuse.
@@ -191,9 +160,19 @@ int main(int argc, char **argv) {
       "  orchestra-compile model.mlir --topology host -o model.orcx\n"
       "  orchestra-run model.orcx --input x.npy --output-dir out\n");
 
-  FailureOr<std::string> pipeline = buildPipeline(emit == EmitKind::Schedule);
-  if (failed(pipeline))
+  CompileOptions options;
+  options.topology = topology;
+  options.entry = entry;
+  options.strategy = strategy;
+  options.strategiesDir = strategiesDir;
+  options.scheduleOnly = emit == EmitKind::Schedule;
+  std::string pipelineError;
+  FailureOr<std::string> pipeline =
+      buildCompilePipeline(options, pipelineError);
+  if (failed(pipeline)) {
+    llvm::errs() << "orchestra-compile: error: " << pipelineError << "\n";
     return 1;
+  }
   if (printPipeline) {
     llvm::outs() << "builtin.module(" << *pipeline << ")\n";
     return 0;
@@ -221,11 +200,39 @@ int main(int argc, char **argv) {
     return 1;
   }
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return 1;
+  if (onnx_import::isONNXModelPath(inputFilename)) {
+    // Stage 1 for ONNX: the importer builds func + linalg.
+    FailureOr<llvm::StringMap<DenseElementsAttr>> bindings =
+        readBindings(&context);
+    if (failed(bindings))
+      return 1;
+    onnx_import::ImportOptions importOptions;
+    importOptions.bindableInputs = std::move(*bindings);
+    FailureOr<onnx_import::ImportResult> imported = onnx_import::importModel(
+        &context, input->getBuffer(), inputFilename, importOptions);
+    if (failed(imported))
+      return 1;
+    for (const std::string &name : bindInputs) {
+      StringRef inputName = StringRef(name).split('=').first;
+      if (!llvm::is_contained(imported->boundInputs, inputName) && !quiet)
+        llvm::errs() << "orchestra-compile: warning: input '" << inputName
+                     << "' was not needed as a constant and stays an "
+                        "input\n";
+    }
+    module = std::move(imported->module);
+  } else {
+    if (!bindInputs.empty()) {
+      llvm::errs() << "orchestra-compile: error: --bind-input applies to "
+                      "ONNX models\n";
+      return 1;
+    }
+    sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return 1;
+  }
 
   PassManager pm(&context, ModuleOp::getOperationName());
   if (failed(applyPassManagerCLOptions(pm)))

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Npy.h"
+#include "orchestra/Support/Npy.h"
 
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Topology/Topology.h"
@@ -120,6 +120,12 @@ static std::optional<npy::ElementType> getNpyType(uint32_t dtype) {
     return npy::ElementType::I64;
   case ORX_DTYPE_U8:
     return npy::ElementType::U8;
+  case ORX_DTYPE_U16:
+    return npy::ElementType::U16;
+  case ORX_DTYPE_U32:
+    return npy::ElementType::U32;
+  case ORX_DTYPE_U64:
+    return npy::ElementType::U64;
   default:
     return std::nullopt;
   }

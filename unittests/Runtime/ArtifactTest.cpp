@@ -45,8 +45,10 @@ TEST(ArtifactTest, DTypes) {
   EXPECT_EQ(dtypeSize(DType::I64), 8u);
   EXPECT_STREQ(dtypeName(DType::F16), "f16");
   EXPECT_STREQ(dtypeName(DType::U8), "u8");
-  EXPECT_TRUE(isValidDType(9));
-  EXPECT_FALSE(isValidDType(10));
+  EXPECT_STREQ(dtypeName(DType::U64), "u64");
+  EXPECT_EQ(dtypeSize(DType::U32), 4u);
+  EXPECT_TRUE(isValidDType(12));
+  EXPECT_FALSE(isValidDType(13));
   TensorDesc desc{"x", DType::F64, {2, 3, 4}};
   EXPECT_EQ(desc.numElements(), 24u);
   EXPECT_EQ(desc.byteSize(), 192u);

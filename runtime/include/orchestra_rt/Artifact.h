@@ -37,13 +37,17 @@ enum class DType : uint32_t {
   I32 = 7,
   I64 = 8,
   U8 = 9,
+  U16 = 10,
+  U32 = 11,
+  U64 = 12,
 };
 
 /// Returns whether `value` is one of the DType enumerators.
 bool isValidDType(uint32_t value);
 /// Bytes per element; I1 is stored as one byte per element.
 size_t dtypeSize(DType dtype);
-/// "f32", "f64", "f16", "bf16", "i1", "i8", "i16", "i32", "i64", "u8".
+/// "f32", "f64", "f16", "bf16", "i1", "i8", "i16", "i32", "i64", "u8", "u16",
+/// "u32", "u64".
 const char *dtypeName(DType dtype);
 
 /// An input or output of the entry function.

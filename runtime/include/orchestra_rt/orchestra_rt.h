@@ -63,10 +63,14 @@ typedef enum orx_dtype_t {
   ORX_DTYPE_I16 = 6,
   ORX_DTYPE_I32 = 7,
   ORX_DTYPE_I64 = 8,
-  ORX_DTYPE_U8 = 9
+  ORX_DTYPE_U8 = 9,
+  ORX_DTYPE_U16 = 10,
+  ORX_DTYPE_U32 = 11,
+  ORX_DTYPE_U64 = 12
 } orx_dtype_t;
 
-/** "f32", "f64", "f16", "bf16", "i1", "i8", "i16", "i32", "i64", "u8", or
+/** "f32", "f64", "f16", "bf16", "i1", "i8", "i16", "i32", "i64", "u8", "u16",
+ * "u32", "u64", or
  * NULL for an unknown value. */
 ORX_API const char *orx_dtype_name(uint32_t dtype);
 /** Bytes per element, 0 for an unknown value. */

@@ -220,7 +220,10 @@ def npy_bytes(descr, shape, fortran=False, version=1):
     fmt = {
         "f4": "f", "f8": "d", "f2": "e", "i4": "i", "i8": "q", "i2": "h",
         "i1": "b", "u1": "B", "b1": "?", "u2": "H", "u4": "I",
-    }[descr[1:]]
+    }.get(descr[1:])
+    if fmt is None:  # a type the tools do not read (e.g. complex): 8 bytes
+        return (b"\x93NUMPY" + bytes([version, 0]) + length + header.encode()
+                + bytes(8 * count))
     endian = ">" if descr[0] == ">" else "<"
     values = [bool(i % 2) if fmt == "?" else i for i in range(count)]
     data = struct.pack(endian + fmt * count, *values)

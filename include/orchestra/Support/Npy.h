@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ORCHESTRA_RUN_NPY_H
-#define ORCHESTRA_RUN_NPY_H
+#ifndef ORCHESTRA_SUPPORT_NPY_H
+#define ORCHESTRA_SUPPORT_NPY_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -23,9 +23,23 @@ namespace orchestra::npy {
 
 /// The element types of .npy files orchestra-run reads and writes, named like
 /// the artifact's element types.
-enum class ElementType { F32, F64, F16, Bool, I8, I16, I32, I64, U8, U16 };
+enum class ElementType {
+  F32,
+  F64,
+  F16,
+  Bool,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64
+};
 
-/// "f32", "f64", "f16", "i1" (bool), "i8", "i16", "i32", "i64", "u8", "u16".
+/// "f32", "f64", "f16", "i1" (bool), "i8", "i16", "i32", "i64", "u8", "u16",
+/// "u32", "u64".
 llvm::StringRef getElementTypeName(ElementType type);
 size_t getElementTypeSize(ElementType type);
 
@@ -51,4 +65,4 @@ llvm::Error writeFile(llvm::StringRef path, const Array &array);
 
 } // namespace orchestra::npy
 
-#endif // ORCHESTRA_RUN_NPY_H
+#endif // ORCHESTRA_SUPPORT_NPY_H

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Npy.h"
+#include "orchestra/Support/Npy.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -42,6 +42,7 @@ static const TypeCode kTypeCodes[] = {
     {ElementType::I8, "i1", "i8", 1},   {ElementType::I16, "i2", "i16", 2},
     {ElementType::I32, "i4", "i32", 4}, {ElementType::I64, "i8", "i64", 8},
     {ElementType::U8, "u1", "u8", 1},   {ElementType::U16, "u2", "u16", 2},
+    {ElementType::U32, "u4", "u32", 4}, {ElementType::U64, "u8", "u64", 8},
 };
 
 static const TypeCode &getTypeCode(ElementType type) {
@@ -78,8 +79,9 @@ static llvm::Expected<ElementType> parseDescr(StringRef descr) {
         return makeError("big-endian data ('" + descr + "') is not supported");
     }
   }
-  return makeError("unsupported dtype '" + descr +
-                   "' (supported: <f4 <f8 <f2 <i2 <i4 <i8 |i1 |u1 <u2 |b1)");
+  return makeError(
+      "unsupported dtype '" + descr +
+      "' (supported: <f4 <f8 <f2 <i2 <i4 <i8 |i1 |u1 <u2 <u4 <u8 |b1)");
 }
 
 namespace {

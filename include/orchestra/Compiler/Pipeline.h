@@ -1,0 +1,44 @@
+//===- Pipeline.h - The compile pipeline of orchestra-compile ---*- C++ -*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// The pass pipeline of stages 1-8 as a textual pipeline, shared by
+// orchestra-compile and the tools that compile in-process (the ONNX
+// conformance runner).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_COMPILER_PIPELINE_H
+#define ORCHESTRA_COMPILER_PIPELINE_H
+
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::orchestra {
+
+struct CompileOptions {
+  /// 'host' or a topology JSON file.
+  std::string topology = "host";
+  /// Entry function; empty picks 'main' or the only public function.
+  std::string entry;
+  /// 'default' (the registry's scripts), 'none', or a script file.
+  std::string strategy = "default";
+  /// Directory of the strategy scripts; empty uses
+  /// $ORCHESTRA_STRATEGIES_DIR, else the source tree's strategies/.
+  std::string strategiesDir;
+  /// Stop after stage 3 (the placed schedule).
+  bool scheduleOnly = false;
+};
+
+/// The pass list (for a pass manager on the top-level module) of stages 1-8,
+/// or 1-3 with `scheduleOnly`. On failure `error` says why (a missing
+/// strategy script).
+FailureOr<std::string> buildCompilePipeline(const CompileOptions &options,
+                                            std::string &error);
+
+} // namespace mlir::orchestra
+
+#endif // ORCHESTRA_COMPILER_PIPELINE_H

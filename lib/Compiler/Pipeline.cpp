@@ -1,0 +1,80 @@
+//===- Pipeline.cpp - The compile pipeline of orchestra-compile -----------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Compiler/Pipeline.h"
+#include "orchestra/Target/TargetRegistry.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+using namespace mlir;
+using namespace mlir::orchestra;
+
+FailureOr<std::string>
+orchestra::buildCompilePipeline(const CompileOptions &options,
+                                std::string &error) {
+  std::string placeOptions = "topology=" + options.topology;
+  if (!options.entry.empty())
+    placeOptions += " entry=" + options.entry;
+  // Stage 1 (MLIR input): elementwise arith/math on tensors to linalg.
+  // Stage 2: placement. Stage 3: transfer clean-up, speculation.
+  std::string pipeline = "func.func(convert-elementwise-to-linalg),"
+                         "orchestra-place{" +
+                         placeOptions +
+                         "},canonicalize,divergence-to-speculation";
+  if (options.scheduleOnly)
+    return pipeline;
+
+  // Stage 4: outlining and the plan's memory.
+  pipeline += ",orchestra-outline-tasks,orchestra-plan-buffers";
+
+  // Stages 5-8: per-arch strategy and lowering. The strategy scripts are
+  // loaded by the upstream preload pass and applied by the upstream
+  // transform interpreter inside orchestra-lower-kernels.
+  bool applyStrategy = options.strategy != "none";
+  if (applyStrategy) {
+    SmallVector<std::string> scripts;
+    if (options.strategy != "default") {
+      scripts.push_back(options.strategy);
+    } else {
+      std::string dir = options.strategiesDir;
+      if (dir.empty())
+        if (std::optional<std::string> env =
+                llvm::sys::Process::GetEnv("ORCHESTRA_STRATEGIES_DIR"))
+          dir = *env;
+      if (dir.empty())
+        dir = ORCHESTRA_STRATEGIES_DIR;
+      const TargetRegistry &registry = getTargetRegistry();
+      for (StringRef arch : registry.getArchs()) {
+        const TargetInfo *info = registry.lookup(arch);
+        if (info->strategyScript.empty())
+          continue;
+        SmallString<256> path(dir);
+        llvm::sys::path::append(path, info->strategyScript);
+        if (!llvm::sys::fs::exists(path)) {
+          error = "strategy script '" + path.str().str() + "' of arch '" +
+                  arch.str() + "' not found (set --strategies-dir)";
+          return failure();
+        }
+        scripts.push_back(path.str().str());
+      }
+    }
+    for (const std::string &script : scripts)
+      if (!llvm::sys::fs::exists(script)) {
+        error = "strategy script '" + script + "' not found";
+        return failure();
+      }
+    if (!scripts.empty())
+      pipeline += ",transform-preload-library{transform-library-paths=" +
+                  llvm::join(scripts, ",") + "}";
+  }
+  pipeline += ",orchestra-lower-kernels{apply-strategy=" +
+              std::string(applyStrategy ? "true" : "false") + "}";
+  return pipeline;
+}

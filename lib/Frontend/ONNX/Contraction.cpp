@@ -1,0 +1,14 @@
+//===- Contraction.cpp - ONNX Contraction converters
+//----------------------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Converter.h"
+
+using namespace mlir;
+using namespace mlir::orchestra;
+using namespace mlir::orchestra::onnx_import;
+
+void onnx_import::registerContractionConverters(ConverterRegistry &registry) {}

@@ -1,0 +1,15 @@
+//===- Normalization.cpp - ONNX Normalization converters
+//----------------------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Converter.h"
+
+using namespace mlir;
+using namespace mlir::orchestra;
+using namespace mlir::orchestra::onnx_import;
+
+void onnx_import::registerNormalizationConverters(ConverterRegistry &registry) {
+}

@@ -1,0 +1,1137 @@
+//===- ONNXImporter.cpp - ONNX model to func + linalg ---------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// Walks an ONNX graph in order and hands every node to the converter
+// registered for its (domain, op type, since-version). Ops without a
+// converter whose schema defines them as a function are imported through
+// their function body. Values known at compile time (initializers,
+// Constant nodes, shape computations) are kept as attributes and only
+// materialized when something needs them at run time, so that PyTorch's
+// Shape -> Gather -> Concat -> Reshape chains fold to static shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Frontend/ONNX/ONNXImporter.h"
+
+#include "Converter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include "onnx/defs/schema.h"
+
+#include <deque>
+#include <exception>
+
+using namespace mlir;
+using namespace mlir::orchestra;
+using namespace mlir::orchestra::onnx_import;
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+StringRef onnx_import::getOnnxDTypeName(OnnxDType dtype) {
+  switch (dtype) {
+  case onnx::TensorProto::FLOAT:
+    return "float";
+  case onnx::TensorProto::UINT8:
+    return "uint8";
+  case onnx::TensorProto::INT8:
+    return "int8";
+  case onnx::TensorProto::UINT16:
+    return "uint16";
+  case onnx::TensorProto::INT16:
+    return "int16";
+  case onnx::TensorProto::INT32:
+    return "int32";
+  case onnx::TensorProto::INT64:
+    return "int64";
+  case onnx::TensorProto::STRING:
+    return "string";
+  case onnx::TensorProto::BOOL:
+    return "bool";
+  case onnx::TensorProto::FLOAT16:
+    return "float16";
+  case onnx::TensorProto::DOUBLE:
+    return "double";
+  case onnx::TensorProto::UINT32:
+    return "uint32";
+  case onnx::TensorProto::UINT64:
+    return "uint64";
+  case onnx::TensorProto::COMPLEX64:
+    return "complex64";
+  case onnx::TensorProto::COMPLEX128:
+    return "complex128";
+  case onnx::TensorProto::BFLOAT16:
+    return "bfloat16";
+  default:
+    return "undefined";
+  }
+}
+
+Type onnx_import::getElementType(MLIRContext *context, OnnxDType dtype) {
+  Builder b(context);
+  switch (dtype) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+    return b.getI8Type();
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return b.getI16Type();
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return b.getI32Type();
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return b.getI64Type();
+  default:
+    return nullptr;
+  }
+}
+
+bool onnx_import::isFloatDType(OnnxDType dtype) {
+  return dtype == onnx::TensorProto::FLOAT ||
+         dtype == onnx::TensorProto::DOUBLE ||
+         dtype == onnx::TensorProto::FLOAT16 ||
+         dtype == onnx::TensorProto::BFLOAT16;
+}
+
+bool onnx_import::isUnsignedDType(OnnxDType dtype) {
+  return dtype == onnx::TensorProto::UINT8 ||
+         dtype == onnx::TensorProto::UINT16 ||
+         dtype == onnx::TensorProto::UINT32 ||
+         dtype == onnx::TensorProto::UINT64;
+}
+
+bool onnx_import::isSignedDType(OnnxDType dtype) {
+  return dtype == onnx::TensorProto::INT8 ||
+         dtype == onnx::TensorProto::INT16 ||
+         dtype == onnx::TensorProto::INT32 || dtype == onnx::TensorProto::INT64;
+}
+
+bool onnx_import::isIntegerDType(OnnxDType dtype) {
+  return isSignedDType(dtype) || isUnsignedDType(dtype);
+}
+
+//===----------------------------------------------------------------------===//
+// ModelImporter
+//===----------------------------------------------------------------------===//
+
+namespace mlir::orchestra::onnx_import {
+
+/// Imports one model into one function.
+class ModelImporter {
+public:
+  ModelImporter(MLIRContext *context, const onnx::ModelProto &model,
+                StringRef filename, const ImportOptions &options)
+      : context(context), model(model), filename(filename.str()),
+        options(options), builder(context) {}
+
+  FailureOr<ImportResult> run();
+
+  // Used by NodeContext.
+  ImportedValue *lookup(StringRef name);
+  Value materialize(ImportedValue &value);
+  LogicalResult bind(ImportedValue &value);
+  void define(StringRef name, ImportedValue value);
+  FailureOr<ElementsAttr> convertTensor(const onnx::TensorProto &tensor,
+                                        Location loc, OnnxDType *dtype);
+  DenseElementsAttr getDenseConstant(const ImportedValue &value) const;
+  FailureOr<SmallVector<ImportedValue>>
+  importSubgraph(const onnx::GraphProto &graph, NodeContext &parent);
+  const onnx::OpSchema *getSchema(const onnx::NodeProto &node) const;
+
+private:
+  struct Scope {
+    llvm::StringMap<ImportedValue *> values;
+    /// Function bodies see only their own names.
+    bool isolated = false;
+  };
+
+  LogicalResult
+  importNodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto> &nodes);
+  LogicalResult importNode(const onnx::NodeProto &node, unsigned index);
+  LogicalResult expandFunction(const onnx::NodeProto &node,
+                               const onnx::FunctionProto &function,
+                               NodeContext &ctx);
+  FailureOr<RankedTensorType> getValueInfoType(const onnx::ValueInfoProto &info,
+                                               OnnxDType &dtype);
+  Location getNodeLoc(const onnx::NodeProto &node, unsigned index);
+  int getOpsetVersion(StringRef domain) const;
+  InFlightDiagnostic emitModelError() {
+    return mlir::emitError(FileLineColLoc::get(context, filename, 0, 0));
+  }
+
+  MLIRContext *context;
+  const onnx::ModelProto &model;
+  std::string filename;
+  const ImportOptions &options;
+  OpBuilder builder;
+  func::FuncOp func;
+  /// Constants are materialized at the top of the function, in order.
+  Operation *lastConstant = nullptr;
+  std::deque<ImportedValue> storage;
+  SmallVector<Scope> scopes;
+  /// Opset versions by domain; function bodies push their own.
+  SmallVector<std::map<std::string, int>> opsets;
+  /// Graph inputs bound to constants.
+  std::vector<std::string> bound;
+  /// Number of nodes imported so far (for unique names of unnamed nodes).
+  unsigned nodeCounter = 0;
+};
+
+} // namespace mlir::orchestra::onnx_import
+
+static std::string normalizeDomain(StringRef domain) {
+  return domain == "ai.onnx" ? std::string() : domain.str();
+}
+
+int ModelImporter::getOpsetVersion(StringRef domain) const {
+  const std::map<std::string, int> &current = opsets.back();
+  auto it = current.find(normalizeDomain(domain));
+  return it == current.end() ? -1 : it->second;
+}
+
+Location ModelImporter::getNodeLoc(const onnx::NodeProto &node,
+                                   unsigned index) {
+  std::string name = node.name().empty()
+                         ? node.op_type() + "#" + std::to_string(index)
+                         : node.name();
+  return NameLoc::get(StringAttr::get(context, name),
+                      FileLineColLoc::get(context, filename, 0, 0));
+}
+
+ImportedValue *ModelImporter::lookup(StringRef name) {
+  for (Scope &scope : llvm::reverse(scopes)) {
+    auto it = scope.values.find(name);
+    if (it != scope.values.end())
+      return it->second;
+    if (scope.isolated)
+      break;
+  }
+  return nullptr;
+}
+
+void ModelImporter::define(StringRef name, ImportedValue value) {
+  storage.push_back(std::move(value));
+  scopes.back().values[name] = &storage.back();
+}
+
+Value ModelImporter::materialize(ImportedValue &value) {
+  if (value.value)
+    return value.value;
+  assert(value.constant && "a value without an MLIR value is a constant");
+  OpBuilder::InsertionGuard guard(builder);
+  if (lastConstant)
+    builder.setInsertionPointAfter(lastConstant);
+  else
+    builder.setInsertionPointToStart(&func.getBody().front());
+  auto op = arith::ConstantOp::create(builder, func.getLoc(),
+                                      cast<TypedAttr>(value.constant));
+  lastConstant = op;
+  value.value = op.getResult();
+  return value.value;
+}
+
+LogicalResult ModelImporter::bind(ImportedValue &value) {
+  if (!value.bindable)
+    return failure();
+  auto arg = cast<BlockArgument>(value.value);
+  value.constant = value.bindable;
+  value.value = nullptr;
+  Value constant = materialize(value);
+  arg.replaceAllUsesWith(constant);
+  value.bindable = nullptr;
+  bound.push_back(value.graphInputName);
+  return success();
+}
+
+DenseElementsAttr
+ModelImporter::getDenseConstant(const ImportedValue &value) const {
+  if (!value.constant)
+    return nullptr;
+  auto type = cast<ShapedType>(value.constant.getType());
+  if (type.getNumElements() > kMaxFoldElements)
+    return nullptr;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value.constant))
+    return dense;
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value.constant)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return nullptr;
+    return DenseElementsAttr::getFromRawBuffer(type, blob->getData());
+  }
+  return nullptr;
+}
+
+FailureOr<RankedTensorType>
+ModelImporter::getValueInfoType(const onnx::ValueInfoProto &info,
+                                OnnxDType &dtype) {
+  if (!info.type().has_tensor_type()) {
+    emitModelError() << "unsupported: graph input '" << info.name()
+                     << "' is not a tensor (sequences, maps and optionals "
+                        "are not supported)";
+    return failure();
+  }
+  const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
+  dtype = tensor.elem_type();
+  Type element = getElementType(context, dtype);
+  if (!element) {
+    emitModelError() << "unsupported: graph input '" << info.name()
+                     << "' has element type " << getOnnxDTypeName(dtype);
+    return failure();
+  }
+  if (!tensor.has_shape()) {
+    emitModelError() << "unsupported: graph input '" << info.name()
+                     << "' has no shape (only static shapes are supported)";
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() < 0) {
+      emitModelError() << "unsupported: graph input '" << info.name()
+                       << "' has a dynamic dimension"
+                       << (dim.has_dim_param() ? " '" + dim.dim_param() + "'"
+                                               : std::string())
+                       << " (only static shapes are supported)";
+      return failure();
+    }
+    shape.push_back(dim.dim_value());
+  }
+  return RankedTensorType::get(shape, element);
+}
+
+/// Appends the little-endian bytes of `count` elements of `size` bytes taken
+/// from the low bytes of each of `values`.
+template <typename T>
+static void appendLowBytes(std::vector<char> &bytes, const T &values,
+                           size_t size) {
+  for (auto value : values) {
+    uint64_t bits = 0;
+    static_assert(sizeof(value) <= 8, "wider than 64 bits");
+    std::memcpy(&bits, &value, sizeof(value));
+    for (size_t i = 0; i < size; ++i)
+      bytes.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+  }
+}
+
+FailureOr<ElementsAttr>
+ModelImporter::convertTensor(const onnx::TensorProto &tensor, Location loc,
+                             OnnxDType *dtypeOut) {
+  OnnxDType dtype = tensor.data_type();
+  if (dtypeOut)
+    *dtypeOut = dtype;
+  std::string what = tensor.name().empty() ? std::string("tensor")
+                                           : "tensor '" + tensor.name() + "'";
+  Type element = getElementType(context, dtype);
+  if (!element)
+    return mlir::emitError(loc)
+           << "unsupported: " << what << " has element type "
+           << getOnnxDTypeName(dtype);
+  SmallVector<int64_t> shape;
+  int64_t count = 1;
+  for (int64_t dim : tensor.dims()) {
+    if (dim < 0)
+      return mlir::emitError(loc) << what << " has a negative dimension";
+    shape.push_back(dim);
+    if (dim != 0 && count > (int64_t(1) << 40) / dim)
+      return mlir::emitError(loc) << what << " is too large";
+    count *= dim;
+  }
+  auto type = RankedTensorType::get(shape, element);
+  size_t elementSize =
+      element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
+  size_t expectedBytes = count * elementSize;
+
+  std::vector<char> bytes;
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    uint64_t offset = 0;
+    std::optional<uint64_t> length;
+    for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
+      if (entry.key() == "location")
+        location = entry.value();
+      else if (entry.key() == "offset")
+        llvm::to_integer(entry.value(), offset);
+      else if (entry.key() == "length") {
+        uint64_t parsed = 0;
+        if (llvm::to_integer(entry.value(), parsed))
+          length = parsed;
+      }
+    }
+    if (location.empty())
+      return mlir::emitError(loc)
+             << what << " has external data without a location";
+    SmallString<256> path = llvm::sys::path::parent_path(filename);
+    llvm::sys::path::append(path, location);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+        llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    if (!file)
+      return mlir::emitError(loc)
+             << "cannot read the external data of " << what << " from '" << path
+             << "': " << file.getError().message();
+    uint64_t size = length.value_or(expectedBytes);
+    if (offset + size > (*file)->getBufferSize())
+      return mlir::emitError(loc) << "the external data of " << what
+                                  << " lies beyond the end of '" << path << "'";
+    bytes.assign((*file)->getBufferStart() + offset,
+                 (*file)->getBufferStart() + offset + size);
+  } else if (tensor.has_raw_data()) {
+    bytes.assign(tensor.raw_data().begin(), tensor.raw_data().end());
+  } else {
+    switch (dtype) {
+    case onnx::TensorProto::FLOAT:
+      appendLowBytes(bytes, tensor.float_data(), 4);
+      break;
+    case onnx::TensorProto::DOUBLE:
+      appendLowBytes(bytes, tensor.double_data(), 8);
+      break;
+    case onnx::TensorProto::INT64:
+      appendLowBytes(bytes, tensor.int64_data(), 8);
+      break;
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      appendLowBytes(bytes, tensor.uint64_data(), elementSize);
+      break;
+    default:
+      // int32_data holds every type of 32 bits or less.
+      appendLowBytes(bytes, tensor.int32_data(), elementSize);
+      break;
+    }
+  }
+  if (bytes.size() != expectedBytes)
+    return mlir::emitError(loc)
+           << what << " of shape ["
+           << llvm::make_range(shape.begin(), shape.end()) << "] and type "
+           << getOnnxDTypeName(dtype) << " has " << bytes.size()
+           << " bytes of data; expected " << expectedBytes;
+
+  if (element.isInteger(1)) {
+    SmallVector<bool> values;
+    values.reserve(count);
+    for (char byte : bytes)
+      values.push_back(byte != 0);
+    return ElementsAttr(DenseElementsAttr::get(type, values));
+  }
+  if (expectedBytes > options.resourceThresholdBytes) {
+    std::string blobName =
+        tensor.name().empty() ? "onnx_tensor" : tensor.name();
+    AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        ArrayRef<char>(bytes.data(), bytes.size()), alignof(uint64_t));
+    return ElementsAttr(
+        DenseResourceElementsAttr::get(type, blobName, std::move(blob)));
+  }
+  bool detectedSplat = false;
+  if (!DenseElementsAttr::isValidRawBuffer(
+          type, ArrayRef<char>(bytes.data(), bytes.size()), detectedSplat))
+    return mlir::emitError(loc) << what << " has malformed data";
+  return ElementsAttr(DenseElementsAttr::getFromRawBuffer(
+      type, ArrayRef<char>(bytes.data(), bytes.size())));
+}
+
+const onnx::OpSchema *
+ModelImporter::getSchema(const onnx::NodeProto &node) const {
+  int version = getOpsetVersion(node.domain());
+  if (version < 0)
+    return nullptr;
+  return onnx::OpSchemaRegistry::Schema(node.op_type(), version,
+                                        normalizeDomain(node.domain()));
+}
+
+LogicalResult ModelImporter::importNodes(
+    const google::protobuf::RepeatedPtrField<onnx::NodeProto> &nodes) {
+  unsigned index = 0;
+  for (const onnx::NodeProto &node : nodes)
+    if (failed(importNode(node, index++)))
+      return failure();
+  return success();
+}
+
+LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
+                                        unsigned index) {
+  ++nodeCounter;
+  Location loc = getNodeLoc(node, index);
+  std::string domain = normalizeDomain(node.domain());
+  int opset = getOpsetVersion(domain);
+  std::string name = node.name().empty()
+                         ? node.op_type() + "#" + std::to_string(index)
+                         : node.name();
+  auto prefix = [&]() {
+    return "node '" + name + "' (" + node.op_type() +
+           (opset >= 0 ? ", opset " + std::to_string(opset) : std::string()) +
+           "): ";
+  };
+  if (opset < 0)
+    return mlir::emitError(loc)
+           << prefix() << "unsupported: domain '" << node.domain()
+           << "' is not imported by the model";
+
+  // Every input must be defined before use (graphs are topologically
+  // sorted).
+  for (const std::string &input : node.input())
+    if (!input.empty() && !lookup(input))
+      return mlir::emitError(loc) << prefix() << "input '" << input
+                                  << "' is not defined before the node";
+
+  // Model-local functions (IR version 8).
+  for (const onnx::FunctionProto &function : model.functions()) {
+    if (function.name() == node.op_type() &&
+        normalizeDomain(function.domain()) == domain) {
+      NodeContext ctx(*this, node, opset, opset, loc, builder);
+      return expandFunction(node, function, ctx);
+    }
+  }
+
+  const onnx::OpSchema *schema = getSchema(node);
+  if (!schema) {
+    if (domain != "" && domain != "ai.onnx.ml")
+      return mlir::emitError(loc)
+             << prefix() << "unsupported: op domain '" << node.domain() << "'";
+    return mlir::emitError(loc) << prefix() << "unsupported: unknown op '"
+                                << node.op_type() << "' in opset " << opset;
+  }
+  int since = schema->SinceVersion();
+  if (schema->Deprecated())
+    return mlir::emitError(loc) << prefix() << "unsupported: " << node.op_type()
+                                << " is deprecated in opset " << opset;
+
+  // The schema's own checks: input/output counts, attribute types, required
+  // attributes.
+  try {
+    schema->Verify(node);
+  } catch (const std::exception &error) {
+    std::string message = error.what();
+    // ONNX prefixes its messages with "[ValidationError] ".
+    StringRef text = message;
+    text.consume_front("[ValidationError] ");
+    return mlir::emitError(loc) << prefix() << "invalid node: " << text;
+  }
+
+  NodeContext ctx(*this, node, opset, since, loc, builder);
+  const ConverterRegistry &registry = getConverterRegistry();
+  if (const ConvertFn *convert =
+          registry.lookup(domain, node.op_type(), since)) {
+    if (failed((*convert)(ctx)))
+      return failure();
+  } else if (schema->HasFunction() || schema->HasContextDependentFunction()) {
+    onnx::FunctionProto function;
+    if (schema->HasFunction()) {
+      function = *schema->GetFunction();
+    } else {
+      std::vector<onnx::TypeProto> inputTypes;
+      for (unsigned i = 0, e = node.input_size(); i < e; ++i) {
+        onnx::TypeProto type;
+        if (ctx.hasInput(i)) {
+          auto *tensor = type.mutable_tensor_type();
+          tensor->set_elem_type(ctx.getInputDType(i));
+          auto *shape = tensor->mutable_shape();
+          for (int64_t dim : ctx.getInputShape(i))
+            shape->add_dim()->set_dim_value(dim);
+        }
+        inputTypes.push_back(std::move(type));
+      }
+      onnx::FunctionBodyBuildContextImpl buildContext(node, inputTypes);
+      bool built = false;
+      try {
+        built = schema->BuildContextDependentFunction(buildContext, function);
+      } catch (const std::exception &error) {
+        return mlir::emitError(loc)
+               << prefix()
+               << "cannot expand the function body: " << error.what();
+      }
+      if (!built)
+        return mlir::emitError(loc)
+               << prefix() << "unsupported: no converter for " << node.op_type()
+               << " version " << since
+               << " and its function body cannot be built for these inputs";
+    }
+    if (failed(expandFunction(node, function, ctx)))
+      return failure();
+  } else {
+    SmallVector<int> versions = registry.versions(domain, node.op_type());
+    auto diag = mlir::emitError(loc) << prefix() << "unsupported: ";
+    if (versions.empty()) {
+      diag << "no converter for " << node.op_type();
+    } else {
+      diag << "no converter for " << node.op_type() << " version " << since
+           << " (converters exist for versions "
+           << llvm::make_range(versions.begin(), versions.end()) << ")";
+    }
+    return diag;
+  }
+
+  for (unsigned i = 0, e = node.output_size(); i < e; ++i)
+    if (!node.output(i).empty() && !lookup(node.output(i)))
+      return mlir::emitError(loc)
+             << prefix() << "internal error: the converter produced no value "
+             << "for output " << i << " ('" << node.output(i) << "')";
+  return success();
+}
+
+LogicalResult ModelImporter::expandFunction(const onnx::NodeProto &node,
+                                            const onnx::FunctionProto &function,
+                                            NodeContext &ctx) {
+  // The body sees the formal parameters only.
+  Scope scope;
+  scope.isolated = true;
+  for (int i = 0, e = function.input_size(); i < e; ++i)
+    if (ctx.hasInput(i))
+      scope.values[function.input(i)] = lookup(node.input(i));
+  scopes.push_back(std::move(scope));
+  std::map<std::string, int> bodyOpsets = opsets.back();
+  for (const onnx::OperatorSetIdProto &opset : function.opset_import())
+    bodyOpsets[normalizeDomain(opset.domain())] = opset.version();
+  opsets.push_back(std::move(bodyOpsets));
+
+  // Attribute references resolve to the caller's attributes, or to the
+  // caller's schema defaults.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> body;
+  for (const onnx::NodeProto &inner : function.node()) {
+    onnx::NodeProto resolved = inner;
+    resolved.clear_attribute();
+    for (const onnx::AttributeProto &attr : inner.attribute()) {
+      if (attr.ref_attr_name().empty()) {
+        *resolved.add_attribute() = attr;
+        continue;
+      }
+      if (const onnx::AttributeProto *actual =
+              ctx.getAttr(attr.ref_attr_name())) {
+        onnx::AttributeProto copy = *actual;
+        copy.set_name(attr.name());
+        *resolved.add_attribute() = std::move(copy);
+      }
+    }
+    if (resolved.name().empty())
+      resolved.set_name(ctx.getNodeName() + "/" + inner.op_type() + "#" +
+                        std::to_string(body.size()));
+    else
+      resolved.set_name(ctx.getNodeName() + "/" + inner.name());
+    *body.Add() = std::move(resolved);
+  }
+  LogicalResult result = importNodes(body);
+  SmallVector<ImportedValue> outputs;
+  if (succeeded(result)) {
+    for (int i = 0, e = node.output_size(); i < e; ++i) {
+      if (node.output(i).empty())
+        continue;
+      ImportedValue *value =
+          i < function.output_size() ? lookup(function.output(i)) : nullptr;
+      if (!value) {
+        result = mlir::emitError(ctx.getLoc())
+                 << "node '" << ctx.getNodeName() << "' (" << node.op_type()
+                 << "): the function body does not define output " << i;
+        break;
+      }
+      outputs.push_back(*value);
+    }
+  }
+  opsets.pop_back();
+  scopes.pop_back();
+  if (failed(result))
+    return failure();
+  unsigned next = 0;
+  for (int i = 0, e = node.output_size(); i < e; ++i)
+    if (!node.output(i).empty())
+      ctx.setOutput(i, outputs[next++]);
+  return success();
+}
+
+FailureOr<SmallVector<ImportedValue>>
+ModelImporter::importSubgraph(const onnx::GraphProto &graph,
+                              NodeContext &parent) {
+  scopes.emplace_back();
+  LogicalResult result = success();
+  for (const onnx::TensorProto &initializer : graph.initializer()) {
+    OnnxDType dtype;
+    FailureOr<ElementsAttr> value =
+        convertTensor(initializer, parent.getLoc(), &dtype);
+    if (failed(value)) {
+      result = failure();
+      break;
+    }
+    ImportedValue imported;
+    imported.constant = *value;
+    imported.type = cast<RankedTensorType>(value->getType());
+    imported.dtype = dtype;
+    define(initializer.name(), std::move(imported));
+  }
+  if (succeeded(result) && graph.input_size() != 0)
+    result = parent.unsupported("subgraphs with inputs");
+  if (succeeded(result))
+    result = importNodes(graph.node());
+  SmallVector<ImportedValue> outputs;
+  if (succeeded(result)) {
+    for (const onnx::ValueInfoProto &output : graph.output()) {
+      ImportedValue *value = lookup(output.name());
+      if (!value) {
+        result = parent.emitError()
+                 << "subgraph output '" << output.name() << "' is not defined";
+        break;
+      }
+      outputs.push_back(*value);
+    }
+  }
+  scopes.pop_back();
+  if (failed(result))
+    return failure();
+  return outputs;
+}
+
+FailureOr<ImportResult> ModelImporter::run() {
+  if (model.ir_version() < 3 || model.ir_version() > 8)
+    return emitModelError() << "unsupported: ONNX IR version "
+                            << model.ir_version() << " (supported: 3 to 8)";
+  if (!model.has_graph())
+    return emitModelError() << "the model has no graph";
+  const onnx::GraphProto &graph = model.graph();
+
+  std::map<std::string, int> modelOpsets;
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
+    modelOpsets[normalizeDomain(opset.domain())] = opset.version();
+  if (!modelOpsets.count(""))
+    return emitModelError() << "the model imports no default-domain opset";
+  int defaultOpset = modelOpsets[""];
+  int maxOpset = onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
+                     .Map()
+                     .at(onnx::ONNX_DOMAIN)
+                     .second;
+  if (defaultOpset < 1 || defaultOpset > maxOpset)
+    return emitModelError()
+           << "unsupported: default-domain opset " << defaultOpset
+           << " (supported: 1 to " << maxOpset << ")";
+  opsets.push_back(std::move(modelOpsets));
+  scopes.emplace_back();
+
+  auto module = ModuleOp::create(FileLineColLoc::get(context, filename, 0, 0));
+  OwningOpRef<ModuleOp> owned(module);
+  builder.setInsertionPointToEnd(module.getBody());
+  Location funcLoc = NameLoc::get(StringAttr::get(context, graph.name()),
+                                  FileLineColLoc::get(context, filename, 0, 0));
+  func = func::FuncOp::create(builder, funcLoc, options.entryName,
+                              builder.getFunctionType({}, {}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToEnd(body);
+
+  // Initializers: compile-time constants. Older models also list them as
+  // graph inputs; those inputs take the initializer's value.
+  llvm::StringSet<> initializerNames;
+  for (const onnx::TensorProto &initializer : graph.initializer()) {
+    OnnxDType dtype;
+    FailureOr<ElementsAttr> value = convertTensor(
+        initializer, FileLineColLoc::get(context, filename, 0, 0), &dtype);
+    if (failed(value))
+      return failure();
+    ImportedValue imported;
+    imported.constant = *value;
+    imported.type = cast<RankedTensorType>(value->getType());
+    imported.dtype = dtype;
+    define(initializer.name(), std::move(imported));
+    initializerNames.insert(initializer.name());
+  }
+
+  SmallVector<Type> argTypes;
+  SmallVector<OnnxDType> argDTypes;
+  SmallVector<std::string> argNames;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (initializerNames.contains(input.name()))
+      continue;
+    OnnxDType dtype;
+    FailureOr<RankedTensorType> type = getValueInfoType(input, dtype);
+    if (failed(type))
+      return failure();
+    BlockArgument arg = body->addArgument(*type, funcLoc);
+    ImportedValue imported;
+    imported.value = arg;
+    imported.type = *type;
+    imported.dtype = dtype;
+    imported.graphInputName = input.name();
+    imported.bindable = options.bindableInputs.lookup(input.name());
+    if (imported.bindable && imported.bindable.getType() != *type)
+      return emitModelError()
+             << "the value bound to input '" << input.name() << "' has type "
+             << imported.bindable.getType() << "; the input is " << *type;
+    define(input.name(), std::move(imported));
+    argDTypes.push_back(dtype);
+    argNames.push_back(input.name());
+  }
+
+  if (failed(importNodes(graph.node())))
+    return failure();
+
+  // Results.
+  SmallVector<Value> results;
+  SmallVector<OnnxDType> resultDTypes;
+  ImportResult result;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    ImportedValue *value = lookup(output.name());
+    if (!value)
+      return emitModelError()
+             << "graph output '" << output.name() << "' is not defined";
+    if (output.type().has_tensor_type()) {
+      const onnx::TypeProto::Tensor &declared = output.type().tensor_type();
+      if (declared.elem_type() != onnx::TensorProto::UNDEFINED &&
+          declared.elem_type() != value->dtype)
+        return emitModelError()
+               << "graph output '" << output.name() << "' is declared as "
+               << getOnnxDTypeName(declared.elem_type()) << " but computed as "
+               << getOnnxDTypeName(value->dtype);
+      if (declared.has_shape()) {
+        bool matches = declared.shape().dim_size() == value->type.getRank();
+        for (int i = 0; matches && i < declared.shape().dim_size(); ++i)
+          if (declared.shape().dim(i).has_dim_value() &&
+              declared.shape().dim(i).dim_value() != value->type.getDimSize(i))
+            matches = false;
+        if (!matches)
+          return emitModelError()
+                 << "graph output '" << output.name()
+                 << "' is computed with shape " << value->type
+                 << ", which does not match its declared shape";
+      }
+    }
+    builder.setInsertionPointToEnd(body);
+    results.push_back(materialize(*value));
+    resultDTypes.push_back(value->dtype);
+    result.outputNames.push_back(output.name());
+  }
+  builder.setInsertionPointToEnd(body);
+  func::ReturnOp::create(builder, funcLoc, results);
+
+  // Bound inputs leave the signature.
+  llvm::BitVector erase(body->getNumArguments());
+  for (BlockArgument arg : body->getArguments())
+    if (arg.use_empty() &&
+        llvm::is_contained(bound, argNames[arg.getArgNumber()]))
+      erase.set(arg.getArgNumber());
+  SmallVector<Type> resultTypes;
+  for (Value value : results)
+    resultTypes.push_back(value.getType());
+  SmallVector<Type> inputTypes;
+  for (BlockArgument arg : body->getArguments())
+    inputTypes.push_back(arg.getType());
+  func.setFunctionType(builder.getFunctionType(inputTypes, resultTypes));
+  for (unsigned i = 0, e = body->getNumArguments(); i < e; ++i) {
+    func.setArgAttr(i, "orchestra.name", builder.getStringAttr(argNames[i]));
+    if (isUnsignedDType(argDTypes[i]))
+      func.setArgAttr(i, "orchestra.unsigned", builder.getUnitAttr());
+  }
+  for (unsigned i = 0, e = results.size(); i < e; ++i) {
+    func.setResultAttr(i, "orchestra.name",
+                       builder.getStringAttr(result.outputNames[i]));
+    if (isUnsignedDType(resultDTypes[i]))
+      func.setResultAttr(i, "orchestra.unsigned", builder.getUnitAttr());
+  }
+  if (failed(func.eraseArguments(erase)))
+    return emitModelError() << "internal error: cannot drop bound inputs";
+  for (BlockArgument arg : body->getArguments())
+    result.inputNames.push_back(
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "orchestra.name")
+            .str());
+
+  if (failed(mlir::verify(module)))
+    return emitModelError()
+           << "internal error: the imported IR does not verify";
+  result.boundInputs = bound;
+  result.module = std::move(owned);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+NodeContext::NodeContext(ModelImporter &importer, const onnx::NodeProto &node,
+                         int opsetVersion, int sinceVersion, Location loc,
+                         OpBuilder &builder)
+    : importer(importer), node(node), opsetVersion(opsetVersion),
+      sinceVersion(sinceVersion), loc(loc), builder(builder) {}
+
+std::string NodeContext::getNodeName() const {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  return node.name();
+}
+
+bool NodeContext::hasInput(unsigned index) const {
+  return index < unsigned(node.input_size()) && !node.input(index).empty();
+}
+
+const ImportedValue &NodeContext::getImportedInput(unsigned index) const {
+  assert(hasInput(index) && "absent input");
+  ImportedValue *value = importer.lookup(node.input(index));
+  assert(value && "inputs are checked before conversion");
+  return *value;
+}
+
+Value NodeContext::getInput(unsigned index) {
+  assert(hasInput(index) && "absent input");
+  return importer.materialize(*importer.lookup(node.input(index)));
+}
+
+RankedTensorType NodeContext::getInputType(unsigned index) const {
+  return getImportedInput(index).type;
+}
+
+OnnxDType NodeContext::getInputDType(unsigned index) const {
+  return getImportedInput(index).dtype;
+}
+
+DenseElementsAttr NodeContext::getConstantInput(unsigned index) const {
+  if (!hasInput(index))
+    return nullptr;
+  return importer.getDenseConstant(getImportedInput(index));
+}
+
+FailureOr<DenseElementsAttr> NodeContext::requireConstantInput(unsigned index,
+                                                               StringRef what) {
+  if (!hasInput(index)) {
+    emitError() << "input " << index << " (" << what << ") is missing";
+    return failure();
+  }
+  ImportedValue *value = importer.lookup(node.input(index));
+  if (!value->constant && value->bindable)
+    (void)importer.bind(*value);
+  if (DenseElementsAttr constant = importer.getDenseConstant(*value))
+    return constant;
+  auto diag = emitError() << "unsupported: input '" << node.input(index)
+                          << "' (" << what << ") must be known at compile time";
+  if (!value->graphInputName.empty())
+    diag << "; it is a graph input: bind it to a value (--bind-input "
+         << value->graphInputName << "=FILE.npy)";
+  return failure();
+}
+
+FailureOr<SmallVector<int64_t>>
+NodeContext::requireConstantInts(unsigned index, StringRef what) {
+  FailureOr<DenseElementsAttr> constant = requireConstantInput(index, what);
+  if (failed(constant))
+    return failure();
+  if (!constant->getElementType().isInteger()) {
+    emitError() << "input '" << node.input(index) << "' (" << what
+                << ") must be integers";
+    return failure();
+  }
+  return getIntValues(*constant);
+}
+
+bool NodeContext::hasAttr(StringRef name) const {
+  for (const onnx::AttributeProto &attr : node.attribute())
+    if (attr.name() == name)
+      return true;
+  return false;
+}
+
+const onnx::AttributeProto *NodeContext::getAttr(StringRef name) const {
+  for (const onnx::AttributeProto &attr : node.attribute())
+    if (attr.name() == name)
+      return &attr;
+  if (const onnx::OpSchema *schema = importer.getSchema(node)) {
+    auto it = schema->attributes().find(name.str());
+    if (it != schema->attributes().end() &&
+        it->second.default_value.type() != onnx::AttributeProto::UNDEFINED)
+      return &it->second.default_value;
+  }
+  return nullptr;
+}
+
+int64_t NodeContext::getAttrInt(StringRef name, int64_t defaultValue) const {
+  const onnx::AttributeProto *attr = getAttr(name);
+  return attr && attr->has_i() ? attr->i() : defaultValue;
+}
+
+float NodeContext::getAttrFloat(StringRef name, float defaultValue) const {
+  const onnx::AttributeProto *attr = getAttr(name);
+  return attr && attr->has_f() ? attr->f() : defaultValue;
+}
+
+std::string NodeContext::getAttrString(StringRef name,
+                                       StringRef defaultValue) const {
+  const onnx::AttributeProto *attr = getAttr(name);
+  return attr && attr->has_s() ? attr->s() : defaultValue.str();
+}
+
+SmallVector<int64_t> NodeContext::getAttrInts(StringRef name,
+                                              ArrayRef<int64_t> dflt) const {
+  const onnx::AttributeProto *attr = getAttr(name);
+  if (!attr ||
+      (attr->ints_size() == 0 && attr->type() != onnx::AttributeProto::INTS))
+    return SmallVector<int64_t>(dflt.begin(), dflt.end());
+  return SmallVector<int64_t>(attr->ints().begin(), attr->ints().end());
+}
+
+SmallVector<float> NodeContext::getAttrFloats(StringRef name,
+                                              ArrayRef<float> dflt) const {
+  const onnx::AttributeProto *attr = getAttr(name);
+  if (!attr || (attr->floats_size() == 0 &&
+                attr->type() != onnx::AttributeProto::FLOATS))
+    return SmallVector<float>(dflt.begin(), dflt.end());
+  return SmallVector<float>(attr->floats().begin(), attr->floats().end());
+}
+
+FailureOr<int64_t> NodeContext::getRequiredAttrInt(StringRef name) {
+  const onnx::AttributeProto *attr = getAttr(name);
+  if (!attr || !attr->has_i()) {
+    emitError() << "missing required attribute '" << name << "'";
+    return failure();
+  }
+  return attr->i();
+}
+
+FailureOr<SmallVector<int64_t>>
+NodeContext::getRequiredAttrInts(StringRef name) {
+  if (!getAttr(name)) {
+    emitError() << "missing required attribute '" << name << "'";
+    return failure();
+  }
+  return getAttrInts(name);
+}
+
+FailureOr<ElementsAttr> NodeContext::getAttrTensor(StringRef name,
+                                                   OnnxDType *dtype) {
+  const onnx::AttributeProto *attr = getAttr(name);
+  if (!attr || !attr->has_t()) {
+    emitError() << "missing tensor attribute '" << name << "'";
+    return failure();
+  }
+  return importer.convertTensor(attr->t(), loc, dtype);
+}
+
+const onnx::GraphProto *NodeContext::getAttrGraph(StringRef name) const {
+  const onnx::AttributeProto *attr = getAttr(name);
+  return attr && attr->has_g() ? &attr->g() : nullptr;
+}
+
+bool NodeContext::hasOutput(unsigned index) const {
+  return index < unsigned(node.output_size()) && !node.output(index).empty();
+}
+
+void NodeContext::setOutput(unsigned index, Value value, OnnxDType dtype) {
+  if (!hasOutput(index))
+    return;
+  ImportedValue imported;
+  imported.value = value;
+  imported.type = cast<RankedTensorType>(value.getType());
+  imported.dtype = dtype;
+  importer.define(node.output(index), std::move(imported));
+}
+
+void NodeContext::setConstantOutput(unsigned index, ElementsAttr value,
+                                    OnnxDType dtype) {
+  if (!hasOutput(index))
+    return;
+  ImportedValue imported;
+  imported.constant = value;
+  imported.type = cast<RankedTensorType>(value.getType());
+  imported.dtype = dtype;
+  importer.define(node.output(index), std::move(imported));
+}
+
+void NodeContext::setOutput(unsigned index, const ImportedValue &value) {
+  if (!hasOutput(index))
+    return;
+  ImportedValue copy = value;
+  // A forwarded graph input is no longer bindable through its new name.
+  copy.bindable = nullptr;
+  copy.graphInputName.clear();
+  importer.define(node.output(index), std::move(copy));
+}
+
+FailureOr<SmallVector<ImportedValue>>
+NodeContext::importSubgraph(const onnx::GraphProto &graph) {
+  return importer.importSubgraph(graph, *this);
+}
+
+InFlightDiagnostic NodeContext::emitError() {
+  auto diag = mlir::emitError(loc);
+  diag << "node '" << getNodeName() << "' (" << node.op_type() << ", opset "
+       << opsetVersion << "): ";
+  return diag;
+}
+
+LogicalResult NodeContext::unsupported(const Twine &what) {
+  return emitError() << "unsupported: " << what;
+}
+
+FailureOr<Type> NodeContext::getElementTypeOrError(OnnxDType dtype) {
+  Type type = getElementType(getContext(), dtype);
+  if (!type) {
+    emitError() << "unsupported: element type " << getOnnxDTypeName(dtype);
+    return failure();
+  }
+  return type;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+FailureOr<ImportResult> onnx_import::importModel(MLIRContext *context,
+                                                 StringRef bytes,
+                                                 StringRef filename,
+                                                 const ImportOptions &options) {
+  context->loadDialect<arith::ArithDialect, func::FuncDialect,
+                       linalg::LinalgDialect, tensor::TensorDialect>();
+  onnx::ModelProto model;
+  if (bytes.size() > size_t(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return mlir::emitError(FileLineColLoc::get(context, filename, 0, 0))
+           << "not a valid ONNX model (the protobuf does not parse; is the "
+              "file truncated?)";
+  ModelImporter importer(context, model, filename, options);
+  try {
+    return importer.run();
+  } catch (const std::exception &error) {
+    return mlir::emitError(FileLineColLoc::get(context, filename, 0, 0))
+           << "internal error while importing: " << error.what();
+  }
+}
+
+FailureOr<ImportResult>
+onnx_import::importModelFile(MLIRContext *context, StringRef path,
+                             const ImportOptions &options) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!file)
+    return mlir::emitError(FileLineColLoc::get(context, path, 0, 0))
+           << "cannot read '" << path << "': " << file.getError().message();
+  return importModel(context, (*file)->getBuffer(), path, options);
+}
+
+bool onnx_import::isONNXModelPath(StringRef path) {
+  return path.ends_with_insensitive(".onnx");
+}
+
+std::vector<ConverterEntry> onnx_import::getRegisteredConverters() {
+  std::vector<ConverterEntry> entries;
+  for (const auto &entry : getConverterRegistry().entries())
+    entries.push_back({std::get<0>(entry.first), std::get<1>(entry.first),
+                       std::get<2>(entry.first)});
+  return entries;
+}
