@@ -14,8 +14,11 @@ PACKAGES=(
   libclang-rt-22-dev
   # Unit tests.
   libgtest-dev
-  # Test references (numpy is generated at test time by Debian's python3).
-  python3 python3-numpy
+  # ONNX importer: protobuf classes and op schemas; the ONNX backend test suite.
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  # Test references (numpy is generated at test time by Debian's python3); ONNX models built
+  # by the importer tests (python3-onnx) and exported from PyTorch (real-model tests).
+  python3 python3-numpy python3-onnx python3-torch python3-torchvision
 )
 
 missing=()

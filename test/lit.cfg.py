@@ -30,6 +30,7 @@ tools = [
     ToolSubst("orchestra-run", unresolved="fatal"),
     ToolSubst("orchestra-targets", unresolved="fatal"),
     ToolSubst("orchestra-compile", unresolved="fatal"),
+    ToolSubst("orchestra-translate", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
 
@@ -58,3 +59,15 @@ for candidate in ["/usr/bin/python3", shutil.which("python3")]:
         config.substitutions.append(("%python", candidate))
         config.available_features.add("numpy")
         break
+
+# Python packages of that interpreter: onnx builds the importer's test models,
+# torch/torchvision export the real-model tests.
+if "numpy" in config.available_features:
+    for module, feature in [("onnx", "onnx-python"), ("torch", "torch"),
+                            ("torchvision", "torchvision")]:
+        if subprocess.call(
+            [candidate, "-c", "import " + module],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ) == 0:
+            config.available_features.add(feature)
