@@ -1,0 +1,109 @@
+"""Real models for the ONNX end-to-end tests, exported with PyTorch at test
+time (random weights, fixed seed; nothing is downloaded).
+
+    torch_models.py export NAME DIR   writes DIR/model.onnx, DIR/input_0.npy
+                                      and PyTorch's output DIR/expected_0.npy
+    torch_models.py compare DIR OUT   compares OUT/output_0.npy with
+                                      DIR/expected_0.npy (rtol 1e-3, atol 1e-4)
+    torch_models.py list              prints the model names
+"""
+import os
+import sys
+
+import numpy as np
+
+
+def build(name):
+    import torch
+
+    torch.manual_seed(0)
+    if name == "resnet18":
+        import torchvision
+
+        return torchvision.models.resnet18(weights=None), (1, 3, 224, 224)
+    if name == "mobilenet_v2":
+        import torchvision
+
+        return torchvision.models.mobilenet_v2(weights=None), (1, 3, 224, 224)
+    if name == "transformer_encoder_layer":
+        return torch.nn.TransformerEncoderLayer(512, 8, 2048), (128, 1, 512)
+    if name == "mlp":
+        return torch.nn.Sequential(
+            torch.nn.Linear(784, 1024), torch.nn.ReLU(),
+            torch.nn.Linear(1024, 1024), torch.nn.ReLU(),
+            torch.nn.Linear(1024, 10)), (64, 784)
+    if name == "small_cnn":
+        # A ResNet-style block with batch norm, a residual add and pooling.
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.stem = torch.nn.Conv2d(3, 16, 3, stride=2, padding=1)
+                self.bn = torch.nn.BatchNorm2d(16)
+                self.conv1 = torch.nn.Conv2d(16, 16, 3, padding=1, bias=False)
+                self.conv2 = torch.nn.Conv2d(16, 16, 3, padding=1, bias=False)
+                self.pool = torch.nn.AdaptiveAvgPool2d(1)
+                self.fc = torch.nn.Linear(16, 10)
+
+            def forward(self, x):
+                x = torch.relu(self.bn(self.stem(x)))
+                y = torch.relu(self.conv1(x))
+                x = torch.relu(x + self.conv2(y))
+                return self.fc(torch.flatten(self.pool(x), 1))
+
+        return Block(), (2, 3, 32, 32)
+    sys.exit("unknown model " + name)
+
+
+MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder_layer", "mlp",
+          "small_cnn"]
+
+
+def export(name, out_dir):
+    import torch
+
+    model, shape = build(name)
+    model.eval()
+    torch.manual_seed(1)
+    x = torch.randn(*shape)
+    os.makedirs(out_dir, exist_ok=True)
+    with torch.no_grad():
+        expected = model(x)
+        torch.onnx.export(model, x, os.path.join(out_dir, "model.onnx"),
+                          opset_version=17, input_names=["input"],
+                          output_names=["output"])
+    np.save(os.path.join(out_dir, "input_0.npy"), x.numpy())
+    np.save(os.path.join(out_dir, "expected_0.npy"), expected.numpy())
+
+
+def compare(model_dir, out_dir):
+    expected = np.load(os.path.join(model_dir, "expected_0.npy"))
+    got = np.load(os.path.join(out_dir, "output_0.npy"))
+    if got.shape != expected.shape or got.dtype != expected.dtype:
+        sys.exit("mismatch: got %s %s, expected %s %s" %
+                 (got.dtype, got.shape, expected.dtype, expected.shape))
+    error = np.abs(got.astype(np.float64) - expected)
+    bound = 1e-4 + 1e-3 * np.abs(expected)
+    worst = np.unravel_index(np.argmax(error - bound), error.shape)
+    if not np.all(error <= bound):
+        sys.exit("mismatch: %d of %d elements outside rtol 1e-3/atol 1e-4; "
+                 "worst at %s: got %g, expected %g" %
+                 (np.count_nonzero(error > bound), error.size, list(worst),
+                  got[worst], expected[worst]))
+    print("match: %d elements within rtol 1e-3/atol 1e-4 (max abs error %.3g)"
+          % (error.size, error.max()))
+
+
+def main():
+    command = sys.argv[1]
+    if command == "export":
+        export(sys.argv[2], sys.argv[3])
+    elif command == "compare":
+        compare(sys.argv[2], sys.argv[3])
+    elif command == "list":
+        print("\n".join(MODELS))
+    else:
+        sys.exit("unknown command " + command)
+
+
+if __name__ == "__main__":
+    main()
