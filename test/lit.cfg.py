@@ -30,6 +30,7 @@ tools = [
     ToolSubst("orchestra-run", unresolved="fatal"),
     ToolSubst("orchestra-targets", unresolved="fatal"),
     ToolSubst("orchestra-compile", unresolved="fatal"),
+    ToolSubst("orchestra-onnx-conformance", unresolved="fatal"),
     ToolSubst("orchestra-translate", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
@@ -71,3 +72,9 @@ if "numpy" in config.available_features:
             stderr=subprocess.DEVNULL,
         ) == 0:
             config.available_features.add(feature)
+
+# Full-size model compiles (ResNet-18, MobileNetV2, the transformer layer)
+# take minutes until the x86_64 strategy tiles convolutions and large
+# elementwise ops; run them with `lit --param slow_models=1`.
+if lit_config.params.get("slow_models"):
+    config.available_features.add("slow-models")

@@ -1,14 +1,1044 @@
-//===- Contraction.cpp - ONNX Contraction converters
-//----------------------------------===//
+//===- Contraction.cpp - ONNX contraction converters ----------------------===//
 //
 // Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// Matrix products (MatMul, Gemm, MatMulInteger, QLinearMatMul, Einsum) and
+// convolutions (Conv, ConvInteger, ConvTranspose).
+//
+// The common cases become named linalg ops, which the CPU strategy tiles:
+// linalg.matmul (2-D products, batches with a shared right operand stacked
+// into rows, Gemm's transposes as indexing maps), linalg.batch_matmul
+// (batches without broadcasting) and linalg.conv_* (2-D/3-D, grouped 2-D,
+// depthwise). The rest (broadcast batches, 1-D and grouped 3-D
+// convolutions, Einsum) is a sum-of-products linalg.generic. Integer
+// products wrap like the ONNX reference.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Converter.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 using namespace mlir;
 using namespace mlir::orchestra;
 using namespace mlir::orchestra::onnx_import;
 
-void onnx_import::registerContractionConverters(ConverterRegistry &registry) {}
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Shared builders
+//===----------------------------------------------------------------------===//
+
+RankedTensorType getTensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+Value createZeros(NodeContext &ctx, ArrayRef<int64_t> shape, Type elementType) {
+  return ctx.createFilled(shape, ctx.createScalar(elementType, 0));
+}
+
+Value createMul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::MulFOp::create(b, loc, lhs, rhs);
+  return arith::MulIOp::create(b, loc, lhs, rhs);
+}
+
+Value createAdd(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::AddFOp::create(b, loc, lhs, rhs);
+  return arith::AddIOp::create(b, loc, lhs, rhs);
+}
+
+int64_t getProduct(ArrayRef<int64_t> values) {
+  int64_t product = 1;
+  for (int64_t value : values)
+    product *= value;
+  return product;
+}
+
+/// The reassociation of a rank-`rank` shape in which dimensions [first,
+/// first + count) form one group and every other dimension its own.
+SmallVector<ReassociationIndices> groupDims(int64_t rank, int64_t first,
+                                            int64_t count) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (dim > first && dim < first + count)
+      groups.back().push_back(dim);
+    else
+      groups.push_back({dim});
+  }
+  return groups;
+}
+
+/// Merges dimensions [first, first + count) of `value` into one.
+Value collapseDims(NodeContext &ctx, Value value, int64_t first,
+                   int64_t count) {
+  if (count == 1)
+    return value;
+  return tensor::CollapseShapeOp::create(
+      ctx.getBuilder(), ctx.getLoc(), value,
+      groupDims(getTensorType(value).getRank(), first, count));
+}
+
+/// Splits dimension `dim` of `value` into dimensions of `sizes`.
+Value expandDim(NodeContext &ctx, Value value, int64_t dim,
+                ArrayRef<int64_t> sizes) {
+  if (sizes.size() == 1)
+    return value;
+  RankedTensorType type = getTensorType(value);
+  SmallVector<int64_t> shape(type.getShape().take_front(dim));
+  shape.append(sizes.begin(), sizes.end());
+  llvm::append_range(shape, type.getShape().drop_front(dim + 1));
+  return tensor::ExpandShapeOp::create(
+      ctx.getBuilder(), ctx.getLoc(),
+      RankedTensorType::get(shape, type.getElementType()), value,
+      groupDims(shape.size(), dim, sizes.size()));
+}
+
+/// Removes the unit dimensions `dims` of `value`.
+Value dropUnitDims(NodeContext &ctx, Value value, ArrayRef<int64_t> dims) {
+  if (dims.empty())
+    return value;
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t dim = 0, rank = getTensorType(value).getRank(); dim < rank;
+       ++dim) {
+    pending.push_back(dim);
+    if (!llvm::is_contained(dims, dim)) {
+      groups.push_back(pending);
+      pending.clear();
+    }
+  }
+  if (!groups.empty())
+    groups.back().append(pending.begin(), pending.end());
+  return tensor::CollapseShapeOp::create(ctx.getBuilder(), ctx.getLoc(), value,
+                                         groups);
+}
+
+/// A `linalg.generic` over `numLoops` loops accumulating the product of
+/// `inputs` (read through `inputMaps`) into `init`, which is indexed by the
+/// first loops; the remaining loops are reductions. Without reduction loops
+/// the product is stored as it is.
+Value buildSumOfProducts(NodeContext &ctx, ValueRange inputs,
+                         ArrayRef<AffineMap> inputMaps, Value init,
+                         int64_t numLoops) {
+  MLIRContext *context = ctx.getContext();
+  int64_t outputRank = getTensorType(init).getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  SmallVector<AffineExpr> outputExprs;
+  for (int64_t dim = 0; dim < outputRank; ++dim)
+    outputExprs.push_back(getAffineDimExpr(dim, context));
+  maps.push_back(AffineMap::get(numLoops, 0, outputExprs, context));
+  SmallVector<utils::IteratorType> iterators(numLoops,
+                                             utils::IteratorType::parallel);
+  for (int64_t dim = outputRank; dim < numLoops; ++dim)
+    iterators[dim] = utils::IteratorType::reduction;
+  bool accumulate = numLoops > outputRank;
+  auto generic = linalg::GenericOp::create(
+      ctx.getBuilder(), ctx.getLoc(), init.getType(), inputs, init, maps,
+      iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value product = args[0];
+        for (Value arg : args.drop_front().drop_back())
+          product = createMul(b, loc, product, arg);
+        linalg::YieldOp::create(
+            b, loc,
+            accumulate ? createAdd(b, loc, args.back(), product) : product);
+      });
+  return generic.getResult(0);
+}
+
+/// Checks that the node's operands `indices` have the same ONNX type and
+/// that it is a float type (or, with `allowInteger`, an integer type).
+FailureOr<OnnxDType> getCommonDType(NodeContext &ctx,
+                                    ArrayRef<unsigned> indices,
+                                    bool allowInteger) {
+  OnnxDType dtype = ctx.getInputDType(indices.front());
+  for (unsigned index : indices)
+    if (ctx.hasInput(index) && ctx.getInputDType(index) != dtype) {
+      ctx.emitError() << "operands have different element types ("
+                      << getOnnxDTypeName(dtype) << ", "
+                      << getOnnxDTypeName(ctx.getInputDType(index)) << ")";
+      return failure();
+    }
+  if (!isFloatDType(dtype) && !(allowInteger && isIntegerDType(dtype))) {
+    (void)ctx.unsupported(Twine("element type ") + getOnnxDTypeName(dtype));
+    return failure();
+  }
+  return dtype;
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+Value createMatmul(NodeContext &ctx, Value lhs, Value rhs, Value init,
+                   ArrayRef<NamedAttribute> attributes = {}) {
+  return linalg::MatmulOp::create(ctx.getBuilder(), ctx.getLoc(),
+                                  init.getType(), ValueRange{lhs, rhs}, init,
+                                  attributes)
+      .getResult(0);
+}
+
+/// [batch..., R, C] as [P, R, C] with P the batch size.
+Value toSingleBatch(NodeContext &ctx, Value value) {
+  int64_t rank = getTensorType(value).getRank();
+  if (rank == 2)
+    return expandDim(ctx, value, 0, {1, getTensorType(value).getDimSize(0)});
+  return collapseDims(ctx, value, 0, rank - 2);
+}
+
+/// numpy.matmul of `lhs` and `rhs` (same element type): 1-D operands are
+/// promoted to matrices and the promoted dimension removed from the result;
+/// batch dimensions broadcast.
+FailureOr<Value> buildMatMul(NodeContext &ctx, Value lhs, Value rhs) {
+  int64_t lhsRank = getTensorType(lhs).getRank();
+  int64_t rhsRank = getTensorType(rhs).getRank();
+  if (lhsRank == 0 || rhsRank == 0)
+    return ctx.emitError() << "operands must have rank 1 or more (got "
+                           << lhsRank << " and " << rhsRank << ")";
+  if (lhsRank == 1)
+    lhs = expandDim(ctx, lhs, 0, {1, getTensorType(lhs).getDimSize(0)});
+  if (rhsRank == 1)
+    rhs = expandDim(ctx, rhs, 0, {getTensorType(rhs).getDimSize(0), 1});
+  ArrayRef<int64_t> lhsShape = getTensorType(lhs).getShape();
+  ArrayRef<int64_t> rhsShape = getTensorType(rhs).getShape();
+  int64_t m = lhsShape[lhsShape.size() - 2], k = lhsShape.back();
+  int64_t n = rhsShape.back();
+  if (rhsShape[rhsShape.size() - 2] != k)
+    return ctx.emitError() << "operand shapes ["
+                           << llvm::make_range(lhsShape.begin(), lhsShape.end())
+                           << "] and ["
+                           << llvm::make_range(rhsShape.begin(), rhsShape.end())
+                           << "] do not fit a matrix product";
+  ArrayRef<int64_t> lhsBatch = lhsShape.drop_back(2);
+  ArrayRef<int64_t> rhsBatch = rhsShape.drop_back(2);
+  FailureOr<SmallVector<int64_t>> batch =
+      getBroadcastShape(ctx, {lhsBatch, rhsBatch});
+  if (failed(batch))
+    return failure();
+  int64_t numBatch = batch->size(), batchSize = getProduct(*batch);
+  SmallVector<int64_t> shape(*batch);
+  shape.append({m, n});
+  Type elementType = getTensorType(lhs).getElementType();
+
+  Value result;
+  if (getProduct(rhsBatch) == 1) {
+    // One right matrix: the left batch stacks into rows of one matmul.
+    Value rows = collapseDims(ctx, lhs, 0, lhsShape.size() - 1);
+    Value matrix = collapseDims(ctx, rhs, 0, rhsShape.size() - 1);
+    result = createMatmul(ctx, rows, matrix,
+                          createZeros(ctx, {batchSize * m, n}, elementType));
+    if (numBatch > 0)
+      result = expandDim(ctx, result, 0, ArrayRef(shape).drop_back());
+  } else if (getProduct(lhsBatch) == batchSize &&
+             getProduct(rhsBatch) == batchSize) {
+    // No broadcasting: one batch_matmul over the flattened batch.
+    Value product =
+        linalg::BatchMatmulOp::create(
+            ctx.getBuilder(), ctx.getLoc(),
+            ValueRange{toSingleBatch(ctx, lhs), toSingleBatch(ctx, rhs)},
+            createZeros(ctx, {batchSize, m, n}, elementType))
+            .getResult(0);
+    result = expandDim(ctx, product, 0, *batch);
+  } else {
+    // Broadcast batches: loops (batch..., m, n, k).
+    MLIRContext *context = ctx.getContext();
+    int64_t numLoops = numBatch + 3;
+    auto operandMap = [&](ArrayRef<int64_t> operandBatch, int64_t row,
+                          int64_t col) {
+      SmallVector<AffineExpr> exprs;
+      int64_t offset = numBatch - operandBatch.size();
+      for (auto [i, size] : llvm::enumerate(operandBatch))
+        exprs.push_back(size == 1 && (*batch)[offset + i] != 1
+                            ? getAffineConstantExpr(0, context)
+                            : getAffineDimExpr(offset + i, context));
+      exprs.push_back(getAffineDimExpr(row, context));
+      exprs.push_back(getAffineDimExpr(col, context));
+      return AffineMap::get(numLoops, 0, exprs, context);
+    };
+    result =
+        buildSumOfProducts(ctx, {lhs, rhs},
+                           {operandMap(lhsBatch, numBatch, numBatch + 2),
+                            operandMap(rhsBatch, numBatch + 2, numBatch + 1)},
+                           createZeros(ctx, shape, elementType), numLoops);
+  }
+  SmallVector<int64_t> promoted;
+  if (lhsRank == 1)
+    promoted.push_back(numBatch);
+  if (rhsRank == 1)
+    promoted.push_back(numBatch + 1);
+  return dropUnitDims(ctx, result, promoted);
+}
+
+LogicalResult convertMatMul(NodeContext &ctx) {
+  FailureOr<OnnxDType> dtype = getCommonDType(ctx, {0, 1}, true);
+  if (failed(dtype))
+    return failure();
+  FailureOr<Value> result = buildMatMul(ctx, ctx.getInput(0), ctx.getInput(1));
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result, *dtype);
+  return success();
+}
+
+/// Gemm: alpha * A' * B' + beta * C with A', B' optionally transposed (as
+/// matmul indexing maps) and C broadcast to the result (unidirectionally).
+LogicalResult convertGemm(NodeContext &ctx) {
+  FailureOr<OnnxDType> dtype = getCommonDType(ctx, {0, 1, 2}, true);
+  if (failed(dtype))
+    return failure();
+  if (ctx.getInputRank(0) != 2 || ctx.getInputRank(1) != 2)
+    return ctx.emitError() << "A and B must be matrices (got ranks "
+                           << ctx.getInputRank(0) << " and "
+                           << ctx.getInputRank(1) << ")";
+  bool transA = ctx.getAttrInt("transA", 0) != 0;
+  bool transB = ctx.getAttrInt("transB", 0) != 0;
+  ArrayRef<int64_t> aShape = ctx.getInputShape(0),
+                    bShape = ctx.getInputShape(1);
+  int64_t m = aShape[transA ? 1 : 0], k = aShape[transA ? 0 : 1];
+  int64_t n = bShape[transB ? 0 : 1];
+  if (bShape[transB ? 1 : 0] != k)
+    return ctx.emitError() << "A' [" << m << ", " << k << "] and B' ["
+                           << bShape[transB ? 1 : 0] << ", " << n
+                           << "] do not fit a matrix product";
+  double alpha = ctx.getAttrFloat("alpha", 1.0);
+  double beta = ctx.getAttrFloat("beta", 1.0);
+  bool isFloat = isFloatDType(*dtype);
+  if (!isFloat && (alpha != std::trunc(alpha) || beta != std::trunc(beta)))
+    return ctx.unsupported("non-integral alpha or beta with integer operands");
+  Value c;
+  if (ctx.hasInput(2)) {
+    ArrayRef<int64_t> cShape = ctx.getInputShape(2);
+    int64_t target[2] = {m, n};
+    bool fits = cShape.size() <= 2;
+    for (size_t i = 0; fits && i < cShape.size(); ++i) {
+      int64_t size = cShape[cShape.size() - 1 - i];
+      fits = size == 1 || size == target[1 - i];
+    }
+    if (!fits)
+      return ctx.emitError()
+             << "C of shape [" << llvm::make_range(cShape.begin(), cShape.end())
+             << "] does not broadcast to [" << m << ", " << n << "]";
+    c = ctx.getInput(2);
+  }
+
+  MLIRContext *context = ctx.getContext();
+  OpBuilder &builder = ctx.getBuilder();
+  Type elementType = ctx.getInputType(0).getElementType();
+  auto scale = [&](OpBuilder &b, Location loc, Value value, double factor) {
+    if (factor == 1.0)
+      return value;
+    Value constant =
+        isFloat
+            ? arith::ConstantOp::create(b, loc,
+                                        b.getFloatAttr(elementType, factor))
+                  .getResult()
+            : arith::ConstantOp::create(
+                  b, loc,
+                  b.getIntegerAttr(elementType, static_cast<int64_t>(factor)))
+                  .getResult();
+    return createMul(b, loc, value, constant);
+  };
+  // C (times beta) broadcast to [M, N]: the accumulator of the product when
+  // alpha is 1.
+  auto cMap = [&](int64_t rank) {
+    SmallVector<AffineExpr> exprs;
+    ArrayRef<int64_t> cShape = ctx.getInputShape(2);
+    for (auto [i, size] : llvm::enumerate(cShape)) {
+      int64_t dim = rank - cShape.size() + i;
+      exprs.push_back(size == 1 ? getAffineConstantExpr(0, context)
+                                : getAffineDimExpr(dim, context));
+    }
+    return AffineMap::get(rank, 0, exprs, context);
+  };
+  Value init;
+  if (c && alpha == 1.0)
+    init = buildParallel(ctx, {m, n}, c, cMap(2), elementType,
+                         [&](OpBuilder &b, Location loc, ValueRange args) {
+                           return scale(b, loc, args[0], beta);
+                         });
+  else
+    init = createZeros(ctx, {m, n}, elementType);
+
+  // Loops (m, n, k); transposed operands swap their map's results.
+  AffineExpr dm = getAffineDimExpr(0, context),
+             dn = getAffineDimExpr(1, context),
+             dk = getAffineDimExpr(2, context);
+  SmallVector<NamedAttribute> attributes;
+  if (transA || transB) {
+    SmallVector<SmallVector<AffineExpr, 2>> operandExprs{
+        transA ? SmallVector<AffineExpr, 2>{dk, dm}
+               : SmallVector<AffineExpr, 2>{dm, dk},
+        transB ? SmallVector<AffineExpr, 2>{dn, dk}
+               : SmallVector<AffineExpr, 2>{dk, dn},
+        {dm, dn}};
+    SmallVector<Attribute> maps;
+    for (ArrayRef<AffineExpr> exprs : operandExprs)
+      maps.push_back(AffineMapAttr::get(AffineMap::get(3, 0, exprs, context)));
+    attributes.push_back(
+        builder.getNamedAttr("indexing_maps", builder.getArrayAttr(maps)));
+  }
+  Value result =
+      createMatmul(ctx, ctx.getInput(0), ctx.getInput(1), init, attributes);
+  if (alpha != 1.0) {
+    SmallVector<Value> operands{result};
+    SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(2, context)};
+    if (c) {
+      operands.push_back(c);
+      maps.push_back(cMap(2));
+    }
+    result = buildParallel(ctx, {m, n}, operands, maps, elementType,
+                           [&](OpBuilder &b, Location loc, ValueRange args) {
+                             Value value = scale(b, loc, args[0], alpha);
+                             if (args.size() == 1)
+                               return value;
+                             return createAdd(b, loc, value,
+                                              scale(b, loc, args[1], beta));
+                           });
+  }
+  ctx.setOutput(0, result, *dtype);
+  return success();
+}
+
+/// Input `index` (int8 or uint8) minus its zero point (input `zeroPoint`,
+/// optional) as i32. A 1-D zero point of a tensor of rank 2 or more holds
+/// one value per index of dimension `axis` (negative: from the end).
+FailureOr<Value> subtractZeroPoint(NodeContext &ctx, unsigned index,
+                                   unsigned zeroPoint, int64_t axis) {
+  OnnxDType dtype = ctx.getInputDType(index);
+  if (dtype != onnx::TensorProto::INT8 && dtype != onnx::TensorProto::UINT8) {
+    (void)ctx.unsupported(Twine("element type ") + getOnnxDTypeName(dtype) +
+                          " (expects int8 or uint8)");
+    return failure();
+  }
+  Value input = ctx.getInput(index);
+  if (!ctx.hasInput(zeroPoint))
+    return castTensor(ctx, input, dtype, onnx::TensorProto::INT32);
+  if (ctx.getInputDType(zeroPoint) != dtype) {
+    ctx.emitError() << "zero point of type "
+                    << getOnnxDTypeName(ctx.getInputDType(zeroPoint))
+                    << " for an input of type " << getOnnxDTypeName(dtype);
+    return failure();
+  }
+  Value zero = ctx.getInput(zeroPoint);
+  int64_t rank = ctx.getInputRank(index);
+  ArrayRef<int64_t> zeroShape = ctx.getInputShape(zeroPoint);
+  if (zeroShape.size() == 1 && rank >= 2) {
+    SmallVector<int64_t> sizes{zeroShape[0]};
+    sizes.append(axis < 0 ? -axis - 1 : rank - 1 - axis, 1);
+    zero = expandDim(ctx, zero, 0, sizes);
+  }
+  ArrayRef<int64_t> shape = ctx.getInputShape(index);
+  ArrayRef<int64_t> alignedShape = getTensorType(zero).getShape();
+  FailureOr<SmallVector<int64_t>> broadcast =
+      getBroadcastShape(ctx, {shape, alignedShape});
+  if (failed(broadcast))
+    return failure();
+  if (ArrayRef<int64_t>(*broadcast) != shape) {
+    ctx.emitError() << "zero point of shape ["
+                    << llvm::make_range(zeroShape.begin(), zeroShape.end())
+                    << "] does not fit an input of shape ["
+                    << llvm::make_range(shape.begin(), shape.end()) << "]";
+    return failure();
+  }
+  Type i32 = ctx.getBuilder().getI32Type();
+  return buildElementwise(
+      ctx, {input, zero}, i32,
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        return arith::SubIOp::create(
+            b, loc,
+            castScalar(b, loc, args[0], dtype, onnx::TensorProto::INT32),
+            castScalar(b, loc, args[1], dtype, onnx::TensorProto::INT32));
+      });
+}
+
+/// The i32 product of MatMulInteger's (and QLinearMatMul's) operands with
+/// their zero points subtracted (per row of A, per column of B).
+FailureOr<Value> buildIntegerMatMul(NodeContext &ctx, unsigned lhs,
+                                    unsigned lhsZero, unsigned rhs,
+                                    unsigned rhsZero) {
+  FailureOr<Value> lhsValue = subtractZeroPoint(ctx, lhs, lhsZero, -2);
+  if (failed(lhsValue))
+    return failure();
+  FailureOr<Value> rhsValue = subtractZeroPoint(ctx, rhs, rhsZero, -1);
+  if (failed(rhsValue))
+    return failure();
+  return buildMatMul(ctx, *lhsValue, *rhsValue);
+}
+
+LogicalResult convertMatMulInteger(NodeContext &ctx) {
+  FailureOr<Value> result = buildIntegerMatMul(ctx, 0, 2, 1, 3);
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result, onnx::TensorProto::INT32);
+  return success();
+}
+
+/// QLinearMatMul: the i32 product of the zero-point-adjusted operands,
+/// requantized as round_half_even(acc * (a_scale * b_scale / y_scale)) +
+/// y_zero_point, saturated to the output type.
+LogicalResult convertQLinearMatMul(NodeContext &ctx) {
+  for (unsigned index : {1u, 4u, 6u, 7u}) {
+    if (!ctx.hasInput(index))
+      return ctx.emitError() << "input " << index << " is missing";
+    if (ctx.getInputType(index).getNumElements() != 1)
+      return ctx.unsupported("per-axis scales or output zero point");
+  }
+  for (unsigned index : {1u, 4u, 6u})
+    if (ctx.getInputDType(index) != onnx::TensorProto::FLOAT)
+      return ctx.unsupported("scales that are not float");
+  OnnxDType outputDType = ctx.getInputDType(7);
+  if (outputDType != onnx::TensorProto::INT8 &&
+      outputDType != onnx::TensorProto::UINT8)
+    return ctx.unsupported(Twine("output type ") +
+                           getOnnxDTypeName(outputDType));
+  FailureOr<Value> acc = buildIntegerMatMul(ctx, 0, 2, 3, 5);
+  if (failed(acc))
+    return failure();
+  SmallVector<Value> operands{*acc};
+  for (unsigned index : {1u, 4u, 6u, 7u}) {
+    Value scalar = ctx.getInput(index);
+    SmallVector<int64_t> dims =
+        llvm::to_vector(llvm::seq<int64_t>(0, ctx.getInputRank(index)));
+    operands.push_back(dropUnitDims(ctx, scalar, dims));
+  }
+  bool isUnsigned = outputDType == onnx::TensorProto::UINT8;
+  Type f32 = ctx.getBuilder().getF32Type();
+  FailureOr<Value> result = buildElementwise(
+      ctx, operands, ctx.getBuilder().getI8Type(),
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        Value multiplier = arith::DivFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, args[1], args[2]), args[3]);
+        Value value = arith::MulFOp::create(
+            b, loc, arith::SIToFPOp::create(b, loc, f32, args[0]), multiplier);
+        value = math::RoundEvenOp::create(b, loc, value);
+        value = arith::AddFOp::create(
+            b, loc, value,
+            castScalar(b, loc, args[4], outputDType, onnx::TensorProto::FLOAT));
+        auto bound = [&](double v) {
+          return arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, v));
+        };
+        value = arith::MaximumFOp::create(b, loc, value,
+                                          bound(isUnsigned ? 0 : -128));
+        value = arith::MinimumFOp::create(b, loc, value,
+                                          bound(isUnsigned ? 255 : 127));
+        return castScalar(b, loc, value, onnx::TensorProto::FLOAT, outputDType);
+      });
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result, outputDType);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Einsum
+//===----------------------------------------------------------------------===//
+
+/// One term of an Einsum equation: its labels, and where the ellipsis
+/// stands among them (-1: none).
+struct EinsumTerm {
+  SmallVector<char> labels;
+  int64_t ellipsis = -1;
+};
+
+FailureOr<EinsumTerm> parseEinsumTerm(NodeContext &ctx, StringRef text) {
+  EinsumTerm term;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (llvm::isAlpha(c)) {
+      term.labels.push_back(c);
+      continue;
+    }
+    if (text.substr(i).starts_with("...") && term.ellipsis < 0) {
+      term.ellipsis = term.labels.size();
+      i += 2;
+      continue;
+    }
+    ctx.emitError() << "malformed Einsum term '" << text << "'";
+    return failure();
+  }
+  return term;
+}
+
+/// Einsum as one sum-of-products linalg.generic: loops over the output
+/// dimensions (in output order), then over the summed labels.
+LogicalResult convertEinsum(NodeContext &ctx) {
+  SmallVector<unsigned> indices;
+  for (unsigned i = 0; i < ctx.getNumInputs(); ++i)
+    indices.push_back(i);
+  if (indices.empty())
+    return ctx.emitError() << "expects at least one input";
+  FailureOr<OnnxDType> dtype = getCommonDType(ctx, indices, true);
+  if (failed(dtype))
+    return failure();
+  std::string equation;
+  for (char c : ctx.getAttrString("equation", ""))
+    if (!llvm::isSpace(c))
+      equation.push_back(c);
+  auto [lhs, rhs] = StringRef(equation).split("->");
+  bool explicitOutput = StringRef(equation).contains("->");
+  SmallVector<StringRef> inputTexts;
+  lhs.split(inputTexts, ',');
+  if (inputTexts.size() != indices.size())
+    return ctx.emitError() << "equation '" << equation << "' has "
+                           << inputTexts.size() << " input terms for "
+                           << indices.size() << " inputs";
+
+  // Label sizes and the broadcast shape of the ellipsis.
+  SmallVector<EinsumTerm> terms;
+  std::map<char, int64_t> sizes, counts;
+  SmallVector<SmallVector<int64_t>> ellipsisShapes;
+  for (auto [index, text] : llvm::enumerate(inputTexts)) {
+    FailureOr<EinsumTerm> term = parseEinsumTerm(ctx, text);
+    if (failed(term))
+      return failure();
+    ArrayRef<int64_t> shape = ctx.getInputShape(index);
+    int64_t ellipsisRank = int64_t(shape.size()) - term->labels.size();
+    if (ellipsisRank < 0 || (term->ellipsis < 0 && ellipsisRank != 0))
+      return ctx.emitError() << "term '" << text << "' does not fit input "
+                             << index << " of rank " << shape.size();
+    int64_t start = std::max<int64_t>(term->ellipsis, 0);
+    ellipsisShapes.emplace_back(shape.slice(start, ellipsisRank));
+    for (auto [i, label] : llvm::enumerate(term->labels)) {
+      int64_t size = shape[i < size_t(start) ? i : i + ellipsisRank];
+      auto [it, inserted] = sizes.try_emplace(label, size);
+      if (!inserted && it->second != size)
+        return ctx.emitError() << "label '" << label << "' has sizes "
+                               << it->second << " and " << size;
+      ++counts[label];
+    }
+    terms.push_back(*term);
+  }
+  SmallVector<ArrayRef<int64_t>> ellipsisRefs(ellipsisShapes.begin(),
+                                              ellipsisShapes.end());
+  FailureOr<SmallVector<int64_t>> ellipsisShape =
+      getBroadcastShape(ctx, ellipsisRefs);
+  if (failed(ellipsisShape))
+    return failure();
+  int64_t ellipsisRank = ellipsisShape->size();
+
+  // The output term: explicit, or the ellipsis then the labels used once,
+  // in alphabetical order.
+  EinsumTerm output;
+  if (explicitOutput) {
+    FailureOr<EinsumTerm> term = parseEinsumTerm(ctx, rhs);
+    if (failed(term))
+      return failure();
+    output = *term;
+    for (auto [i, label] : llvm::enumerate(output.labels))
+      if (!sizes.count(label) ||
+          llvm::is_contained(ArrayRef(output.labels).take_front(i), label))
+        return ctx.emitError() << "output label '" << label
+                               << "' is repeated or not an input label";
+  } else {
+    output.ellipsis = ellipsisRank > 0 ? 0 : -1;
+    for (auto [label, count] : counts)
+      if (count == 1)
+        output.labels.push_back(label);
+  }
+
+  // Loops: output dimensions, then summed ellipsis dimensions and labels.
+  std::map<char, int64_t> labelLoop;
+  SmallVector<int64_t> ellipsisLoop(ellipsisRank, -1), outputShape;
+  int64_t numLoops = 0;
+  auto addEllipsisLoops = [&]() {
+    for (int64_t i = 0; i < ellipsisRank; ++i) {
+      ellipsisLoop[i] = numLoops++;
+      outputShape.push_back((*ellipsisShape)[i]);
+    }
+  };
+  for (auto [i, label] : llvm::enumerate(output.labels)) {
+    if (int64_t(i) == output.ellipsis)
+      addEllipsisLoops();
+    labelLoop[label] = numLoops++;
+    outputShape.push_back(sizes[label]);
+  }
+  if (output.ellipsis == int64_t(output.labels.size()))
+    addEllipsisLoops();
+  for (int64_t &loop : ellipsisLoop)
+    if (loop < 0)
+      loop = numLoops++;
+  for (const EinsumTerm &term : terms)
+    for (char label : term.labels)
+      if (!labelLoop.count(label))
+        labelLoop[label] = numLoops++;
+
+  MLIRContext *context = ctx.getContext();
+  SmallVector<AffineMap> maps;
+  SmallVector<Value> inputs;
+  for (auto [index, term] : llvm::enumerate(terms)) {
+    SmallVector<AffineExpr> exprs;
+    ArrayRef<int64_t> shape = ellipsisShapes[index];
+    auto addEllipsis = [&]() {
+      int64_t offset = ellipsisRank - shape.size();
+      for (auto [i, size] : llvm::enumerate(shape))
+        exprs.push_back(
+            size == 1 && (*ellipsisShape)[offset + i] != 1
+                ? getAffineConstantExpr(0, context)
+                : getAffineDimExpr(ellipsisLoop[offset + i], context));
+    };
+    for (auto [i, label] : llvm::enumerate(term.labels)) {
+      if (int64_t(i) == term.ellipsis)
+        addEllipsis();
+      exprs.push_back(getAffineDimExpr(labelLoop[label], context));
+    }
+    if (term.ellipsis == int64_t(term.labels.size()))
+      addEllipsis();
+    maps.push_back(AffineMap::get(numLoops, 0, exprs, context));
+    inputs.push_back(ctx.getInput(index));
+  }
+  Value init =
+      createZeros(ctx, outputShape, ctx.getInputType(0).getElementType());
+  ctx.setOutput(0, buildSumOfProducts(ctx, inputs, maps, init, numLoops),
+                *dtype);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+/// The grouped convolution of `input` [N, C, spatial...] (already padded)
+/// with `filter` [M, C/group, kernel...], accumulated into `init`
+/// [N, M, output...].
+Value buildConvolution(NodeContext &ctx, Value input, Value filter, Value init,
+                       int64_t group, ArrayRef<int64_t> strides,
+                       ArrayRef<int64_t> dilations) {
+  OpBuilder &b = ctx.getBuilder();
+  Location loc = ctx.getLoc();
+  int64_t spatial = strides.size();
+  int64_t channels = getTensorType(input).getDimSize(1);
+  int64_t outChannels = getTensorType(filter).getDimSize(0);
+  Attribute stridesAttr = b.getI64TensorAttr(strides);
+  Attribute dilationsAttr = b.getI64TensorAttr(dilations);
+  auto create = [&](auto op, Value lhs, Value rhs, Value out) -> Value {
+    return decltype(op)::create(b, loc, out.getType(), ValueRange{lhs, rhs},
+                                out, stridesAttr, dilationsAttr)
+        .getResult(0);
+  };
+  // 1-D convolutions are generics: the strategy does not tile convolutions
+  // and the 1-D convolution vectorizer unrolls the kernel over vectors as
+  // wide as the whole output (minutes of compile time for long signals).
+  if (group == 1) {
+    if (spatial == 2)
+      return create(linalg::Conv2DNchwFchwOp(), input, filter, init);
+    if (spatial == 3)
+      return create(linalg::Conv3DNcdhwFcdhwOp(), input, filter, init);
+  } else if (group == channels && outChannels == channels &&
+             (spatial == 2 || spatial == 3)) {
+    // Depthwise: one filter per channel, [C, 1, kernel...] -> [C, kernel...].
+    Value depthwise = collapseDims(ctx, filter, 0, 2);
+    if (spatial == 2)
+      return create(linalg::DepthwiseConv2DNchwChwOp(), input, depthwise, init);
+    return create(linalg::DepthwiseConv3DNcdhwCdhwOp(), input, depthwise, init);
+  }
+
+  // Grouped: [N, G, C/G, spatial...] * [G, M/G, C/G, kernel...] into
+  // [N, G, M/G, output...].
+  Value groupedInput = expandDim(ctx, input, 1, {group, channels / group});
+  Value groupedFilter = expandDim(ctx, filter, 0, {group, outChannels / group});
+  Value groupedInit = expandDim(ctx, init, 1, {group, outChannels / group});
+  Value result;
+  if (spatial == 2) {
+    result = create(linalg::Conv2DNgchwGfchwOp(), groupedInput, groupedFilter,
+                    groupedInit);
+  } else {
+    // Loops (n, g, f, output..., c, kernel...).
+    MLIRContext *context = ctx.getContext();
+    int64_t numLoops = 4 + 2 * spatial;
+    auto dim = [&](int64_t i) { return getAffineDimExpr(i, context); };
+    SmallVector<AffineExpr> inputExprs{dim(0), dim(1), dim(3 + spatial)};
+    SmallVector<AffineExpr> filterExprs{dim(1), dim(2), dim(3 + spatial)};
+    for (int64_t i = 0; i < spatial; ++i) {
+      inputExprs.push_back(dim(3 + i) * strides[i] +
+                           dim(4 + spatial + i) * dilations[i]);
+      filterExprs.push_back(dim(4 + spatial + i));
+    }
+    result =
+        buildSumOfProducts(ctx, {groupedInput, groupedFilter},
+                           {AffineMap::get(numLoops, 0, inputExprs, context),
+                            AffineMap::get(numLoops, 0, filterExprs, context)},
+                           groupedInit, numLoops);
+  }
+  return collapseDims(ctx, result, 1, 2);
+}
+
+/// The initial value of a convolution result [N, M, output...]: the bias
+/// [M] broadcast, or zeros.
+Value buildConvolutionInit(NodeContext &ctx, ArrayRef<int64_t> shape,
+                           Type elementType, Value bias) {
+  if (!bias)
+    return createZeros(ctx, shape, elementType);
+  MLIRContext *context = ctx.getContext();
+  return buildParallel(
+      ctx, shape, bias,
+      AffineMap::get(shape.size(), 0, getAffineDimExpr(1, context), context),
+      elementType,
+      [](OpBuilder &, Location, ValueRange args) -> Value { return args[0]; });
+}
+
+/// Checks the operand shapes of Conv/ConvTranspose: `input` [N, C, ...],
+/// `filter` of the same rank with `filterChannels` input channels per group
+/// along `channelDim`, and the optional `bias` [outChannels]. Returns the
+/// kernel shape.
+FailureOr<SmallVector<int64_t>>
+checkConvolutionOperands(NodeContext &ctx, Value input,
+                         RankedTensorType filterType, Value bias, int64_t group,
+                         int64_t channelDim, int64_t outChannels) {
+  ArrayRef<int64_t> inputShape = getTensorType(input).getShape();
+  ArrayRef<int64_t> filterShape = filterType.getShape();
+  if (inputShape.size() < 3 || filterShape.size() != inputShape.size()) {
+    ctx.emitError() << "expects an input of rank 3 or more and a filter of "
+                       "the same rank (got ranks "
+                    << inputShape.size() << " and " << filterShape.size()
+                    << ")";
+    return failure();
+  }
+  int64_t channels = inputShape[1];
+  int64_t expected = channelDim == 1 ? filterShape[1] * group : filterShape[0];
+  if (group < 1 || channels != expected || channels % group != 0 ||
+      outChannels % group != 0) {
+    ctx.emitError() << "input channels (" << channels << "), filter shape ["
+                    << llvm::make_range(filterShape.begin(), filterShape.end())
+                    << "] and group " << group << " do not fit";
+    return failure();
+  }
+  if (bias && (getTensorType(bias).getRank() != 1 ||
+               getTensorType(bias).getDimSize(0) != outChannels)) {
+    ctx.emitError() << "bias must have shape [" << outChannels << "]";
+    return failure();
+  }
+  SmallVector<int64_t> kernel(filterShape.drop_front(2));
+  if (ctx.hasAttr("kernel_shape") &&
+      ctx.getAttrInts("kernel_shape") != kernel) {
+    ctx.emitError() << "kernel_shape does not match the filter shape";
+    return failure();
+  }
+  return kernel;
+}
+
+/// Conv (and ConvInteger on the zero-point-adjusted i32 operands): pad
+/// with zeros, then convolve into the broadcast bias.
+LogicalResult emitConvolution(NodeContext &ctx, Value input, Value filter,
+                              Value bias, OnnxDType dtype) {
+  int64_t group = ctx.getAttrInt("group", 1);
+  ArrayRef<int64_t> inputShape = getTensorType(input).getShape();
+  int64_t outChannels = getTensorType(filter).getDimSize(0);
+  FailureOr<SmallVector<int64_t>> kernel = checkConvolutionOperands(
+      ctx, input, getTensorType(filter), bias, group, 1, outChannels);
+  if (failed(kernel))
+    return failure();
+  FailureOr<WindowGeometry> geometry = getWindowGeometry(
+      ctx, inputShape.drop_front(2), *kernel, /*ceilMode=*/false);
+  if (failed(geometry))
+    return failure();
+  Type elementType = getTensorType(input).getElementType();
+  SmallVector<int64_t> low{0, 0}, high{0, 0};
+  low.append(geometry->padsBegin);
+  high.append(geometry->padsEnd);
+  Value padded =
+      buildPad(ctx, input, low, high, ctx.createScalar(elementType, 0));
+  SmallVector<int64_t> shape{inputShape[0], outChannels};
+  shape.append(geometry->output);
+  Value init = buildConvolutionInit(ctx, shape, elementType, bias);
+  ctx.setOutput(0,
+                buildConvolution(ctx, padded, filter, init, group,
+                                 geometry->strides, geometry->dilations),
+                dtype);
+  return success();
+}
+
+LogicalResult convertConv(NodeContext &ctx) {
+  FailureOr<OnnxDType> dtype = getCommonDType(ctx, {0, 1, 2}, false);
+  if (failed(dtype))
+    return failure();
+  return emitConvolution(ctx, ctx.getInput(0), ctx.getInput(1),
+                         ctx.hasInput(2) ? ctx.getInput(2) : Value(), *dtype);
+}
+
+/// ConvInteger: (x - x_zero_point) * (w - w_zero_point) in i32; the
+/// filter's zero point may be per output channel. Padding with zeros after
+/// the subtraction is padding x with its zero point.
+LogicalResult convertConvInteger(NodeContext &ctx) {
+  FailureOr<Value> input = subtractZeroPoint(ctx, 0, 2, 0);
+  if (failed(input))
+    return failure();
+  FailureOr<Value> filter = subtractZeroPoint(ctx, 1, 3, 0);
+  if (failed(filter))
+    return failure();
+  return emitConvolution(ctx, *input, *filter, Value(),
+                         onnx::TensorProto::INT32);
+}
+
+int64_t floorDiv(int64_t value, int64_t divisor) {
+  return value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor);
+}
+
+/// ConvTranspose as a convolution with stride 1 of the input dilated by the
+/// strides (zeros between its elements) and padded by extent - 1 - pads
+/// (plus output_padding at the end), with the filter flipped and its
+/// channel dimensions swapped per group. Negative paddings (pads larger
+/// than the kernel extent) are computed as zero padding and cropped.
+LogicalResult convertConvTranspose(NodeContext &ctx) {
+  FailureOr<OnnxDType> dtype = getCommonDType(ctx, {0, 1, 2}, false);
+  if (failed(dtype))
+    return failure();
+  Value input = ctx.getInput(0);
+  Value bias = ctx.hasInput(2) ? ctx.getInput(2) : Value();
+  int64_t group = ctx.getAttrInt("group", 1);
+  ArrayRef<int64_t> inputShape = ctx.getInputShape(0);
+  ArrayRef<int64_t> filterShape = ctx.getInputShape(1);
+  int64_t outChannels = filterShape.size() >= 2 ? filterShape[1] * group : 0;
+  FailureOr<SmallVector<int64_t>> kernel = checkConvolutionOperands(
+      ctx, input, ctx.getInputType(1), bias, group, 0, outChannels);
+  if (failed(kernel))
+    return failure();
+  size_t spatial = kernel->size();
+  FailureOr<SmallVector<int64_t>> strides =
+      getWindowAttr(ctx, "strides", spatial);
+  FailureOr<SmallVector<int64_t>> dilations =
+      getWindowAttr(ctx, "dilations", spatial);
+  if (failed(strides) || failed(dilations))
+    return failure();
+  SmallVector<int64_t> outputPadding = ctx.getAttrInts("output_padding");
+  if (outputPadding.empty())
+    outputPadding.assign(spatial, 0);
+  SmallVector<int64_t> outputShape = ctx.getAttrInts("output_shape");
+  if (outputShape.size() == spatial + 2)
+    outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
+  if (outputPadding.size() != spatial ||
+      (!outputShape.empty() && outputShape.size() != spatial))
+    return ctx.emitError() << "output_padding or output_shape does not have "
+                           << spatial << " values";
+  std::string autoPad = ctx.getAttrString("auto_pad", "NOTSET");
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (!same && autoPad != "VALID" && autoPad != "NOTSET")
+    return ctx.unsupported("auto_pad '" + autoPad + "'");
+  SmallVector<int64_t> pads = ctx.getAttrInts("pads");
+  if (pads.empty() || autoPad != "NOTSET")
+    pads.assign(2 * spatial, 0);
+  if (pads.size() != 2 * spatial)
+    return ctx.emitError() << "expects " << 2 * spatial << " values in 'pads'";
+
+  SmallVector<int64_t> low{0, 0}, high{0, 0}, crop{0, 0};
+  SmallVector<int64_t> resultShape{inputShape[0], outChannels};
+  SmallVector<int64_t> computedShape(resultShape);
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t extent = ((*kernel)[i] - 1) * (*dilations)[i] + 1;
+    int64_t full =
+        (*strides)[i] * (inputShape[2 + i] - 1) + outputPadding[i] + extent;
+    int64_t begin = pads[i], end = pads[spatial + i];
+    if (!outputShape.empty() || same) {
+      // The padding that yields the requested size (SAME: input * stride);
+      // SAME_UPPER puts the odd element at the end. Rounding is floor, so a
+      // negative total (a larger output) extends the end.
+      int64_t target = outputShape.empty() ? inputShape[2 + i] * (*strides)[i]
+                                           : outputShape[i];
+      int64_t total = full - target;
+      if (autoPad == "SAME_UPPER") {
+        begin = floorDiv(total, 2);
+        end = total - begin;
+      } else {
+        end = floorDiv(total, 2);
+        begin = total - end;
+      }
+    }
+    int64_t size = full - begin - end;
+    if (size < 1)
+      return ctx.emitError()
+             << "the output would be empty along spatial axis " << i;
+    // The stretched input below has stride - 1 trailing zeros already.
+    int64_t lo = extent - 1 - begin;
+    int64_t hi = extent - 1 - end + outputPadding[i] - ((*strides)[i] - 1);
+    low.push_back(std::max<int64_t>(lo, 0));
+    high.push_back(std::max<int64_t>(hi, 0));
+    crop.push_back(low.back() - lo);
+    resultShape.push_back(size);
+    computedShape.push_back(size + (low.back() - lo) + (high.back() - hi));
+  }
+
+  // The input with stride - 1 zeros after each element: each spatial
+  // dimension split into [size, 1], padded to [size, stride] and merged
+  // back; then padded.
+  Type elementType = ctx.getInputType(0).getElementType();
+  Value zero = ctx.createScalar(elementType, 0);
+  Value stretched = input;
+  if (llvm::any_of(*strides, [](int64_t s) { return s != 1; })) {
+    SmallVector<int64_t> split(inputShape.take_front(2));
+    SmallVector<int64_t> stretchLow(2 + 2 * spatial, 0),
+        stretchHigh(stretchLow);
+    SmallVector<ReassociationIndices> groups{{0}, {1}};
+    for (size_t i = 0; i < spatial; ++i) {
+      split.append({inputShape[2 + i], 1});
+      stretchHigh[3 + 2 * i] = (*strides)[i] - 1;
+      groups.push_back({int64_t(2 + 2 * i), int64_t(3 + 2 * i)});
+    }
+    Value expanded = tensor::ExpandShapeOp::create(
+        ctx.getBuilder(), ctx.getLoc(),
+        RankedTensorType::get(split, elementType), input, groups);
+    stretched = tensor::CollapseShapeOp::create(
+        ctx.getBuilder(), ctx.getLoc(),
+        buildPad(ctx, expanded, stretchLow, stretchHigh, zero), groups);
+  }
+  Value dilated = buildPad(ctx, stretched, low, high, zero);
+
+  // The filter [C, M/G, kernel...] as [M, C/G, kernel...], flipped:
+  // [G, C/G, M/G, kernel...] transposed to [G, M/G, C/G, kernel...], the
+  // kernel reversed by a gather (folded when the filter is a constant; an
+  // affine map kernel - 1 - k would be mis-tiled by upstream tiling).
+  int64_t channels = inputShape[1];
+  SmallVector<int64_t> groupedShape{group, channels / group, filterShape[1]};
+  groupedShape.append(*kernel);
+  SmallVector<int64_t> perm{0, 2, 1};
+  SmallVector<SmallVector<int64_t>> flips(3);
+  for (size_t i = 0; i < spatial; ++i) {
+    perm.push_back(3 + i);
+    flips.push_back(
+        llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, (*kernel)[i]))));
+  }
+  TensorOperand flipped = gatherTables(
+      ctx,
+      transposeOperand(
+          ctx, reshapeOperand(ctx, getOperand(ctx, 1), groupedShape), perm),
+      flips);
+  SmallVector<int64_t> convFilterShape{outChannels, channels / group};
+  convFilterShape.append(*kernel);
+  Value convFilter =
+      materialize(ctx, reshapeOperand(ctx, flipped, convFilterShape));
+  MLIRContext *context = ctx.getContext();
+
+  Value init = buildConvolutionInit(ctx, computedShape, elementType, bias);
+  SmallVector<int64_t> ones(spatial, 1);
+  Value result =
+      buildConvolution(ctx, dilated, convFilter, init, group, ones, *dilations);
+  if (computedShape != resultShape) {
+    SmallVector<int64_t> unit(resultShape.size(), 1);
+    result = tensor::ExtractSliceOp::create(
+        ctx.getBuilder(), ctx.getLoc(), result,
+        getAsIndexOpFoldResult(context, crop),
+        getAsIndexOpFoldResult(context, resultShape),
+        getAsIndexOpFoldResult(context, unit));
+  }
+  ctx.setOutput(0, result, *dtype);
+  return success();
+}
+
+} // namespace
+
+void onnx_import::registerContractionConverters(ConverterRegistry &registry) {
+  registry.add("MatMul", {1, 9, 13}, convertMatMul);
+  registry.add("Gemm", {6, 7, 9, 11, 13}, convertGemm);
+  registry.add("MatMulInteger", {10}, convertMatMulInteger);
+  registry.add("QLinearMatMul", {10}, convertQLinearMatMul);
+  registry.add("Einsum", {12}, convertEinsum);
+  registry.add("Conv", {1, 11}, convertConv);
+  registry.add("ConvInteger", {10}, convertConvInteger);
+  registry.add("ConvTranspose", {1, 11}, convertConvTranspose);
+}

@@ -98,6 +98,7 @@ void registerPoolingConverters(ConverterRegistry &registry);
 void registerNormalizationConverters(ConverterRegistry &registry);
 void registerReductionConverters(ConverterRegistry &registry);
 void registerShapeConverters(ConverterRegistry &registry);
+void registerDataMovementConverters(ConverterRegistry &registry);
 void registerControlFlowConverters(ConverterRegistry &registry);
 
 /// A value of the graph as the converters see it.
@@ -265,6 +266,224 @@ llvm::SmallVector<int64_t> getIntValues(DenseElementsAttr attr);
 /// Normalizes an axis in [-rank, rank) to [0, rank); failure (diagnosed)
 /// when out of range.
 FailureOr<int64_t> normalizeAxis(NodeContext &ctx, int64_t axis, int64_t rank);
+
+//===----------------------------------------------------------------------===//
+// Data-movement builders (Builders.cpp), shared by ShapeOps.cpp and
+// DataMovement.cpp. Each folds when its operand is a compile-time constant.
+//===----------------------------------------------------------------------===//
+
+/// A tensor operand of a data-movement op: either a compile-time constant,
+/// folded through, or a runtime value.
+struct TensorOperand {
+  RankedTensorType type;
+  DenseElementsAttr constant;
+  Value value;
+
+  static TensorOperand runtime(Value value);
+  static TensorOperand folded(DenseElementsAttr constant);
+};
+
+/// The node's input `index`, as a constant when it is one.
+TensorOperand getOperand(NodeContext &ctx, unsigned index);
+/// The operand as an MLIR value (a constant is materialized).
+Value materialize(NodeContext &ctx, const TensorOperand &operand);
+/// Defines output `index`; constants and empty tensors stay constants.
+void setResult(NodeContext &ctx, unsigned index, const TensorOperand &result,
+               OnnxDType dtype);
+
+/// Calls `fn` with every index of `shape`, in row-major order.
+void forEachIndex(llvm::ArrayRef<int64_t> shape,
+                  llvm::function_ref<void(llvm::ArrayRef<int64_t>)> fn);
+/// The constant of `type` whose element at each index `i` is the element of
+/// `input` at row-major position `source(i)`, or `fill` where that is
+/// negative.
+DenseElementsAttr
+foldByIndex(DenseElementsAttr input, RankedTensorType type,
+            llvm::function_ref<int64_t(llvm::ArrayRef<int64_t>)> source,
+            Attribute fill = {});
+
+/// Reshapes to `shape` (same number of elements): collapse_shape and/or
+/// expand_shape.
+TensorOperand reshapeOperand(NodeContext &ctx, const TensorOperand &input,
+                             llvm::ArrayRef<int64_t> shape);
+/// `linalg.transpose`: result dimension i is input dimension perm[i].
+TensorOperand transposeOperand(NodeContext &ctx, const TensorOperand &input,
+                               llvm::ArrayRef<int64_t> perm);
+/// Strided slice; result dimension d reads offsets[d] + i * strides[d]
+/// (strides may be negative).
+TensorOperand sliceOperand(NodeContext &ctx, const TensorOperand &input,
+                           llvm::ArrayRef<int64_t> offsets,
+                           llvm::ArrayRef<int64_t> sizes,
+                           llvm::ArrayRef<int64_t> strides);
+/// Concatenation along `axis` (`tensor.concat`).
+TensorOperand concatOperands(NodeContext &ctx,
+                             llvm::ArrayRef<TensorOperand> inputs,
+                             int64_t axis);
+/// Numpy broadcast to `shape` (which must be a broadcast of the input's).
+TensorOperand broadcastOperand(NodeContext &ctx, const TensorOperand &input,
+                               llvm::ArrayRef<int64_t> shape);
+/// Per-dimension gather: result dimension d has tables[d].size() elements,
+/// element i reading input index tables[d][i] (an empty table keeps the
+/// dimension as it is). A negative entry reads `fill` instead.
+TensorOperand gatherTables(NodeContext &ctx, const TensorOperand &input,
+                           llvm::ArrayRef<llvm::SmallVector<int64_t>> tables,
+                           TypedAttr fill = {});
+
+/// Body of an indexed generic: its input scalars and the loop indices.
+using IndexedBodyFn = llvm::function_ref<Value(
+    OpBuilder &, Location, ValueRange args, ValueRange indices)>;
+/// An all-parallel `linalg.generic` over `shape` with `inputs` read through
+/// `inputMaps`; the body also gets the loop indices (`linalg.index`), to
+/// `tensor.extract` from tensors by computed indices.
+Value buildIndexedGeneric(NodeContext &ctx, llvm::ArrayRef<int64_t> shape,
+                          Type elementType, ValueRange inputs,
+                          llvm::ArrayRef<AffineMap> inputMaps,
+                          IndexedBodyFn body);
+/// A 1-D constant tensor of i64 values.
+Value createI64Tensor(NodeContext &ctx, llvm::ArrayRef<int64_t> values);
+/// An integer scalar as an in-range index into a dimension of `size`:
+/// negative values count from the end, out-of-range ones are clamped.
+Value normalizeIndex(OpBuilder &b, Location loc, Value index, int64_t size);
+
+//===----------------------------------------------------------------------===//
+// Reduction builders (Builders.cpp), shared by Reduction.cpp and
+// Normalization.cpp. A reduction over `axes` of an iteration domain yields
+// the domain's shape without those axes (the "reduced shape").
+//===----------------------------------------------------------------------===//
+
+/// The map (d0, ..., d{rank-1}) -> (d{dims[0]}, d{dims[1]}, ...).
+AffineMap getDimsMap(MLIRContext *context, int64_t rank,
+                     llvm::ArrayRef<int64_t> dims);
+/// The dimensions in [0, rank) that are not in `axes`, ascending.
+llvm::SmallVector<int64_t> getKeptDims(int64_t rank,
+                                       llvm::ArrayRef<int64_t> axes);
+/// `shape` without the dimensions in `axes` or, with `keepDims`, with those
+/// dimensions set to 1.
+llvm::SmallVector<int64_t> getReducedShape(llvm::ArrayRef<int64_t> shape,
+                                           llvm::ArrayRef<int64_t> axes,
+                                           bool keepDims);
+/// Normalizes `axes` (each in [-rank, rank)) to sorted axes in [0, rank);
+/// failure (diagnosed) when one is out of range or repeated.
+FailureOr<llvm::SmallVector<int64_t>>
+normalizeAxes(NodeContext &ctx, llvm::ArrayRef<int64_t> axes, int64_t rank);
+
+/// Body of a reduction: the input scalars and the accumulators to the new
+/// accumulators.
+using ReductionBodyFn = llvm::function_ref<llvm::SmallVector<Value>(
+    OpBuilder &, Location, ValueRange inputs, ValueRange accumulators)>;
+/// A `linalg.generic` over the iteration domain `domain` whose loops in
+/// `axes` are reductions, reading `inputs` through `inputMaps`. It has one
+/// result per scalar of `inits`, of the reduced shape, starting as a
+/// `linalg.fill` of that scalar (which is also the result of reducing an
+/// empty set).
+llvm::SmallVector<Value> buildReduction(NodeContext &ctx,
+                                        llvm::ArrayRef<int64_t> domain,
+                                        llvm::ArrayRef<int64_t> axes,
+                                        ValueRange inputs,
+                                        llvm::ArrayRef<AffineMap> inputMaps,
+                                        ValueRange inits, ReductionBodyFn body);
+/// A parallel `linalg.generic` over `domain` reading `inputs` through
+/// `inputMaps`, with an identity-mapped result of `resultElementType`.
+Value buildParallel(NodeContext &ctx, llvm::ArrayRef<int64_t> domain,
+                    ValueRange inputs, llvm::ArrayRef<AffineMap> inputMaps,
+                    Type resultElementType, ScalarBodyFn body);
+
+/// Body of a single-input reduction: the element, the scalars of the
+/// reduced operands and the accumulator to the new accumulator.
+using CombineFn = llvm::function_ref<Value(OpBuilder &, Location, Value x,
+                                           ValueRange reduced, Value acc)>;
+/// Reduces `input` over `axes` (buildReduction): the accumulator starts at
+/// `init` and becomes `combine(x, reduced, acc)` for every element x, where
+/// `reducedOperands` (of the reduced shape) are read at x's row.
+Value reduceOverAxes(NodeContext &ctx, Value input,
+                     llvm::ArrayRef<int64_t> axes, Value init,
+                     ValueRange reducedOperands, CombineFn combine);
+/// A parallel `linalg.generic` over the shape of `full` reading `full`
+/// elementwise and `reducedOperands` (of the shape without `axes`)
+/// broadcast along `axes`; the body gets them in that order.
+Value mapWithReduced(NodeContext &ctx, Value full, ValueRange reducedOperands,
+                     llvm::ArrayRef<int64_t> axes, Type resultElementType,
+                     ScalarBodyFn body);
+/// Re-inserts the reduced `axes` of `domain` as unit dimensions
+/// (`tensor.expand_shape`): the reduced shape becomes the keepdims shape.
+Value expandReducedDims(NodeContext &ctx, Value reduced,
+                        llvm::ArrayRef<int64_t> domain,
+                        llvm::ArrayRef<int64_t> axes);
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops with constant folding (Builders.cpp), shared by
+// Elementwise.cpp and Logical.cpp.
+//===----------------------------------------------------------------------===//
+
+/// Evaluates `body` at compile time over the numpy broadcast (to `shape`) of
+/// the constants `inputs`: the scalar IR that `body` builds on constant
+/// operands is folded by the ops' own folders, so compile-time results follow
+/// the same semantics as the runtime code. Null when some element does not
+/// fold (e.g. an integer division by zero) or when the result would have more
+/// than kMaxFoldElements elements (unless every input is a splat).
+DenseElementsAttr foldElementwise(Location loc,
+                                  llvm::ArrayRef<DenseElementsAttr> inputs,
+                                  llvm::ArrayRef<int64_t> shape,
+                                  Type resultElementType, ScalarBodyFn body);
+
+/// `body` elementwise over the numpy broadcast of `inputs`: folded when every
+/// input is a constant and the body folds, else a `linalg.generic`.
+FailureOr<TensorOperand>
+buildElementwiseOperands(NodeContext &ctx, llvm::ArrayRef<TensorOperand> inputs,
+                         Type resultElementType, ScalarBodyFn body);
+
+/// The common path of elementwise converters: `body` over the node inputs
+/// `inputs` defines output 0, of ONNX type `resultDType`. With `alignAxis`,
+/// or for the legacy (opset < 7) `broadcast = 1` with an `axis` attribute,
+/// the dimensions of the second operand line up with those of the first
+/// starting at that axis (trailing unit dimensions are added).
+LogicalResult
+convertElementwiseNode(NodeContext &ctx, llvm::ArrayRef<unsigned> inputs,
+                       OnnxDType resultDType, ScalarBodyFn body,
+                       std::optional<int64_t> alignAxis = std::nullopt);
+
+/// The ONNX type shared by the node inputs `inputs`; failure (diagnosed) when
+/// they differ.
+FailureOr<OnnxDType> getCommonInputDType(NodeContext &ctx,
+                                         llvm::ArrayRef<unsigned> inputs);
+
+//===----------------------------------------------------------------------===//
+// Sliding windows (Builders.cpp), shared by Contraction.cpp (Conv) and
+// Pooling.cpp.
+//===----------------------------------------------------------------------===//
+
+/// `tensor.pad` of `input` by `low`/`high` (non-negative) elements per
+/// dimension with the scalar `padValue`; `input` itself when nothing is
+/// padded.
+Value buildPad(NodeContext &ctx, Value input, llvm::ArrayRef<int64_t> low,
+               llvm::ArrayRef<int64_t> high, Value padValue);
+
+/// An attribute with one positive value per spatial dimension (strides,
+/// dilations), all 1 when absent; failure (diagnosed) when malformed.
+FailureOr<llvm::SmallVector<int64_t>>
+getWindowAttr(NodeContext &ctx, llvm::StringRef name, size_t count);
+
+/// The geometry of a window sliding over the spatial dimensions of an
+/// [N, C, spatial...] input (Conv and the pooling ops), per spatial
+/// dimension.
+struct WindowGeometry {
+  llvm::SmallVector<int64_t> kernel, strides, dilations;
+  /// Padding before and after the input (explicit pads or auto_pad).
+  llvm::SmallVector<int64_t> padsBegin, padsEnd;
+  /// Output size.
+  llvm::SmallVector<int64_t> output;
+  /// With ceil_mode, how far the last window reaches past the end padding.
+  llvm::SmallVector<int64_t> overhang;
+};
+
+/// The geometry of a window of `kernel` over `inputSpatial` from the node's
+/// `strides`, `dilations`, `pads` and `auto_pad` attributes (defaults: 1, 1,
+/// 0, NOTSET); with `ceilMode` the output size rounds up, as long as every
+/// window starts inside the input or its begin padding. Diagnoses malformed
+/// or unsupported (negative) values.
+FailureOr<WindowGeometry>
+getWindowGeometry(NodeContext &ctx, llvm::ArrayRef<int64_t> inputSpatial,
+                  llvm::ArrayRef<int64_t> kernel, bool ceilMode);
 
 } // namespace mlir::orchestra::onnx_import
 

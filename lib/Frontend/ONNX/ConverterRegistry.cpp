@@ -49,6 +49,7 @@ const ConverterRegistry &onnx_import::getConverterRegistry() {
     registerNormalizationConverters(r);
     registerReductionConverters(r);
     registerShapeConverters(r);
+    registerDataMovementConverters(r);
     registerControlFlowConverters(r);
     return r;
   }();

@@ -47,11 +47,29 @@ enum class NodeKind {
   Elementwise,
 };
 
+/// Constants up to this size (and splats of any size) are copied into the
+/// kernels that use them; larger ones (weights) stay in the function, live in
+/// the plan's memory and reach the kernels as arguments, so that they are
+/// neither compiled into every kernel nor duplicated.
+constexpr int64_t kMaxClonedConstantBytes = 256;
+
+bool isSmallConstant(Operation *op) {
+  auto type = dyn_cast<ShapedType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return true;
+  if (getBufferSize(type) <= kMaxClonedConstantBytes)
+    return true;
+  auto value = op->getAttrOfType<DenseElementsAttr>("value");
+  return value && value.isSplat();
+}
+
 /// Ops copied into every group that uses them instead of being grouped:
-/// constants, `tensor.empty`, and fills of those (cheaper to recompute in
-/// each kernel than to store and pass).
+/// small constants, `tensor.empty`, and fills of those (cheaper to recompute
+/// in each kernel than to store and pass).
 bool isCloneable(Operation *op) {
-  if (op->hasTrait<OpTrait::ConstantLike>() || isa<tensor::EmptyOp>(op))
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return op->getNumResults() == 1 && isSmallConstant(op);
+  if (isa<tensor::EmptyOp>(op))
     return true;
   if (!isa<linalg::FillOp>(op))
     return false;
@@ -176,7 +194,8 @@ Grouping buildGroups(Block &body) {
   Grouping grouping;
   for (Operation &opRef : body.without_terminator()) {
     Operation *op = &opRef;
-    if (isCloneable(op))
+    // Constants are cloned or passed, never tasks of their own.
+    if (isCloneable(op) || op->hasTrait<OpTrait::ConstantLike>())
       continue;
     NodeKind kind = classify(op);
     SmallVector<Value> inputs = getInputs(op);
@@ -466,6 +485,11 @@ void PlacePass::runOnOperation() {
   DenseMap<Value, Location> locations;
   for (BlockArgument arg : func.getArguments())
     locations[arg] = {hostSpace->name, 0};
+  // Constants that are not cloned (weights) start in host memory.
+  for (Operation &op : body)
+    if (op.hasTrait<OpTrait::ConstantLike>() && !isCloneable(&op))
+      for (Value result : op.getResults())
+        locations[result] = {hostSpace->name, 0};
 
   auto *terminator = body.getTerminator();
   OpBuilder builder(terminator);
