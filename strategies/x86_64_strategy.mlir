@@ -14,11 +14,128 @@
 //      fuse its producers into the tile (matmul + bias + activation,
 //      reduction + normalisation, ... become one loop nest per row block);
 //   2. tile contractions to register-sized blocks (4x16 outputs, K by 1);
-//   3. vectorize every structured op with static shapes and lower the
+//   3. tile every other structured op (elementwise, data movement,
+//      reductions) to one element of each outer loop and 8 of the
+//      innermost, so that no vector is larger than a register or two
+//      (vectors of whole tiles make LLVM's compile time explode: a
+//      ResNet-18 took minutes, now seconds);
+//   4. vectorize every structured op with static shapes and lower the
 //      vector ops towards what the LLVM backend turns into FMAs.
+// Ops whose tiles are not static (a dimension that is not a multiple of
+// the tile size leaves a remainder tile) stay scalar loops, and so do
+// convolutions and poolings: upstream vectorizes only their 1-D forms, and
+// the decomposition of NCHW convolutions into vectorized 1-D ones gives
+// wrong results with LLVM 22 (see docs/Pipeline.md, test/e2e/conv-nchw.mlir).
 module attributes {transform.with_named_sequence} {
+  // Step 3's matchers: a structured op other than a contraction,
+  // convolution or pooling, of rank
+  // N, whose indexing maps can be tiled (no negated loop dimension).
+  transform.named_sequence @match_elementwise_like(
+      %op: !transform.any_op {transform.readonly}) -> !transform.param<i64> {
+    transform.match.operation_name %op ["linalg.generic", "linalg.fill",
+        "linalg.copy", "linalg.transpose", "linalg.broadcast",
+        "linalg.reduce", "linalg.map"] : !transform.any_op
+    %rank = transform.match.structured failures(propagate) %op
+        : (!transform.any_op) -> !transform.param<i64> {
+    ^bb0(%s: !transform.any_op):
+      %r = transform.match.structured.rank %s
+          : (!transform.any_op) -> !transform.param<i64>
+      transform.match.structured.yield %r : !transform.param<i64>
+    }
+    transform.yield %rank : !transform.param<i64>
+  }
+  transform.named_sequence @match_rank1(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %rank = transform.include @match_elementwise_like failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.param<i64>
+    %c = transform.param.constant 1 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %rank, %c : !transform.param<i64>
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tile_rank1(
+      %op: !transform.any_op {transform.consumed}) {
+    %t, %l = transform.structured.tile_using_for %op
+        tile_sizes [8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @match_rank2(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %rank = transform.include @match_elementwise_like failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.param<i64>
+    %c = transform.param.constant 2 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %rank, %c : !transform.param<i64>
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tile_rank2(
+      %op: !transform.any_op {transform.consumed}) {
+    %t, %l:2 = transform.structured.tile_using_for %op
+        tile_sizes [1, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @match_rank3(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %rank = transform.include @match_elementwise_like failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.param<i64>
+    %c = transform.param.constant 3 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %rank, %c : !transform.param<i64>
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tile_rank3(
+      %op: !transform.any_op {transform.consumed}) {
+    %t, %l:3 = transform.structured.tile_using_for %op
+        tile_sizes [1, 1, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @match_rank4(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %rank = transform.include @match_elementwise_like failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.param<i64>
+    %c = transform.param.constant 4 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %rank, %c : !transform.param<i64>
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tile_rank4(
+      %op: !transform.any_op {transform.consumed}) {
+    %t, %l:4 = transform.structured.tile_using_for %op
+        tile_sizes [1, 1, 1, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @match_rank5(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %rank = transform.include @match_elementwise_like failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.param<i64>
+    %c = transform.param.constant 5 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %rank, %c : !transform.param<i64>
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tile_rank5(
+      %op: !transform.any_op {transform.consumed}) {
+    %t, %l:5 = transform.structured.tile_using_for %op
+        tile_sizes [1, 1, 1, 1, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @match_rank6(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %rank = transform.include @match_elementwise_like failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.param<i64>
+    %c = transform.param.constant 6 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %rank, %c : !transform.param<i64>
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tile_rank6(
+      %op: !transform.any_op {transform.consumed}) {
+    %t, %l:6 = transform.structured.tile_using_for %op
+        tile_sizes [1, 1, 1, 1, 1, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
   transform.named_sequence @__orchestra_x86_64_strategy(
-      %module: !transform.any_op {transform.readonly}) {
+      %module: !transform.any_op {transform.consumed}) {
     // 1. Parallel tiles of each fusion root, producers fused in.
     %roots = transform.structured.match attributes{orchestra.fusion_root}
         in %module : (!transform.any_op) -> !transform.any_op
@@ -52,6 +169,13 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
 
+    // Fold the tile-size computations of the loops above (a root whose
+    // parallel dimension is smaller than the tile leaves a single-iteration
+    // loop and `affine.min` sizes) so that the tiles below are static.
+    transform.apply_patterns to %module {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+
     // 2. Register tiles of the contractions.
     %matmuls = transform.structured.match ops{["linalg.matmul"]} in %module
         : (!transform.any_op) -> !transform.any_op
@@ -72,8 +196,15 @@ module attributes {transform.with_named_sequence} {
                                     !transform.any_op)
     }
 
-    // 3. Vectorization.
-    %funcs = transform.structured.match ops{["func.func"]} in %module
+    // 3. Register tiles of everything else.
+    %elementwise = transform.foreach_match in %module
+        @match_rank1 -> @tile_rank1, @match_rank2 -> @tile_rank2,
+        @match_rank3 -> @tile_rank3, @match_rank4 -> @tile_rank4,
+        @match_rank5 -> @tile_rank5, @match_rank6 -> @tile_rank6
+        : (!transform.any_op) -> !transform.any_op
+
+    // 4. Vectorization.
+    %funcs = transform.structured.match ops{["func.func"]} in %elementwise
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %funcs : !transform.any_op {
     ^bb0(%f: !transform.any_op):

@@ -72,9 +72,3 @@ if "numpy" in config.available_features:
             stderr=subprocess.DEVNULL,
         ) == 0:
             config.available_features.add(feature)
-
-# Full-size model compiles (ResNet-18, MobileNetV2, the transformer layer)
-# take minutes until the x86_64 strategy tiles convolutions and large
-# elementwise ops; run them with `lit --param slow_models=1`.
-if lit_config.params.get("slow_models"):
-    config.available_features.add("slow-models")

@@ -1,6 +1,7 @@
-// The x86_64 strategy on an outlined kernel: the fusion root is tiled into
-// an scf.forall, the matmul and fill are fused into it, the matmul is tiled
-// to 4x16x1 register blocks and everything is vectorized.
+// The x86_64 strategy on outlined kernels: the fusion root is tiled into
+// an scf.forall, its producers are fused into it, the matmul is tiled to
+// 4x16x1 register blocks, every other op but convolutions to 1x..x8 tiles,
+// and everything is vectorized with no vector larger than a register block.
 // RUN: orchestra-opt %s --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
 
 // CHECK-LABEL: func.func @t0_matmul
@@ -9,7 +10,9 @@
 // CHECK:             scf.for
 // CHECK:               scf.for
 // CHECK:                 vector.outerproduct {{.*}} : vector<4xf32>, vector<16xf32>
-// CHECK:           arith.maximumf {{.*}} : vector<8x48xf32>
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               arith.maximumf {{.*}} : vector<1x8xf32>
 // CHECK:           scf.forall.in_parallel
 // CHECK-NOT:     linalg.matmul
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -28,5 +31,27 @@ module @kernels_x86_64_0 attributes {orchestra.arch = "x86_64"} {
       linalg.yield %z : f32
     } -> tensor<32x48xf32>
     return %r : tensor<32x48xf32>
+  }
+
+  // Convolutions are not register-tiled (they stay scalar loops inside the
+  // parallel tile); the ops around them are.
+  // CHECK-LABEL: func.func @t1_conv
+  // CHECK:         scf.forall (%{{.*}}) in (2)
+  // CHECK:           linalg.conv_2d_nchw_fchw {{.*}} -> tensor<8x16x8x8xf32>
+  // CHECK-COUNT-3:   scf.for
+  // CHECK:           arith.maximumf {{.*}} : vector<1x1x1x8xf32>
+  // CHECK:           scf.forall.in_parallel
+  func.func @t1_conv(%x: tensor<16x16x10x10xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<16x16x8x8xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<16x16x8x8xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<16x16x8x8xf32>) -> tensor<16x16x8x8xf32>
+    %c = linalg.conv_2d_nchw_fchw {orchestra.fusion_producer, dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<16x16x10x10xf32>, tensor<16x16x3x3xf32>) outs(%f : tensor<16x16x8x8xf32>) -> tensor<16x16x8x8xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%c : tensor<16x16x8x8xf32>) outs(%e : tensor<16x16x8x8xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%a: f32, %o: f32):
+      %z = arith.maximumf %a, %zero : f32
+      linalg.yield %z : f32
+    } -> tensor<16x16x8x8xf32>
+    return %r : tensor<16x16x8x8xf32>
   }
 }
