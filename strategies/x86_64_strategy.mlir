@@ -134,6 +134,36 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.yield
   }
+  transform.named_sequence @match_rank7(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %rank = transform.include @match_elementwise_like failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.param<i64>
+    %c = transform.param.constant 7 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %rank, %c : !transform.param<i64>
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tile_rank7(
+      %op: !transform.any_op {transform.consumed}) {
+    %t, %l:7 = transform.structured.tile_using_for %op
+        tile_sizes [1, 1, 1, 1, 1, 1, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @match_rank8(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %rank = transform.include @match_elementwise_like failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.param<i64>
+    %c = transform.param.constant 8 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %rank, %c : !transform.param<i64>
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tile_rank8(
+      %op: !transform.any_op {transform.consumed}) {
+    %t, %l:8 = transform.structured.tile_using_for %op
+        tile_sizes [1, 1, 1, 1, 1, 1, 1, 8]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
   transform.named_sequence @__orchestra_x86_64_strategy(
       %module: !transform.any_op {transform.consumed}) {
     // 1. Parallel tiles of each fusion root, producers fused in.
@@ -200,7 +230,8 @@ module attributes {transform.with_named_sequence} {
     %elementwise = transform.foreach_match in %module
         @match_rank1 -> @tile_rank1, @match_rank2 -> @tile_rank2,
         @match_rank3 -> @tile_rank3, @match_rank4 -> @tile_rank4,
-        @match_rank5 -> @tile_rank5, @match_rank6 -> @tile_rank6
+        @match_rank5 -> @tile_rank5, @match_rank6 -> @tile_rank6,
+        @match_rank7 -> @tile_rank7, @match_rank8 -> @tile_rank8
         : (!transform.any_op) -> !transform.any_op
 
     // 4. Vectorization.

@@ -72,3 +72,8 @@ if "numpy" in config.available_features:
             stderr=subprocess.DEVNULL,
         ) == 0:
             config.available_features.add(feature)
+
+# The ONNX backend test data (Debian's libonnx-testdata, scripts/setup.sh)
+# for the conformance run.
+if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
+    config.available_features.add("onnx-testdata")

@@ -146,11 +146,13 @@ static void printSummary(const orx::Artifact &artifact, ModuleOp module,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  // Passes first: --mlir-print-ir-{before,after}=<pass> parse pass names
+  // against the registry as it is when the pass-manager options register.
+  orchestra::registerAllPasses();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  orchestra::registerAllPasses();
   cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
     os << "OrchestraOS version " << ORCHESTRA_VERSION << "\n";
   });

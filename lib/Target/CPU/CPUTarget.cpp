@@ -59,9 +59,13 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       "orchestra-cpu-set-num-threads,lower-affine,"
       "func.func(lower-vector-multi-reduction,convert-vector-to-scf{full-"
       "unroll=true}),"
+      // Math ops without an LLVM intrinsic (erf, atan, ...) become libm
+      // calls, one per vector lane: before the vector lowering, which
+      // lowers the lane extracts and inserts.
+      "convert-math-to-llvm,convert-math-to-libm,"
       "convert-vector-to-llvm,"
       "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-      "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
+      "convert-scf-to-cf,"
       "arith-expand,convert-arith-to-llvm,convert-openmp-to-llvm,"
       "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
       "reconcile-unrealized-casts,orchestra-cpu-kernel-abi,"

@@ -40,6 +40,9 @@ using namespace mlir;
 #ifndef ORCHESTRA_OPENMP_LIB_DIR
 #define ORCHESTRA_OPENMP_LIB_DIR ""
 #endif
+#ifndef ORCHESTRA_BUILTINS_LIB
+#define ORCHESTRA_BUILTINS_LIB ""
+#endif
 
 namespace {
 
@@ -242,6 +245,10 @@ void CPUEmitBinaryPass::runOnOperation() {
   argStorage.push_back("-L/lib/x86_64-linux-gnu");
   for (const char *lib : {"-lomp", "-lm", "-lc"})
     argStorage.push_back(lib);
+  // Soft conversions LLVM emits as calls (e.g. __truncdfhf2 for f64 -> f16).
+  StringRef builtins = ORCHESTRA_BUILTINS_LIB;
+  if (!builtins.empty())
+    argStorage.push_back(builtins.str());
   SmallVector<StringRef> args(argStorage.begin(), argStorage.end());
   FailureOr<std::string> logPath = makeTemp("log");
   if (failed(logPath))
