@@ -153,6 +153,12 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
+  // --help lists this tool's options and MLIR's (--mlir-print-ir-*, timing,
+  // ...); LLVM's hundreds of backend flags stay under --help-hidden.
+  cl::HideUnrelatedOptions(category);
+  for (auto &option : cl::getRegisteredOptions())
+    if (option.first.starts_with("mlir-"))
+      option.second->setHiddenFlag(cl::NotHidden);
   cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
     os << "OrchestraOS version " << ORCHESTRA_VERSION << "\n";
   });
