@@ -19,14 +19,15 @@ using namespace mlir::orchestra;
 FailureOr<std::string>
 orchestra::buildCompilePipeline(const CompileOptions &options,
                                 std::string &error) {
-  std::string placeOptions = "topology=" + options.topology;
+  std::string scheduleOptions =
+      "topology=" + options.topology + " algorithm=" + options.scheduler;
   if (!options.entry.empty())
-    placeOptions += " entry=" + options.entry;
+    scheduleOptions += " entry=" + options.entry;
   // Stage 1 (MLIR input): elementwise arith/math on tensors to linalg.
-  // Stage 2: placement. Stage 3: transfer clean-up, speculation.
+  // Stage 2: scheduling. Stage 3: transfer clean-up, speculation.
   std::string pipeline = "func.func(convert-elementwise-to-linalg),"
-                         "orchestra-place{" +
-                         placeOptions +
+                         "orchestra-schedule{" +
+                         scheduleOptions +
                          "},canonicalize,divergence-to-speculation";
   if (options.scheduleOnly)
     return pipeline;

@@ -16,6 +16,7 @@
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
+#include "orchestra/Scheduling/Scheduler.h"
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -71,13 +72,19 @@ static cl::opt<std::string> strategiesDir(
     cl::desc("Directory of the strategy scripts (default: "
              "$ORCHESTRA_STRATEGIES_DIR, else the source tree's strategies/)"),
     cl::value_desc("dir"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> scheduler(
+    "scheduler",
+    cl::desc("Scheduling algorithm: 'ils' (default: iterated local search "
+             "from the better of HEFT and PEFT), 'heft', 'peft' or 'exact' "
+             "(branch and bound; at most 24 tasks)"),
+    cl::value_desc("ils|heft|peft|exact"), cl::init("ils"), cl::cat(category));
 enum class EmitKind { Artifact, MLIR, Schedule };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What to write"), cl::init(EmitKind::Artifact),
     cl::values(clEnumValN(EmitKind::Artifact, "artifact",
                           "the runtime artifact (.orcx, default)"),
                clEnumValN(EmitKind::Schedule, "schedule",
-                          "the placed orchestra.schedule (after stage 3)"),
+                          "the scheduled orchestra IR (after stage 3)"),
                clEnumValN(EmitKind::MLIR, "mlir",
                           "the final IR (plan and compiled kernel modules)")),
     cl::cat(category));
@@ -168,9 +175,16 @@ int main(int argc, char **argv) {
       "  orchestra-compile model.mlir --topology host -o model.orcx\n"
       "  orchestra-run model.orcx --input x.npy --output-dir out\n");
 
+  if (!scheduling::parseAlgorithm(scheduler)) {
+    llvm::errs() << "orchestra-compile: error: unknown --scheduler '"
+                 << scheduler << "'; expected one of "
+                 << scheduling::getAlgorithmNames() << "\n";
+    return 1;
+  }
   CompileOptions options;
   options.topology = topology;
   options.entry = entry;
+  options.scheduler = scheduler;
   options.strategy = strategy;
   options.strategiesDir = strategiesDir;
   options.scheduleOnly = emit == EmitKind::Schedule;

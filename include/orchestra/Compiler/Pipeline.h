@@ -22,6 +22,8 @@ namespace mlir::orchestra {
 struct CompileOptions {
   /// 'host' or a topology JSON file.
   std::string topology = "host";
+  /// Scheduling algorithm: heft, peft, ils or exact.
+  std::string scheduler = "ils";
   /// Entry function; empty picks 'main' or the only public function.
   std::string entry;
   /// 'default' (the registry's scripts), 'none', or a script file.
@@ -29,7 +31,7 @@ struct CompileOptions {
   /// Directory of the strategy scripts; empty uses
   /// $ORCHESTRA_STRATEGIES_DIR, else the source tree's strategies/.
   std::string strategiesDir;
-  /// Stop after stage 3 (the placed schedule).
+  /// Stop after stage 3 (the scheduled program).
   bool scheduleOnly = false;
 };
 

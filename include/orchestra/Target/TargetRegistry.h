@@ -109,6 +109,10 @@ struct TargetInfo {
   ExecutableFormat executableFormat = ExecutableFormat::NativeObject;
   /// Whether tasks on this arch may carry `nki_source`.
   bool acceptsNKISource = false;
+  /// The ops the arch's compilation path takes: the scheduler's support
+  /// mask (a device never gets a task with an op it returns false for).
+  /// Null: every op.
+  bool (*supportsOp)(Operation *op) = nullptr;
 
   const TargetKeySpec *lookupKey(StringRef name) const;
   const MemorySpaceKind *lookupMemorySpace(StringRef kind) const;
@@ -158,6 +162,16 @@ std::optional<int64_t> getTargetInteger(Attribute value);
 /// Returns the registry holding every target compiled into this build
 /// (ORCHESTRA_TARGETS_TO_BUILD). Built once, on first use; thread-safe.
 const TargetRegistry &getTargetRegistry();
+
+/// Whether `op` is expressible in StableHLO (with CHLO), the support mask of
+/// the archs whose tasks are handed to a vendor compiler as StableHLO:
+/// structured linalg ops whose bodies are arith/math and whose indexing maps
+/// are projected permutations (elementwise, broadcasts, transposes,
+/// reductions, contractions, convolutions, pooling), static-shape tensor
+/// reshapes, slices, pads and concatenations, and scalar arith/math. Not:
+/// data-dependent indexing (`tensor.extract`, `linalg.index`), control flow,
+/// memrefs.
+bool isStableHLOExpressible(Operation *op);
 
 } // namespace mlir::orchestra
 

@@ -27,5 +27,6 @@ void mlir::orchestra::registerGoogleTargets(TargetRegistry &registry) {
   };
   tpu.defaultMemorySpace = "hbm";
   tpu.executableFormat = ExecutableFormat::StableHLO;
+  tpu.supportsOp = isStableHLOExpressible;
   llvm::cantFail(registry.registerTarget(std::move(tpu)));
 }

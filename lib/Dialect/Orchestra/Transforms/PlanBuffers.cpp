@@ -50,7 +50,7 @@ mlir::orchestra::lookupHostMemorySpace(ModuleOp module) {
       topology ? dyn_cast_or_null<ArrayAttr>(topology.get("devices")) : nullptr;
   if (!devices || devices.empty())
     return module.emitError() << "the module has no 'orchestra.topology' "
-                                 "(run orchestra-place first)";
+                                 "(run orchestra-schedule first)";
   auto first = dyn_cast<DictionaryAttr>(devices[0]);
   auto arch = first ? dyn_cast_or_null<StringAttr>(first.get("arch")) : nullptr;
   auto id =

@@ -58,7 +58,7 @@ module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "c
 
 // -----
 
-// expected-error @below {{the module has no 'orchestra.topology' (run orchestra-place first)}}
+// expected-error @below {{the module has no 'orchestra.topology' (run orchestra-schedule first)}}
 module {
   func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
     %r = orchestra.schedule -> (tensor<4xf32>) {

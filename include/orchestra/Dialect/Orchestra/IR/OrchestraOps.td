@@ -145,8 +145,8 @@ def Orchestra_TaskOp : Orchestra_Op<"task", [
       `orchestra-lower-nki-tasks`; only archs whose registry entry accepts
       NKI kernels allow it.
     * `predicted_start` / `predicted_finish` (optional, together) — the
-      scheduler's prediction of the task's start and finish, in microseconds
-      from the start of the schedule.
+      scheduler's prediction of the task's start and finish, in seconds from
+      the start of the schedule.
 
     Example:
 
@@ -264,6 +264,9 @@ def Orchestra_TransferOp : Orchestra_Op<"transfer", [
     memrefs it reads the source buffer and allocates and writes the result,
     whose type may differ from the source's only in its memory space.
 
+    `predicted_start` / `predicted_finish` (optional) are the scheduler's
+    prediction of the copy, in seconds from the start of the schedule.
+
     Canonicalization folds a transfer whose `from` and `to` are the same
     space, turns a transfer of a transfer into one transfer from the first
     space to the last, and merges identical transfers of the same tensor.
@@ -279,7 +282,9 @@ def Orchestra_TransferOp : Orchestra_Op<"transfer", [
 
   let arguments = (ins AnyTypeOf<[AnyRankedTensor, AnyMemRef]>:$source,
                        FlatSymbolRefAttr:$from,
-                       FlatSymbolRefAttr:$to);
+                       FlatSymbolRefAttr:$to,
+                       OptionalAttr<F64Attr>:$predicted_start,
+                       OptionalAttr<F64Attr>:$predicted_finish);
   let results = (outs AnyTypeOf<[AnyRankedTensor, AnyMemRef]>:$result);
 
   let assemblyFormat = [{

@@ -85,15 +85,13 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
   ];
 }
 
-def Place : Pass<"orchestra-place", "::mlir::ModuleOp"> {
-  let summary = "Group the entry function into fusion groups and place them "
-                "on the topology's CPU devices as an orchestra.schedule";
+def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
+  let summary = "Group the entry function into tasks and schedule them on "
+                "the topology's devices as an orchestra.schedule";
   let description = [{
-    Pipeline stage 2 (scheduling), in its simple form: the cost-driven
-    scheduler replaces this pass later, behind the same output contract.
-
-    The entry function (`entry`, else `main`, else the only public function)
-    must work on ranked, static-shaped tensors with value semantics. The pass
+    Pipeline stage 2 (scheduling). The entry function (`entry`, else `main`,
+    else the only public function) must work on ranked, static-shaped tensors
+    with value semantics. The pass
 
     1. declares one `orchestra.memory_space` per memory space of the
        topology, records the topology on the module (`orchestra.topology`)
@@ -105,21 +103,31 @@ def Place : Pass<"orchestra-place", "::mlir::ModuleOp"> {
        (reshape, slice, pad, concat, transpose) count as elementwise; a
        group never holds two anchors and never creates a cycle; constants
        and `tensor.empty` are copied into every group that uses them;
-    3. places the groups in dependence order, each on the CPU device where it
-       finishes first by a roofline estimate (FLOPs over peak, bytes over
-       bandwidth, plus launch overhead) counting the transfers its operands
-       need, so independent groups spread over the devices;
-    4. replaces the body by an `orchestra.schedule` with one `orchestra.task`
-       per group (named `t<N>_<anchor>`, with the predicted start and finish
-       in seconds) and an `orchestra.transfer` wherever a value crosses
-       memory spaces. Entry arguments and results live in the default memory
-       space of the topology's first device.
+    3. costs every group on every device with the cost model (a roofline of
+       FLOPs over the device's peak for the group's element type and bytes
+       over its memory bandwidth, plus launch overhead; infinite where the
+       arch's support mask rejects an op, or the group's working set exceeds
+       the device's memory) and every edge with the topology's links (routed
+       through intermediate memory spaces where there is no direct link);
+    4. schedules the task graph with `algorithm`: `heft`, `peft`, `ils`
+       (default: iterated local search from the better of HEFT and PEFT) or
+       `exact` (branch and bound; graphs of at most 24 tasks). Entry
+       arguments, weights and results live in the default memory space of
+       the topology's first device;
+    5. replaces the body by an `orchestra.schedule` with one `orchestra.task`
+       per group, in order of predicted start (named `t<N>_<anchor>`, with the
+       device's `target` and the predicted start and finish in seconds), and
+       an `orchestra.transfer` (with its predicted start and finish) wherever
+       a value crosses memory spaces. The schedule op records the algorithm
+       and the predicted makespan.
   }];
   let options = [
     Option<"topology", "topology", "std::string", /*default=*/"\"host\"",
            "Topology: 'host' (probed) or the path of a topology JSON file">,
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
            "Entry function (default: 'main', else the only public function)">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"ils\"",
+           "Scheduling algorithm: heft, peft, ils (default) or exact">,
   ];
   let dependentDialects = [
     "::mlir::orchestra::OrchestraDialect",

@@ -1,7 +1,8 @@
-// RUN: orchestra-opt %s --split-input-file --orchestra-place="topology=%orchestra_src_root/topologies/two-cpu.json" --verify-diagnostics | FileCheck %s
+// RUN: orchestra-opt %s --split-input-file --orchestra-schedule="topology=%orchestra_src_root/topologies/two-cpu.json" --verify-diagnostics | FileCheck %s
 
 // Two independent matmul groups: the first goes to cpu0, the second to cpu1
-// (cpu0 is busy), with transfers of its operands and of its result back to
+// (running both on cpu0 would take two launch overheads, 10 us; moving the
+// second costs 1 us of transfers each way), with transfers of its operands and of its result back to
 // the memory space of the entry arguments. The relu fuses into the first
 // matmul's task; fills of constants are recomputed in each task.
 
@@ -9,18 +10,18 @@
 // CHECK-DAG:     orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
 // CHECK-DAG:     orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1
 // CHECK:         func.func @main(%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x16xf32>, %[[W2:.*]]: tensor<8x16xf32>)
-// CHECK:           %[[S:.*]]:2 = orchestra.schedule -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+// CHECK:           %[[S:.*]]:2 = orchestra.schedule -> (tensor<4x16xf32>, tensor<4x16xf32>) attributes {orchestra.algorithm = "ils", orchestra.predicted_makespan = {{.*}} : f64} {
 // CHECK:             %[[T0:.*]] = orchestra.task "t0_matmul" args(%{{.*}} = %[[X]] : tensor<4x8xf32>, %{{.*}} = %[[W]] : tensor<8x16xf32>) -> tensor<4x16xf32> target = {arch = "x86_64", device_id = 0, num_threads = 1} attributes {predicted_start = 0.000000e+00, predicted_finish = {{.*}}} {
 // CHECK:               linalg.fill
 // CHECK:               linalg.matmul
 // CHECK:               linalg.generic
 // CHECK:               orchestra.yield
-// CHECK:             %[[XT:.*]] = orchestra.transfer %[[X]] from @cpu0_dram to @cpu1_dram : tensor<4x8xf32>
-// CHECK:             %[[WT:.*]] = orchestra.transfer %[[W2]] from @cpu0_dram to @cpu1_dram : tensor<8x16xf32>
+// CHECK:             %[[XT:.*]] = orchestra.transfer %[[X]] from @cpu0_dram to @cpu1_dram {predicted_finish = {{.*}}, predicted_start = 0.000000e+00 : f64} : tensor<4x8xf32>
+// CHECK:             %[[WT:.*]] = orchestra.transfer %[[W2]] from @cpu0_dram to @cpu1_dram {{.*}} : tensor<8x16xf32>
 // CHECK:             %[[T1:.*]] = orchestra.task "t1_matmul" args(%{{.*}} = %[[XT]] : tensor<4x8xf32>, %{{.*}} = %[[WT]] : tensor<8x16xf32>) -> tensor<4x16xf32> target = {arch = "x86_64", device_id = 1, num_threads = 1}
 // CHECK:               linalg.fill
 // CHECK:               linalg.matmul
-// CHECK:             %[[BACK:.*]] = orchestra.transfer %[[T1]] from @cpu1_dram to @cpu0_dram : tensor<4x16xf32>
+// CHECK:             %[[BACK:.*]] = orchestra.transfer %[[T1]] from @cpu1_dram to @cpu0_dram {{.*}} : tensor<4x16xf32>
 // CHECK:             orchestra.yield %[[T0]], %[[BACK]]
 // CHECK:           return %[[S]]#0, %[[S]]#1
 #id = affine_map<(d0, d1) -> (d0, d1)>

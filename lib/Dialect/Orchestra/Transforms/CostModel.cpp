@@ -1,0 +1,199 @@
+//===- CostModel.cpp - Time estimates of tasks and transfers --------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Dialect/Orchestra/Transforms/CostModel.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
+#include "orchestra/Target/TargetRegistry.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::orchestra;
+
+static constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+double mlir::orchestra::estimateFlops(Operation *op) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    double iterations = 1;
+    for (int64_t range : linalgOp.getStaticLoopRanges())
+      iterations *= ShapedType::isDynamic(range) ? 1 : range;
+    int64_t bodyOps = 0;
+    if (Block *body = linalgOp.getBlock())
+      bodyOps = std::max<int64_t>(1, body->getOperations().size() - 1);
+    return iterations * bodyOps;
+  }
+  double flops = 0;
+  for (Type type : op->getResultTypes()) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    flops += shaped && shaped.hasStaticShape() ? shaped.getNumElements() : 1;
+  }
+  return flops;
+}
+
+double mlir::orchestra::estimateBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (shaped && shaped.hasStaticShape() &&
+      shaped.getElementType().isIntOrFloat())
+    return getBufferSize(type);
+  return 8;
+}
+
+std::string mlir::orchestra::getElementTypeName(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << type;
+  return name;
+}
+
+CostModel::CostModel(const Topology &topology, const TargetRegistry &registry)
+    : topology(topology), registry(registry),
+      numDevices(topology.devices.size()) {
+  unsigned numSpaces = topology.memorySpaces.size();
+  llvm::StringMap<int> spaceIndex;
+  for (auto [i, space] : llvm::enumerate(topology.memorySpaces))
+    spaceIndex[space.name] = i;
+
+  // Fastest routes between memory spaces (Floyd-Warshall on the time of a
+  // 1 MiB transfer), keeping latency and time per byte apart.
+  constexpr double kNominalBytes = 1 << 20;
+  std::vector<double> latency(numSpaces * numSpaces, kInfinity);
+  std::vector<double> perByte(numSpaces * numSpaces, kInfinity);
+  nextHop.assign(numSpaces * numSpaces, -1);
+  for (unsigned s = 0; s < numSpaces; ++s) {
+    latency[s * numSpaces + s] = 0;
+    perByte[s * numSpaces + s] = 0;
+    nextHop[s * numSpaces + s] = s;
+  }
+  auto addLink = [&](int from, int to, const TopologyLink &link) {
+    unsigned pair = from * numSpaces + to;
+    double time = link.latency + kNominalBytes / link.bandwidth;
+    if (time < latency[pair] + kNominalBytes * perByte[pair]) {
+      latency[pair] = link.latency;
+      perByte[pair] = 1 / link.bandwidth;
+      nextHop[pair] = to;
+    }
+  };
+  for (const TopologyLink &link : topology.links) {
+    auto from = spaceIndex.find(link.from), to = spaceIndex.find(link.to);
+    if (from == spaceIndex.end() || to == spaceIndex.end())
+      continue;
+    addLink(from->second, to->second, link);
+    if (link.bidirectional)
+      addLink(to->second, from->second, link);
+  }
+  for (unsigned k = 0; k < numSpaces; ++k)
+    for (unsigned i = 0; i < numSpaces; ++i)
+      for (unsigned j = 0; j < numSpaces; ++j) {
+        unsigned ik = i * numSpaces + k, kj = k * numSpaces + j,
+                 ij = i * numSpaces + j;
+        if (nextHop[ik] < 0 || nextHop[kj] < 0)
+          continue;
+        double viaLatency = latency[ik] + latency[kj];
+        double viaPerByte = perByte[ik] + perByte[kj];
+        if (nextHop[ij] < 0 || viaLatency + kNominalBytes * viaPerByte <
+                                   latency[ij] + kNominalBytes * perByte[ij]) {
+          latency[ij] = viaLatency;
+          perByte[ij] = viaPerByte;
+          nextHop[ij] = nextHop[ik];
+        }
+      }
+
+  defaultSpaces.resize(numDevices, nullptr);
+  spaceOfDevice.assign(numDevices, -1);
+  for (auto [d, device] : llvm::enumerate(topology.devices))
+    if (const TopologyMemorySpace *space =
+            topology.getDefaultMemorySpace(device, registry)) {
+      defaultSpaces[d] = space;
+      spaceOfDevice[d] = spaceIndex.lookup(space->name);
+    }
+  routeLatency.assign(numDevices * numDevices, kInfinity);
+  routePerByte.assign(numDevices * numDevices, kInfinity);
+  for (unsigned p = 0; p < numDevices; ++p)
+    for (unsigned q = 0; q < numDevices; ++q) {
+      int from = spaceOfDevice[p], to = spaceOfDevice[q];
+      if (from < 0 || to < 0 || nextHop[from * numSpaces + to] < 0)
+        continue;
+      routeLatency[p * numDevices + q] = latency[from * numSpaces + to];
+      routePerByte[p * numDevices + q] = perByte[from * numSpaces + to];
+    }
+}
+
+std::vector<std::string> CostModel::getRoute(unsigned from, unsigned to) const {
+  unsigned numSpaces = topology.memorySpaces.size();
+  int at = spaceOfDevice[from], end = spaceOfDevice[to];
+  if (at < 0 || end < 0 || nextHop[at * numSpaces + end] < 0)
+    return {};
+  std::vector<std::string> route = {topology.memorySpaces[at].name};
+  while (at != end) {
+    at = nextHop[at * numSpaces + end];
+    route.push_back(topology.memorySpaces[at].name);
+  }
+  return route;
+}
+
+bool CostModel::supports(const TopologyDevice &device,
+                         ArrayRef<Operation *> ops) const {
+  const TargetInfo *info = registry.lookup(device.arch);
+  if (!info)
+    return false;
+  if (!info->supportsOp)
+    return true;
+  return llvm::all_of(ops, [&](Operation *op) {
+    bool supported = true;
+    op->walk([&](Operation *nested) {
+      // Bodies of structured ops are judged with their op.
+      if (nested != op && isa<linalg::LinalgOp>(nested->getParentOp()))
+        return WalkResult::skip();
+      if (!info->supportsOp(nested)) {
+        supported = false;
+        return WalkResult::interrupt();
+      }
+      return isa<linalg::LinalgOp>(nested) ? WalkResult::skip()
+                                           : WalkResult::advance();
+    });
+    return supported;
+  });
+}
+
+double CostModel::getPeakFlops(const TopologyDevice &device,
+                               StringRef elementType) const {
+  auto lookup = [&](StringRef key) { return device.peakFlops.lookup(key); };
+  if (double peak = lookup(elementType))
+    return peak;
+  if (elementType == "f16" || elementType == "bf16")
+    return lookup("f32");
+  if (elementType.starts_with("i") || elementType.starts_with("ui") ||
+      elementType.starts_with("si") || elementType == "index") {
+    if (double peak = lookup("i32"))
+      return peak;
+    return lookup("f32");
+  }
+  return 0;
+}
+
+double CostModel::computeTime(const TopologyDevice &device,
+                              const Work &work) const {
+  double peak = getPeakFlops(device, work.elementType);
+  if (peak <= 0)
+    return kInfinity;
+  double compute = work.flops / peak;
+  double memory =
+      device.memoryBandwidth > 0 ? work.bytes / device.memoryBandwidth : 0;
+  return std::max(compute, memory) + device.launchOverhead;
+}
+
+double CostModel::transferTime(unsigned from, unsigned to, double bytes) const {
+  if (from == to)
+    return 0;
+  unsigned pair = from * numDevices + to;
+  return routeLatency[pair] + bytes * routePerByte[pair];
+}

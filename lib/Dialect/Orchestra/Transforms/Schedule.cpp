@@ -1,0 +1,732 @@
+//===- Schedule.cpp - Stage 2: grouping, costing and scheduling -----------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// Groups the entry function into fusion groups, builds their task graph on
+// the topology's devices with the cost model, schedules it with one of the
+// algorithms of lib/Scheduling, and rewrites the body into an
+// `orchestra.schedule` of tasks and transfers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Dialect/Orchestra/Transforms/Schedule.h"
+#include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
+#include "orchestra/Dialect/Orchestra/Transforms/CostModel.h"
+#include "orchestra/Dialect/Orchestra/Transforms/EntryFunction.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
+#include "orchestra/Scheduling/Scheduler.h"
+#include "orchestra/Target/TargetRegistry.h"
+#include "orchestra/Topology/Topology.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <limits>
+
+namespace mlir::orchestra {
+#define GEN_PASS_DEF_SCHEDULE
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h.inc"
+} // namespace mlir::orchestra
+
+using namespace mlir;
+using namespace mlir::orchestra;
+
+namespace {
+
+enum class NodeKind {
+  /// A structured op with a reduction loop (matmul, conv, pooling, a
+  /// reduction): the expensive centre of a fusion group.
+  Anchor,
+  /// Elementwise structured ops and data movement: fused around anchors.
+  Elementwise,
+};
+
+/// Constants up to this size (and splats of any size) are copied into the
+/// kernels that use them; larger ones (weights) stay in the function, live in
+/// the plan's memory and reach the kernels as arguments, so that they are
+/// neither compiled into every kernel nor duplicated.
+constexpr int64_t kMaxClonedConstantBytes = 256;
+
+bool isSmallConstant(Operation *op) {
+  auto type = dyn_cast<ShapedType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return true;
+  if (getBufferSize(type) <= kMaxClonedConstantBytes)
+    return true;
+  auto value = op->getAttrOfType<DenseElementsAttr>("value");
+  return value && value.isSplat();
+}
+
+/// Ops copied into every group that uses them instead of being grouped:
+/// small constants, `tensor.empty`, and fills of those (cheaper to recompute
+/// in each kernel than to store and pass).
+bool isCloneable(Operation *op) {
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return op->getNumResults() == 1 && isSmallConstant(op);
+  if (isa<tensor::EmptyOp>(op))
+    return true;
+  if (!isa<linalg::FillOp>(op))
+    return false;
+  return llvm::all_of(op->getOperands(), [](Value operand) {
+    Operation *def = operand.getDefiningOp();
+    return def && isCloneable(def);
+  });
+}
+
+NodeKind classify(Operation *op) {
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return linalgOp.getNumReductionLoops() > 0 ? NodeKind::Anchor
+                                               : NodeKind::Elementwise;
+  return NodeKind::Elementwise;
+}
+
+/// One fusion group.
+struct Group {
+  SmallVector<Operation *> ops;
+  bool hasAnchor = false;
+  /// Groups whose results this one uses.
+  llvm::SetVector<unsigned> deps;
+};
+
+/// Union of fusion groups built in program order.
+class Grouping {
+public:
+  unsigned create(Operation *op, NodeKind kind) {
+    groups.emplace_back();
+    groups.back().ops.push_back(op);
+    groups.back().hasAnchor = kind == NodeKind::Anchor;
+    groupOf[op] = groups.size() - 1;
+    return groups.size() - 1;
+  }
+
+  void add(unsigned group, Operation *op, NodeKind kind) {
+    groups[group].ops.push_back(op);
+    groups[group].hasAnchor |= kind == NodeKind::Anchor;
+    groupOf[op] = group;
+  }
+
+  std::optional<unsigned> lookup(Operation *op) const {
+    auto it = groupOf.find(op);
+    if (it == groupOf.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  /// Whether `from` depends, directly or not, on `to`.
+  bool dependsOn(unsigned from, unsigned to) const {
+    SmallVector<unsigned> worklist = {from};
+    llvm::DenseSet<unsigned> seen;
+    while (!worklist.empty()) {
+      unsigned g = worklist.pop_back_val();
+      if (g == to)
+        return true;
+      if (!seen.insert(g).second)
+        continue;
+      llvm::append_range(worklist, groups[g].deps);
+    }
+    return false;
+  }
+
+  SmallVector<Group> groups;
+  DenseMap<Operation *, unsigned> groupOf;
+};
+
+/// Whether every use of `value` is in `user`.
+bool onlyUsedBy(Value value, Operation *user) {
+  return llvm::all_of(value.getUsers(), [&](Operation *u) {
+    return user == u || user->isProperAncestor(u);
+  });
+}
+
+/// All values `op` reads from outside itself: operands and captures of its
+/// regions.
+SmallVector<Value> getInputs(Operation *op) {
+  llvm::SetVector<Value> inputs(op->operand_begin(), op->operand_end());
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, inputs);
+  return inputs.takeVector();
+}
+
+/// The devices that can run an op (bit d: device d of the topology).
+using SupportMask = llvm::SmallBitVector;
+
+/// Builds the fusion groups of `body` (ops in program order). Ops join a
+/// group only when the same devices support them, so that an op one device
+/// cannot run does not take its neighbours away from that device.
+Grouping buildGroups(Block &body,
+                     function_ref<SupportMask(Operation *)> getSupport) {
+  Grouping grouping;
+  for (Operation &opRef : body.without_terminator()) {
+    Operation *op = &opRef;
+    // Constants are cloned or passed, never tasks of their own.
+    if (isCloneable(op) || op->hasTrait<OpTrait::ConstantLike>())
+      continue;
+    NodeKind kind = classify(op);
+    SmallVector<Value> inputs = getInputs(op);
+
+    // Producer groups of this op's inputs.
+    llvm::SetVector<unsigned> producerGroups;
+    for (Value input : inputs)
+      if (Operation *def = input.getDefiningOp())
+        if (std::optional<unsigned> g = grouping.lookup(def))
+          producerGroups.insert(*g);
+
+    // Try to join the group of a producer whose value only this op uses.
+    std::optional<unsigned> joined;
+    for (Value input : inputs) {
+      Operation *def = input.getDefiningOp();
+      if (!def)
+        continue;
+      std::optional<unsigned> g = grouping.lookup(def);
+      if (!g || !onlyUsedBy(input, op))
+        continue;
+      if (kind == NodeKind::Anchor && grouping.groups[*g].hasAnchor)
+        continue;
+      if (getSupport(op) != getSupport(grouping.groups[*g].ops.front()))
+        continue;
+      // An elementwise op joins an anchor's group only as its consumer, or a
+      // group without anchor as a producer chain; both are fine. Reject
+      // joins that would make the group depend on itself.
+      bool cycle = llvm::any_of(producerGroups, [&](unsigned other) {
+        return other != *g && grouping.dependsOn(other, *g);
+      });
+      if (cycle)
+        continue;
+      joined = g;
+      break;
+    }
+    unsigned group = joined ? (grouping.add(*joined, op, kind), *joined)
+                            : grouping.create(op, kind);
+    for (unsigned producer : producerGroups)
+      if (producer != group)
+        grouping.groups[group].deps.insert(producer);
+  }
+  return grouping;
+}
+
+/// Orders groups so that every group comes after those it depends on
+/// (stable: by the position of each group's first op otherwise).
+SmallVector<unsigned> topologicalOrder(const Grouping &grouping) {
+  unsigned n = grouping.groups.size();
+  SmallVector<unsigned> indegree(n, 0);
+  SmallVector<SmallVector<unsigned>> users(n);
+  for (unsigned g = 0; g < n; ++g)
+    for (unsigned dep : grouping.groups[g].deps) {
+      ++indegree[g];
+      users[dep].push_back(g);
+    }
+  SmallVector<unsigned> order;
+  // Groups are created in program order, so the smallest ready index is the
+  // one whose first op comes first.
+  std::set<unsigned> ready;
+  for (unsigned g = 0; g < n; ++g)
+    if (indegree[g] == 0)
+      ready.insert(g);
+  while (!ready.empty()) {
+    unsigned g = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(g);
+    for (unsigned user : users[g])
+      if (--indegree[user] == 0)
+        ready.insert(user);
+  }
+  assert(order.size() == n && "fusion groups must form a DAG");
+  return order;
+}
+
+/// A fusion group ready to become a task: its ops in program order, the
+/// values it reads from outside, the cloned cheap producers and its results.
+struct TaskInfo {
+  SmallVector<Operation *> ops;
+  llvm::SetVector<Value> inputs;
+  llvm::SetVector<Operation *> cloned;
+  SmallVector<Value> results;
+  Work work;
+  /// The op the task is named after and located at.
+  Operation *anchor = nullptr;
+};
+
+/// The fusion groups of an entry block as tasks, in dependence order.
+struct EntryTasks {
+  std::vector<TaskInfo> tasks;
+  /// The task computing each grouped op's results.
+  DenseMap<Operation *, unsigned> taskOf;
+};
+
+EntryTasks collectTasks(Block &body, const CostModel &model) {
+  const Topology &topo = model.getTopology();
+  DenseMap<Operation *, SupportMask> masks;
+  auto getSupport = [&](Operation *op) -> SupportMask {
+    auto [it, inserted] = masks.try_emplace(op);
+    if (inserted) {
+      it->second.resize(topo.devices.size());
+      for (auto [d, device] : llvm::enumerate(topo.devices))
+        if (model.supports(device, {op}))
+          it->second.set(d);
+    }
+    return it->second;
+  };
+  Grouping grouping = buildGroups(body, getSupport);
+  EntryTasks entry;
+  for (unsigned g : topologicalOrder(grouping)) {
+    Group &group = grouping.groups[g];
+    llvm::sort(group.ops, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    llvm::SmallPtrSet<Operation *, 8> members(group.ops.begin(),
+                                              group.ops.end());
+    TaskInfo task;
+    task.ops = group.ops;
+    for (Operation *op : group.ops) {
+      task.work.flops += estimateFlops(op);
+      for (Type type : op->getResultTypes())
+        task.work.bytes += estimateBytes(type);
+      for (Value input : getInputs(op)) {
+        Operation *def = input.getDefiningOp();
+        if (def && members.contains(def))
+          continue;
+        if (def && isCloneable(def)) {
+          // A cloned fill needs its own (cloneable) operands first.
+          for (Value inner : def->getOperands())
+            if (Operation *innerDef = inner.getDefiningOp())
+              task.cloned.insert(innerDef);
+          task.cloned.insert(def);
+          continue;
+        }
+        if (task.inputs.insert(input))
+          task.work.bytes += estimateBytes(input.getType());
+      }
+    }
+    // Results: values used outside the group.
+    for (Operation *op : group.ops)
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              Operation *ancestor = body.findAncestorOpInBlock(*user);
+              return !ancestor || !members.contains(ancestor);
+            }))
+          task.results.push_back(result);
+    task.anchor = group.ops.front();
+    for (Operation *op : group.ops)
+      if (classify(op) == NodeKind::Anchor) {
+        task.anchor = op;
+        break;
+      }
+    if (task.anchor->getNumResults() > 0)
+      task.work.elementType =
+          getElementTypeName(task.anchor->getResult(0).getType());
+    for (Operation *op : group.ops)
+      entry.taskOf[op] = entry.tasks.size();
+    entry.tasks.push_back(std::move(task));
+  }
+  return entry;
+}
+
+/// Builds the task graph: task 0 is the source (arguments and weights on
+/// the first device), tasks 1..N the groups, task N+1 the sink (results).
+FailureOr<scheduling::TaskGraph> buildTaskGraph(func::FuncOp func,
+                                                const EntryTasks &entry,
+                                                const CostModel &model) {
+  const Topology &topo = model.getTopology();
+  unsigned numDevices = topo.devices.size();
+  scheduling::TaskGraph graph(numDevices);
+  std::vector<double> pinned(numDevices, scheduling::kInfinity);
+  pinned[0] = 0;
+  graph.addTask(pinned, "inputs");
+  for (const TaskInfo &task : entry.tasks) {
+    std::vector<double> costs(numDevices, scheduling::kInfinity);
+    bool runnable = false;
+    for (auto [d, device] : llvm::enumerate(topo.devices)) {
+      const TopologyMemorySpace *space = model.getDefaultSpace(d);
+      if (!space || !model.supports(device, task.ops))
+        continue;
+      costs[d] = model.computeTime(device, task.work);
+      runnable |= costs[d] < scheduling::kInfinity &&
+                  task.work.bytes <= static_cast<double>(space->capacity);
+    }
+    if (!runnable) {
+      InFlightDiagnostic diag = task.anchor->emitError()
+                                << "no device of topology '" << topo.name
+                                << "' can run this op's task";
+      for (auto [d, device] : llvm::enumerate(topo.devices)) {
+        Diagnostic &note = diag.attachNote() << "device '" << device.name
+                                             << "' (" << device.arch << "): ";
+        const TopologyMemorySpace *space = model.getDefaultSpace(d);
+        if (!space)
+          note << "has no default memory space";
+        else if (!model.supports(device, task.ops))
+          note << "its arch does not support an op of the task";
+        else if (!(costs[d] < scheduling::kInfinity))
+          note << "has no peak throughput for element type "
+               << task.work.elementType;
+        else
+          note << "the task's working set of "
+               << static_cast<int64_t>(task.work.bytes)
+               << " bytes exceeds its memory capacity of " << space->capacity
+               << " bytes";
+      }
+      return failure();
+    }
+    std::string name = task.anchor->getName().stripDialect().str();
+    graph.addTask(std::move(costs), name, task.work.bytes);
+  }
+  unsigned sink = graph.addTask(pinned, "outputs");
+
+  auto producerTask = [&](Value value) -> unsigned {
+    if (Operation *def = value.getDefiningOp()) {
+      auto it = entry.taskOf.find(def);
+      if (it != entry.taskOf.end())
+        return it->second + 1;
+    }
+    return 0;
+  };
+  for (auto [t, task] : llvm::enumerate(entry.tasks))
+    for (Value input : task.inputs)
+      graph.addEdge(producerTask(input), t + 1, estimateBytes(input.getType()));
+  for (Value result : func.getBody().front().getTerminator()->getOperands())
+    graph.addEdge(producerTask(result), sink, estimateBytes(result.getType()));
+
+  for (unsigned p = 0; p < numDevices; ++p) {
+    if (const TopologyMemorySpace *space = model.getDefaultSpace(p))
+      graph.setCapacity(p, space->capacity);
+    for (unsigned q = 0; q < numDevices; ++q)
+      if (p != q)
+        graph.setCommunication(p, q, model.getRouteLatency(p, q),
+                               model.getRouteSecondsPerByte(p, q));
+  }
+  if (llvm::Error error = graph.finalize()) {
+    func.emitError() << "cannot schedule: " << llvm::toString(std::move(error));
+    return failure();
+  }
+  return graph;
+}
+
+class SchedulePass : public orchestra::impl::ScheduleBase<SchedulePass> {
+public:
+  using ScheduleBase::ScheduleBase;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult declareTopology(ModuleOp module, const Topology &topo);
+  LogicalResult checkEntry(func::FuncOp func);
+};
+
+/// The `target` dictionary of tasks on `device`: its arch keys plus arch,
+/// device_id and, where the arch has it, one worker thread per core.
+DictionaryAttr getTaskTarget(MLIRContext *ctx, const TopologyDevice &device,
+                             const TargetInfo *info) {
+  NamedAttrList target;
+  target.append(TargetRegistry::kArchKey, StringAttr::get(ctx, device.arch));
+  target.append(TargetRegistry::kDeviceIdKey,
+                IntegerAttr::get(IntegerType::get(ctx, 64), device.deviceId));
+  for (const auto &[key, value] : device.target) {
+    Attribute attr;
+    if (std::optional<int64_t> i = value.getAsInteger())
+      attr = IntegerAttr::get(IntegerType::get(ctx, 64), *i);
+    else if (std::optional<StringRef> s = value.getAsString())
+      attr = StringAttr::get(ctx, *s);
+    else if (std::optional<bool> b = value.getAsBoolean())
+      attr = BoolAttr::get(ctx, *b);
+    else if (std::optional<double> d = value.getAsNumber())
+      attr = FloatAttr::get(Float64Type::get(ctx), *d);
+    if (attr)
+      target.set(StringRef(key), attr);
+  }
+  if (!target.get("num_threads") && info && info->lookupKey("num_threads"))
+    target.append("num_threads", IntegerAttr::get(IntegerType::get(ctx, 64),
+                                                  device.computeUnits));
+  return target.getDictionary(ctx);
+}
+
+} // namespace
+
+FailureOr<scheduling::TaskGraph>
+mlir::orchestra::buildEntryTaskGraph(func::FuncOp func,
+                                     const CostModel &model) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError() << "entry function '" << func.getSymName()
+                            << "' must have a single block";
+  EntryTasks entry = collectTasks(func.getBody().front(), model);
+  return buildTaskGraph(func, entry, model);
+}
+
+LogicalResult SchedulePass::declareTopology(ModuleOp module,
+                                            const Topology &topo) {
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  SymbolTable symbols(module);
+  for (const TopologyMemorySpace &space : topo.memorySpaces) {
+    const TopologyDevice *device = topo.lookupDevice(space.device);
+    if (Operation *existing = symbols.lookup(space.name)) {
+      auto decl = dyn_cast<MemorySpaceOp>(existing);
+      if (!decl || decl.getKind() != space.kind ||
+          decl.getArch() != device->arch ||
+          static_cast<int64_t>(decl.getDeviceId()) != device->deviceId)
+        return existing->emitError()
+               << "conflicts with memory space '" << space.name
+               << "' of topology '" << topo.name << "'";
+      continue;
+    }
+    MemorySpaceOp::create(builder, module.getLoc(), space.name, space.kind,
+                          device->arch, device->deviceId);
+  }
+
+  // Record the topology: the artifact names it, and later stages map
+  // (arch, device_id) back to devices.
+  SmallVector<Attribute> devices;
+  for (const TopologyDevice &device : topo.devices) {
+    NamedAttrList entry;
+    entry.append("name", builder.getStringAttr(device.name));
+    entry.append("arch", builder.getStringAttr(device.arch));
+    entry.append("device_id", builder.getI64IntegerAttr(device.deviceId));
+    entry.append("compute_units",
+                 builder.getI64IntegerAttr(device.computeUnits));
+    devices.push_back(entry.getDictionary(builder.getContext()));
+  }
+  NamedAttrList record;
+  record.append("name", builder.getStringAttr(topo.name));
+  record.append("devices", builder.getArrayAttr(devices));
+  module->setAttr("orchestra.topology",
+                  record.getDictionary(builder.getContext()));
+  return success();
+}
+LogicalResult SchedulePass::checkEntry(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError() << "entry function '" << func.getSymName()
+                            << "' must have a single block";
+  auto isStaticTensor = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.hasStaticShape();
+  };
+  FunctionType type = func.getFunctionType();
+  for (auto [i, argType] : llvm::enumerate(type.getInputs()))
+    if (!isStaticTensor(argType))
+      return func.emitError()
+             << "argument #" << i << " of entry function '" << func.getSymName()
+             << "' has type " << argType
+             << "; entry arguments must be ranked tensors of static shape";
+  for (auto [i, resultType] : llvm::enumerate(type.getResults()))
+    if (!isStaticTensor(resultType))
+      return func.emitError()
+             << "result #" << i << " of entry function '" << func.getSymName()
+             << "' has type " << resultType
+             << "; entry results must be ranked tensors of static shape";
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (auto shaped = dyn_cast<ShapedType>(type);
+          shaped && (!shaped.hasRank() || !shaped.hasStaticShape())) {
+        op->emitError() << "result type " << type
+                        << " is not a ranked tensor of static shape; only "
+                           "static shapes are supported";
+        return WalkResult::interrupt();
+      }
+    if (llvm::any_of(op->getResultTypes(),
+                     [](Type type) { return isa<MemRefType>(type); })) {
+      op->emitError() << "works on memrefs; the entry function must work on "
+                         "tensors (value semantics)";
+      return WalkResult::interrupt();
+    }
+    if (op->getParentOp() == func.getOperation() &&
+        !op->hasTrait<OpTrait::IsTerminator>() && !isMemoryEffectFree(op) &&
+        !isa<linalg::LinalgOp>(op)) {
+      op->emitError() << "has memory effects; the entry function must be a "
+                         "value-semantics tensor program";
+      return WalkResult::interrupt();
+    }
+    if (isa<ScheduleOp, TaskOp, LaunchOp>(op)) {
+      op->emitError() << "the entry function is already scheduled";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+void SchedulePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  std::optional<scheduling::Algorithm> algorithmKind =
+      scheduling::parseAlgorithm(algorithm);
+  if (!algorithmKind) {
+    module.emitError() << "unknown scheduling algorithm '" << algorithm
+                       << "'; expected one of "
+                       << scheduling::getAlgorithmNames();
+    return signalPassFailure();
+  }
+  FailureOr<func::FuncOp> entryOr = lookupEntryFunction(module, entry);
+  if (failed(entryOr))
+    return signalPassFailure();
+  func::FuncOp func = *entryOr;
+  if (failed(checkEntry(func)))
+    return signalPassFailure();
+
+  const TargetRegistry &registry = getTargetRegistry();
+  llvm::Expected<Topology> topo = Topology::resolve(topology, registry);
+  if (!topo) {
+    module.emitError() << "cannot use topology '" << topology
+                       << "': " << llvm::toString(topo.takeError());
+    return signalPassFailure();
+  }
+  if (failed(declareTopology(module, *topo)))
+    return signalPassFailure();
+  func->setAttr("orchestra.entry", UnitAttr::get(ctx));
+  CostModel model(*topo, registry);
+  for (unsigned d = 0; d < topo->devices.size(); ++d)
+    if (!model.getDefaultSpace(d)) {
+      module.emitError() << "device '" << topo->devices[d].name
+                         << "' of topology '" << topo->name
+                         << "' has no default memory space";
+      return signalPassFailure();
+    }
+
+  Block &body = func.getBody().front();
+  EntryTasks entryTasks = collectTasks(body, model);
+  FailureOr<scheduling::TaskGraph> graph =
+      buildTaskGraph(func, entryTasks, model);
+  if (failed(graph))
+    return signalPassFailure();
+  llvm::Expected<scheduling::Schedule> result =
+      scheduling::schedule(*graph, *algorithmKind);
+  if (!result) {
+    func.emitError() << "scheduling with '" << algorithm
+                     << "' failed: " << llvm::toString(result.takeError());
+    return signalPassFailure();
+  }
+  const scheduling::Schedule &sched = *result;
+
+  SmallVector<DictionaryAttr> targets;
+  for (const TopologyDevice &device : topo->devices)
+    targets.push_back(getTaskTarget(ctx, device, registry.lookup(device.arch)));
+
+  auto *terminator = body.getTerminator();
+  OpBuilder builder(terminator);
+  auto schedule =
+      ScheduleOp::create(builder, func.getLoc(), terminator->getOperandTypes());
+  schedule->setAttr("orchestra.algorithm", builder.getStringAttr(algorithm));
+  schedule->setAttr("orchestra.predicted_makespan",
+                    builder.getF64FloatAttr(sched.makespan));
+  Block *scheduleBody = new Block();
+  schedule.getBody().push_back(scheduleBody);
+  builder.setInsertionPointToEnd(scheduleBody);
+
+  // Where each original value lives (device index) and when it is ready
+  // there. Arguments and weights start on the first device.
+  struct Location {
+    unsigned device = 0;
+    double ready = 0;
+    /// The task that produced the value (0: arguments and weights).
+    unsigned producer = 0;
+  };
+  DenseMap<Value, Location> locations;
+  DenseMap<Value, Value> replacement;
+  DenseMap<std::pair<Value, unsigned>, Value> transfers;
+  // Per (producer task, destination device): when the message's next byte
+  // arrives.
+  DenseMap<std::pair<unsigned, unsigned>, double> linkCursor;
+  auto spaceRef = [&](unsigned device) {
+    return FlatSymbolRefAttr::get(ctx, model.getDefaultSpace(device)->name);
+  };
+  // Returns `value` (an original value) as available on `device`.
+  auto materialize = [&](Value value, unsigned device) -> Value {
+    Value current = replacement.lookup(value);
+    if (!current)
+      current = value;
+    Location loc = locations.lookup(value);
+    if (loc.device == device)
+      return current;
+    Value &cached = transfers[{value, device}];
+    if (!cached) {
+      // Values from one producer to one device go as one message in the
+      // task graph (latency once, then the bytes of each in turn); the
+      // predictions follow that model.
+      double bytes = estimateBytes(value.getType());
+      double perByte = model.getRouteSecondsPerByte(loc.device, device);
+      auto [cursor, first] =
+          linkCursor.try_emplace({loc.producer, device}, 0.0);
+      double start = first ? loc.ready : cursor->second;
+      double finish =
+          (first ? start + model.getRouteLatency(loc.device, device) : start) +
+          bytes * perByte;
+      cursor->second = finish;
+      cached = TransferOp::create(
+          builder, value.getLoc(), current.getType(), current,
+          spaceRef(loc.device), spaceRef(device),
+          builder.getF64FloatAttr(start), builder.getF64FloatAttr(finish));
+    }
+    return cached;
+  };
+
+  // Tasks in order of predicted start (a topological order).
+  unsigned sink = graph->getNumTasks() - 1;
+  unsigned taskIndex = 0;
+  for (unsigned t : scheduling::orderByStart(*graph, sched)) {
+    if (t == 0 || t == sink)
+      continue;
+    TaskInfo &info = entryTasks.tasks[t - 1];
+    unsigned device = sched.device[t];
+    SmallVector<Value> args;
+    for (Value input : info.inputs)
+      args.push_back(materialize(input, device));
+
+    StringRef opName = info.anchor->getName().stripDialect();
+    std::string name = ("t" + Twine(taskIndex++) + "_" + opName).str();
+    auto task = TaskOp::create(builder, info.anchor->getLoc(),
+                               ValueRange(info.results).getTypes(), name,
+                               targets[device], args);
+    task.setPredictedStartAttr(builder.getF64FloatAttr(sched.start[t]));
+    task.setPredictedFinishAttr(builder.getF64FloatAttr(sched.finish[t]));
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      Block &taskBody = task.getBody().front();
+      builder.setInsertionPointToEnd(&taskBody);
+      IRMapping mapping;
+      for (auto [input, arg] : llvm::zip(info.inputs, taskBody.getArguments()))
+        mapping.map(input, arg);
+      for (Operation *op : info.cloned)
+        builder.clone(*op, mapping);
+      for (Operation *op : info.ops)
+        builder.clone(*op, mapping);
+      SmallVector<Value> yielded;
+      for (Value result : info.results)
+        yielded.push_back(mapping.lookup(result));
+      YieldOp::create(builder, task.getLoc(), yielded);
+    }
+    for (auto [result, newResult] :
+         llvm::zip(info.results, task.getResults())) {
+      replacement[result] = newResult;
+      locations[result] = {device, sched.finish[t], t};
+    }
+  }
+
+  // Results go back to the first device.
+  SmallVector<Value> yielded;
+  for (Value value : terminator->getOperands()) {
+    if (!replacement.lookup(value)) {
+      // An argument, a constant or another value defined outside the groups.
+      yielded.push_back(value);
+      continue;
+    }
+    yielded.push_back(materialize(value, 0));
+  }
+  YieldOp::create(builder, func.getLoc(), yielded);
+  terminator->setOperands(schedule.getResults());
+
+  // Erase the original ops, users first.
+  SmallVector<Operation *> toErase;
+  for (Operation &op : body)
+    if (&op != schedule.getOperation() && &op != terminator)
+      toErase.push_back(&op);
+  for (Operation *op : llvm::reverse(toErase))
+    if (op->use_empty())
+      op->erase();
+}
