@@ -32,6 +32,7 @@ tools = [
     ToolSubst("orchestra-compile", unresolved="fatal"),
     ToolSubst("orchestra-onnx-conformance", unresolved="fatal"),
     ToolSubst("orchestra-translate", unresolved="fatal"),
+    ToolSubst("orchestra-sched-bench", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
 

@@ -18,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ModelGraphs.h"
+
 #include "orchestra/Scheduling/Scheduler.h"
 #include "orchestra/Scheduling/TaskGraphGenerators.h"
 
@@ -375,6 +377,26 @@ int main(int argc, char **argv) {
         checks.add("10,000 tasks on 16 devices: ILS < 2 s", time < 2);
     }
     report.print("\n");
+  }
+
+  // 5. Real models.
+  if (!models.empty()) {
+    std::vector<std::string> topologies(modelTopologies.begin(),
+                                        modelTopologies.end());
+    if (topologies.empty())
+      for (const char *name : {"cpu+hopper", "dgx-h100", "mixed-vendor"})
+        topologies.push_back(std::string(ORCHESTRA_TOPOLOGIES_DIR) + "/" +
+                             name + ".json");
+    llvm::Expected<mlir::orchestra::bench::ModelReport> modelReport =
+        mlir::orchestra::bench::benchmarkModels(models, topologies);
+    if (!modelReport) {
+      llvm::errs() << "orchestra-sched-bench: error: "
+                   << llvm::toString(modelReport.takeError()) << "\n";
+      return 1;
+    }
+    report.print("{0}", modelReport->text);
+    for (auto &[what, passed] : modelReport->checks)
+      checks.add(what, passed);
   }
 
   report.print("## Checks\n\n");

@@ -379,6 +379,10 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
       step.args = {valueIds.at(transfer.getSource()),
                    valueIds.at(transfer.getResult())};
       step.numInputs = 1;
+      if (auto start = transfer.getPredictedStart())
+        step.predictedStart = start->convertToDouble();
+      if (auto finish = transfer.getPredictedFinish())
+        step.predictedFinish = finish->convertToDouble();
     } else {
       return op.emitOpError() << "cannot be executed by the runtime";
     }

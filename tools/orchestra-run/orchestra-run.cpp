@@ -266,17 +266,29 @@ static llvm::Error writeTrace(orx_artifact_t *artifact,
       {"pid", 0},
       {"args", llvm::json::Object{
                    {"name", std::string(orx_artifact_entry_name(artifact))}}}});
-  for (size_t i = 0, e = orx_artifact_num_devices(artifact); i < e; ++i)
-    events.push_back(llvm::json::Object{
-        {"name", "thread_name"},
-        {"ph", "M"},
-        {"pid", 0},
-        {"tid", static_cast<int64_t>(i)},
-        {"args",
-         llvm::json::Object{
-             {"name", std::string(orx_artifact_device_name(artifact, i)) +
-                          " (" + orx_artifact_device_arch(artifact, i) +
-                          ")"}}}});
+  // Process 1 holds the scheduler's prediction, one row per device like the
+  // measurement, so the two line up in the viewer.
+  for (int64_t pid : {0, 1}) {
+    if (pid == 1)
+      events.push_back(llvm::json::Object{
+          {"name", "process_name"},
+          {"ph", "M"},
+          {"pid", 1},
+          {"args", llvm::json::Object{
+                       {"name", std::string(orx_artifact_entry_name(artifact)) +
+                                    " (predicted by the scheduler)"}}}});
+    for (size_t i = 0, e = orx_artifact_num_devices(artifact); i < e; ++i)
+      events.push_back(llvm::json::Object{
+          {"name", "thread_name"},
+          {"ph", "M"},
+          {"pid", pid},
+          {"tid", static_cast<int64_t>(i)},
+          {"args",
+           llvm::json::Object{
+               {"name", std::string(orx_artifact_device_name(artifact, i)) +
+                            " (" + orx_artifact_device_arch(artifact, i) +
+                            ")"}}}});
+  }
   for (size_t i = 0, e = orx_session_trace_size(session); i < e; ++i) {
     orx_trace_event_t event;
     if (Status status{orx_session_trace_event(session, i, &event)})
@@ -300,6 +312,17 @@ static llvm::Error writeTrace(orx_artifact_t *artifact,
         {"ts", static_cast<double>(event.start_ns) / 1e3},
         {"dur", static_cast<double>(event.end_ns - event.start_ns) / 1e3},
         {"args", std::move(args)}});
+    if (event.predicted_start >= 0 && event.predicted_finish >= 0)
+      events.push_back(llvm::json::Object{
+          {"name", event.name},
+          {"cat", event.kind == ORX_STEP_COPY ? "transfer" : "task"},
+          {"ph", "X"},
+          {"pid", 1},
+          {"tid", static_cast<int64_t>(event.device)},
+          {"ts", toMicroseconds(event.predicted_start)},
+          {"dur", toMicroseconds(event.predicted_finish) -
+                      toMicroseconds(event.predicted_start)},
+          {"args", llvm::json::Object{{"step", static_cast<int64_t>(i)}}}});
   }
   os << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
                                      {"traceEvents", std::move(events)},
