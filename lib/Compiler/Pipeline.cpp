@@ -31,9 +31,12 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
                          "},canonicalize,divergence-to-speculation";
   if (options.scheduleOnly)
     return pipeline;
+  if (options.afterSchedule)
+    pipeline.clear();
 
   // Stage 4: outlining and the plan's memory.
-  pipeline += ",orchestra-outline-tasks,orchestra-plan-buffers";
+  pipeline += std::string(pipeline.empty() ? "" : ",") +
+              "orchestra-outline-tasks,orchestra-plan-buffers";
 
   // Stages 5-8: per-arch strategy and lowering. The strategy scripts are
   // loaded by the upstream preload pass and applied by the upstream

@@ -14,6 +14,7 @@
 #include "orchestra/Artifact/ArtifactBuilder.h"
 #include "orchestra/Compiler/Npy.h"
 #include "orchestra/Compiler/Pipeline.h"
+#include "orchestra/Compiler/ScheduleChart.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
 #include "orchestra/Scheduling/Scheduler.h"
@@ -88,6 +89,11 @@ static cl::opt<EmitKind> emit(
                clEnumValN(EmitKind::MLIR, "mlir",
                           "the final IR (plan and compiled kernel modules)")),
     cl::cat(category));
+static cl::opt<std::string> emitSchedule(
+    "emit-schedule",
+    cl::desc("Also draw the schedule as a Gantt chart (.svg or .html): one "
+             "row per device and per link, predicted times"),
+    cl::value_desc("file"), cl::init(""), cl::cat(category));
 static cl::opt<bool> printPipeline(
     "print-pipeline",
     cl::desc("Print the pass pipeline (for orchestra-opt --pass-pipeline) "
@@ -263,10 +269,46 @@ int main(int argc, char **argv) {
   applyDefaultTimingManagerCLOptions(timing);
   TimingScope timingScope = timing.getRootScope();
   pm.enableTiming(timingScope);
-  if (failed(parsePassPipeline(*pipeline, pm, llvm::errs())))
-    return 1;
-  if (failed(pm.run(*module)))
-    return 1;
+  if (!emitSchedule.empty()) {
+    // Stages 1-3, the chart, then the rest.
+    CompileOptions scheduleOptions = options;
+    scheduleOptions.scheduleOnly = true;
+    FailureOr<std::string> schedulePipeline =
+        buildCompilePipeline(scheduleOptions, pipelineError);
+    if (failed(schedulePipeline) ||
+        failed(parsePassPipeline(*schedulePipeline, pm, llvm::errs())) ||
+        failed(pm.run(*module)))
+      return 1;
+    FailureOr<gantt::Chart> chart = buildScheduleChart(*module);
+    if (failed(chart))
+      return 1;
+    if (llvm::Error error = gantt::writeChartFile(*chart, emitSchedule)) {
+      llvm::errs() << "orchestra-compile: error: "
+                   << llvm::toString(std::move(error)) << "\n";
+      return 1;
+    }
+    if (emit == EmitKind::Schedule) {
+      pipeline = std::string();
+    } else {
+      CompileOptions rest = options;
+      rest.afterSchedule = true;
+      pipeline = buildCompilePipeline(rest, pipelineError);
+      if (failed(pipeline)) {
+        llvm::errs() << "orchestra-compile: error: " << pipelineError << "\n";
+        return 1;
+      }
+    }
+  }
+  if (!pipeline->empty()) {
+    PassManager rest(&context, ModuleOp::getOperationName());
+    if (failed(applyPassManagerCLOptions(rest)))
+      return 1;
+    rest.enableTiming(timingScope);
+    if (failed(parsePassPipeline(*pipeline, rest, llvm::errs())))
+      return 1;
+    if (failed(rest.run(*module)))
+      return 1;
+  }
 
   if (emit != EmitKind::Artifact) {
     std::unique_ptr<llvm::ToolOutputFile> output =

@@ -33,6 +33,8 @@ struct CompileOptions {
   std::string strategiesDir;
   /// Stop after stage 3 (the scheduled program).
   bool scheduleOnly = false;
+  /// Only stages 4-8, for a program that stages 1-3 already scheduled.
+  bool afterSchedule = false;
 };
 
 /// The pass list (for a pass manager on the top-level module) of stages 1-8,

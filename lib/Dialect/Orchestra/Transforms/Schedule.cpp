@@ -630,14 +630,15 @@ void SchedulePass::runOnOperation() {
   DenseMap<Value, Location> locations;
   DenseMap<Value, Value> replacement;
   DenseMap<std::pair<Value, unsigned>, Value> transfers;
-  // Per (producer task, destination device): when the message's next byte
+  // Per (producer task, consumer task): when the message's next byte
   // arrives.
   DenseMap<std::pair<unsigned, unsigned>, double> linkCursor;
   auto spaceRef = [&](unsigned device) {
     return FlatSymbolRefAttr::get(ctx, model.getDefaultSpace(device)->name);
   };
   // Returns `value` (an original value) as available on `device`.
-  auto materialize = [&](Value value, unsigned device) -> Value {
+  auto materialize = [&](Value value, unsigned device,
+                         unsigned consumer) -> Value {
     Value current = replacement.lookup(value);
     if (!current)
       current = value;
@@ -646,13 +647,13 @@ void SchedulePass::runOnOperation() {
       return current;
     Value &cached = transfers[{value, device}];
     if (!cached) {
-      // Values from one producer to one device go as one message in the
-      // task graph (latency once, then the bytes of each in turn); the
-      // predictions follow that model.
+      // Values from one producer task to one consumer task are one edge of
+      // the task graph, one message (latency once, then the bytes of each
+      // in turn); the predictions follow that model.
       double bytes = estimateBytes(value.getType());
       double perByte = model.getRouteSecondsPerByte(loc.device, device);
       auto [cursor, first] =
-          linkCursor.try_emplace({loc.producer, device}, 0.0);
+          linkCursor.try_emplace({loc.producer, consumer}, 0.0);
       double start = first ? loc.ready : cursor->second;
       double finish =
           (first ? start + model.getRouteLatency(loc.device, device) : start) +
@@ -676,7 +677,7 @@ void SchedulePass::runOnOperation() {
     unsigned device = sched.device[t];
     SmallVector<Value> args;
     for (Value input : info.inputs)
-      args.push_back(materialize(input, device));
+      args.push_back(materialize(input, device, t));
 
     StringRef opName = info.anchor->getName().stripDialect();
     std::string name = ("t" + Twine(taskIndex++) + "_" + opName).str();
@@ -716,7 +717,7 @@ void SchedulePass::runOnOperation() {
       yielded.push_back(value);
       continue;
     }
-    yielded.push_back(materialize(value, 0));
+    yielded.push_back(materialize(value, 0, sink));
   }
   YieldOp::create(builder, func.getLoc(), yielded);
   terminator->setOperands(schedule.getResults());
