@@ -33,6 +33,7 @@ tools = [
     ToolSubst("orchestra-onnx-conformance", unresolved="fatal"),
     ToolSubst("orchestra-translate", unresolved="fatal"),
     ToolSubst("orchestra-sched-bench", unresolved="fatal"),
+    ToolSubst("orchestra-calibrate", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
 

@@ -8,9 +8,12 @@
 
 #include "orchestra/Target/TargetRegistry.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include "gtest/gtest.h"
 
 #include <string>
+#include <vector>
 
 using namespace mlir::orchestra;
 
@@ -145,7 +148,8 @@ TEST(TopologyTest, ReportsSemanticErrors) {
 }
 
 TEST(TopologyTest, ShippedTopologiesAreValid) {
-  for (const char *name : {"host.json", "two-cpu.json"}) {
+  for (const char *name : {"host.json", "two-cpu.json", "cpu+hopper.json",
+                           "dgx-h100.json", "mixed-vendor.json"}) {
     std::string path = std::string(ORCHESTRA_TOPOLOGIES_DIR) + "/" + name;
     llvm::Expected<Topology> topology =
         Topology::load(path, getTargetRegistry());
@@ -158,6 +162,90 @@ TEST(TopologyTest, ShippedTopologiesAreValid) {
   ASSERT_TRUE(bool(twoCpu));
   EXPECT_EQ(twoCpu->devices.size(), 2u);
   EXPECT_NE(twoCpu->lookupLink("cpu1_dram", "cpu0_dram"), nullptr);
+}
+
+/// Loads `topologies/<name>`.
+llvm::Expected<Topology> loadShipped(const std::string &name) {
+  return Topology::load(std::string(ORCHESTRA_TOPOLOGIES_DIR) + "/" + name,
+                        getTargetRegistry());
+}
+
+/// Returns the archs of `topology`'s devices in declaration order.
+std::vector<std::string> getArchs(const Topology &topology) {
+  std::vector<std::string> archs;
+  for (const TopologyDevice &device : topology.devices)
+    archs.push_back(device.arch);
+  return archs;
+}
+
+/// Returns the default memory space of the device named `name`.
+std::string getSpaceOf(const Topology &topology, const std::string &name) {
+  const TopologyDevice *device = topology.lookupDevice(name);
+  if (!device)
+    return "";
+  const TopologyMemorySpace *space =
+      topology.getDefaultMemorySpace(*device, getTargetRegistry());
+  return space ? space->name : "";
+}
+
+TEST(TopologyTest, ShippedAcceleratorTopologiesDescribeTheirMachines) {
+  struct Machine {
+    const char *file;
+    std::vector<std::string> archs;
+  };
+  std::vector<std::string> dgx(9, "nvidia_hopper");
+  dgx.front() = "x86_64";
+  for (const Machine &machine :
+       {Machine{"cpu+hopper.json", {"x86_64", "nvidia_hopper"}},
+        Machine{"dgx-h100.json", dgx},
+        Machine{"mixed-vendor.json",
+                {"x86_64", "nvidia_hopper", "amd_cdna3", "google_tpu_v5e",
+                 "aws_trainium2"}}}) {
+    SCOPED_TRACE(machine.file);
+    llvm::Expected<Topology> topology = loadShipped(machine.file);
+    ASSERT_TRUE(bool(topology)) << llvm::toString(topology.takeError());
+    EXPECT_EQ(getArchs(*topology), machine.archs);
+    // Every device gives at least its f32 throughput.
+    for (const TopologyDevice &device : topology->devices)
+      EXPECT_GT(device.peakFlops.lookup("f32"), 0) << device.name;
+    // Every accelerator reaches the host's DRAM, both ways.
+    std::string dram = getSpaceOf(*topology, topology->devices.front().name);
+    ASSERT_EQ(dram, "cpu0_dram");
+    for (const TopologyDevice &device : llvm::drop_begin(topology->devices)) {
+      std::string space = getSpaceOf(*topology, device.name);
+      ASSERT_FALSE(space.empty()) << device.name;
+      EXPECT_NE(topology->lookupLink(space, dram), nullptr) << device.name;
+      EXPECT_NE(topology->lookupLink(dram, space), nullptr) << device.name;
+    }
+  }
+}
+
+TEST(TopologyTest, DGXH100LinksEveryGPUPairOverNVLink) {
+  llvm::Expected<Topology> topology = loadShipped("dgx-h100.json");
+  ASSERT_TRUE(bool(topology)) << llvm::toString(topology.takeError());
+  // 8 host links and one link per GPU pair (8 choose 2).
+  EXPECT_EQ(topology->links.size(), 8u + 28u);
+  for (int64_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(topology->devices[i + 1].deviceId, i);
+    for (int64_t j = 0; j < 8; ++j) {
+      if (i == j)
+        continue;
+      std::string from = "gpu" + std::to_string(i) + "_hbm";
+      std::string to = "gpu" + std::to_string(j) + "_hbm";
+      const TopologyLink *link = topology->lookupLink(from, to);
+      ASSERT_NE(link, nullptr) << from << " -> " << to;
+      EXPECT_GT(link->bandwidth,
+                topology->lookupLink(from, "cpu0_dram")->bandwidth);
+    }
+  }
+}
+
+TEST(TopologyTest, MixedVendorAcceleratorsOnlyReachTheHost) {
+  llvm::Expected<Topology> topology = loadShipped("mixed-vendor.json");
+  ASSERT_TRUE(bool(topology)) << llvm::toString(topology.takeError());
+  for (const TopologyLink &link : topology->links)
+    EXPECT_TRUE(link.from == "cpu0_dram" || link.to == "cpu0_dram")
+        << link.from << " -> " << link.to;
 }
 
 TEST(TopologyTest, MissingFileIsAClearError) {

@@ -1,0 +1,337 @@
+//===- orchestra-calibrate.cpp - Measure the host for its topology --------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// Measures the running machine's CPU and writes its topology entry, so that
+// the scheduler's cost model uses measured figures instead of the template's
+// placeholders and its predictions can be checked against measurements
+// (orchestra-run --trace shows both):
+//
+//   - peak f32 and f64 FLOP/s: fused multiply-adds on independent vector
+//     accumulators (AVX-512 where the CPU has it, else AVX2/FMA, else
+//     generic), one thread per usable core;
+//   - memory bandwidth: a STREAM-style triad over arrays far larger than the
+//     caches, on all cores (STREAM's byte count: three arrays per pass);
+//   - launch overhead: handing a task to a waiting worker thread and waiting
+//     for its completion (the runtime's CPU queue does the same);
+//   - memory capacity: the physical memory.
+//
+// 16-bit floats get the f32 figure (the CPU path computes them in f32) and
+// i32 half of it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Target/TargetRegistry.h"
+#include "orchestra/Topology/Topology.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <sched.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace mlir::orchestra;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("orchestra-calibrate options");
+static cl::opt<std::string> outputFile("o",
+                                       cl::desc("Output topology JSON file"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(category));
+static cl::opt<std::string> topologyName("name",
+                                         cl::desc("Name of the topology"),
+                                         cl::init("calibrated-host"),
+                                         cl::cat(category));
+static cl::opt<bool> quick("quick",
+                           cl::desc("Short measurements (about a second)"),
+                           cl::init(false), cl::cat(category));
+static cl::opt<unsigned>
+    bandwidthMiB("bandwidth-mib",
+                 cl::desc("Size of each triad array in MiB (default 128)"),
+                 cl::init(128), cl::cat(category));
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point begin) {
+  return std::chrono::duration<double>(Clock::now() - begin).count();
+}
+
+unsigned getUsableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// FMA kernels: 12 independent accumulators hide the FMA latency. The
+// accumulator update `acc * a + b` is contracted to a fused multiply-add.
+template <typename Vector, typename Scalar>
+__attribute__((always_inline)) inline double
+fmaLoop(uint64_t iterations, Scalar scale, Scalar offset) {
+  constexpr int kAccumulators = 12;
+  constexpr unsigned kLanes = sizeof(Vector) / sizeof(Scalar);
+  Vector a = Vector{} + scale, b = Vector{} + offset;
+  Vector acc[kAccumulators];
+  for (int i = 0; i < kAccumulators; ++i)
+    acc[i] = b + static_cast<Scalar>(i);
+  for (uint64_t n = 0; n < iterations; ++n) {
+#pragma clang loop unroll(full)
+    for (int i = 0; i < kAccumulators; ++i)
+      acc[i] = acc[i] * a + b;
+  }
+  double sum = 0;
+  for (int i = 0; i < kAccumulators; ++i)
+    for (unsigned lane = 0; lane < kLanes; ++lane)
+      sum += acc[i][lane];
+  return sum;
+}
+
+typedef float F32x16 __attribute__((vector_size(64)));
+typedef double F64x8 __attribute__((vector_size(64)));
+typedef float F32x8 __attribute__((vector_size(32)));
+typedef double F64x4 __attribute__((vector_size(32)));
+
+__attribute__((target("avx512f,fma"))) double fmaF32Avx512(uint64_t n) {
+  return fmaLoop<F32x16>(n, 0.999999f, 1e-7f);
+}
+__attribute__((target("avx512f,fma"))) double fmaF64Avx512(uint64_t n) {
+  return fmaLoop<F64x8>(n, 0.999999, 1e-12);
+}
+__attribute__((target("avx2,fma"))) double fmaF32Avx2(uint64_t n) {
+  return fmaLoop<F32x8>(n, 0.999999f, 1e-7f);
+}
+__attribute__((target("avx2,fma"))) double fmaF64Avx2(uint64_t n) {
+  return fmaLoop<F64x4>(n, 0.999999, 1e-12);
+}
+double fmaF32Generic(uint64_t n) { return fmaLoop<F32x8>(n, 0.999999f, 1e-7f); }
+double fmaF64Generic(uint64_t n) { return fmaLoop<F64x4>(n, 0.999999, 1e-12); }
+
+struct FmaKernel {
+  double (*run)(uint64_t);
+  /// FLOPs per iteration: accumulators x lanes x 2.
+  double flopsPerIteration;
+  const char *isa;
+};
+
+FmaKernel pickKernel(bool f64) {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f"))
+    return f64 ? FmaKernel{fmaF64Avx512, 12 * 8 * 2, "AVX-512"}
+               : FmaKernel{fmaF32Avx512, 12 * 16 * 2, "AVX-512"};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return f64 ? FmaKernel{fmaF64Avx2, 12 * 4 * 2, "AVX2"}
+               : FmaKernel{fmaF32Avx2, 12 * 8 * 2, "AVX2"};
+  return f64 ? FmaKernel{fmaF64Generic, 12 * 4 * 2, "generic"}
+             : FmaKernel{fmaF32Generic, 12 * 8 * 2, "generic"};
+}
+
+/// Runs `body(thread)` on `threads` threads at once; returns the wall time.
+template <typename Fn>
+double runParallel(unsigned threads, Fn body) {
+  std::vector<std::thread> workers;
+  std::atomic<unsigned> ready{0};
+  std::atomic<bool> go{false};
+  for (unsigned t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      ++ready;
+      while (!go.load())
+        std::this_thread::yield();
+      body(t);
+    });
+  while (ready.load() != threads)
+    std::this_thread::yield();
+  auto begin = Clock::now();
+  go = true;
+  for (std::thread &worker : workers)
+    worker.join();
+  return secondsSince(begin);
+}
+
+/// Best FLOP/s of `threads` threads over a few repetitions. The sums the
+/// loops return are kept, so the loops cannot be dropped.
+double measurePeak(const FmaKernel &kernel, unsigned threads) {
+  uint64_t iterations = quick ? 4'000'000 : 20'000'000;
+  double best = 0;
+  std::vector<double> sink(threads);
+  for (int rep = 0; rep < (quick ? 2 : 5); ++rep) {
+    double time = runParallel(
+        threads, [&](unsigned t) { sink[t] = kernel.run(iterations); });
+    best =
+        std::max(best, threads * iterations * kernel.flopsPerIteration / time);
+  }
+  // The sums are used, so the loops cannot be dropped.
+  if (std::find(sink.begin(), sink.end(), -1.0) != sink.end())
+    llvm::errs() << "";
+  return best;
+}
+
+/// Best triad bandwidth (bytes/s) over `threads` threads.
+double measureBandwidth(unsigned threads) {
+  size_t n =
+      (quick ? 32ull : uint64_t(bandwidthMiB)) * (1 << 20) / sizeof(float);
+  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
+  // First touch on the threads that use the data.
+  runParallel(threads, [&](unsigned t) {
+    size_t begin = n * t / threads, end = n * (t + 1) / threads;
+    for (size_t i = begin; i < end; ++i) {
+      a[i] = 0;
+      b[i] = 1;
+      c[i] = 2;
+    }
+  });
+  double best = 0;
+  for (int rep = 0; rep < (quick ? 3 : 8); ++rep) {
+    double time = runParallel(threads, [&](unsigned t) {
+      size_t begin = n * t / threads, end = n * (t + 1) / threads;
+      float *pa = a.get(), *pb = b.get(), *pc = c.get();
+      for (size_t i = begin; i < end; ++i)
+        pa[i] = pb[i] + 3.0f * pc[i];
+    });
+    best = std::max(best, 3.0 * n * sizeof(float) / time);
+  }
+  if (a[n / 2] != 7.0f)
+    llvm::errs() << "orchestra-calibrate: warning: unexpected triad result\n";
+  return best;
+}
+
+/// Median time to hand an empty task to a waiting worker and see it done.
+double measureLaunchOverhead() {
+  std::mutex mutex;
+  std::condition_variable wake, done;
+  bool pending = false, finished = false, stop = false;
+  std::thread worker([&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (true) {
+      wake.wait(lock, [&] { return pending || stop; });
+      if (stop)
+        return;
+      pending = false;
+      finished = true;
+      done.notify_one();
+    }
+  });
+  std::vector<double> samples;
+  for (int i = 0; i < (quick ? 500 : 5000); ++i) {
+    auto begin = Clock::now();
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      pending = true;
+      finished = false;
+      wake.notify_one();
+      done.wait(lock, [&] { return finished; });
+    }
+    samples.push_back(secondsSince(begin));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stop = true;
+  }
+  wake.notify_one();
+  worker.join();
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
+                   samples.end());
+  return samples[samples.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "OrchestraOS host calibration: measures this machine's CPU (peak f32 "
+      "and f64\nFLOP/s with FMA loops, STREAM-triad memory bandwidth, task "
+      "launch overhead,\nphysical memory) and writes a topology JSON for "
+      "--topology.\n\n"
+      "  orchestra-calibrate -o host-measured.json\n"
+      "  orchestra-compile model.onnx --topology host-measured.json -o "
+      "model.orcx\n");
+  unsigned cores = getUsableCores();
+  auto progress = [](const llvm::Twine &text) {
+    llvm::errs() << "orchestra-calibrate: " << text << "\n";
+  };
+
+  FmaKernel f32 = pickKernel(false), f64 = pickKernel(true);
+  progress(llvm::formatv("measuring f32 peak ({0}) on 1 and {1} core(s)...",
+                         f32.isa, cores));
+  double f32One = measurePeak(f32, 1);
+  double f32All = cores > 1 ? measurePeak(f32, cores) : f32One;
+  progress("measuring f64 peak...");
+  double f64All = measurePeak(f64, cores);
+  progress("measuring memory bandwidth (triad)...");
+  double bandwidth = measureBandwidth(cores);
+  progress("measuring task launch overhead...");
+  double launch = measureLaunchOverhead();
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  int64_t capacity = pages > 0 && pageSize > 0
+                         ? static_cast<int64_t>(pages) * pageSize
+                         : int64_t(8) << 30;
+
+  llvm::errs() << llvm::formatv(
+      "  cores                {0}\n"
+      "  f32 peak             {1:f1} GFLOP/s ({2:f1} per core, {3})\n"
+      "  f64 peak             {4:f1} GFLOP/s\n"
+      "  memory bandwidth     {5:f1} GB/s (triad)\n"
+      "  launch overhead      {6:f2} us\n"
+      "  memory               {7:f1} GiB\n",
+      cores, f32All / 1e9, f32One / 1e9, f32.isa, f64All / 1e9, bandwidth / 1e9,
+      launch * 1e6, capacity / double(1 << 30));
+
+  llvm::json::Object topology{
+      {"name", topologyName.getValue()},
+      {"devices",
+       llvm::json::Array{llvm::json::Object{
+           {"name", "cpu0"},
+           {"arch", "x86_64"},
+           {"device_id", 0},
+           {"compute_units", static_cast<int64_t>(cores)},
+           {"peak_flops", llvm::json::Object{{"f64", f64All},
+                                             {"f32", f32All},
+                                             {"bf16", f32All},
+                                             {"f16", f32All},
+                                             {"i32", f32All / 2}}},
+           {"memory_bandwidth", bandwidth},
+           {"launch_overhead", launch},
+           {"target", llvm::json::Object{{"num_threads",
+                                          static_cast<int64_t>(cores)}}}}}},
+      {"memory_spaces",
+       llvm::json::Array{llvm::json::Object{{"name", "cpu0_dram"},
+                                            {"device", "cpu0"},
+                                            {"kind", "dram"},
+                                            {"capacity", capacity}}}},
+      {"links", llvm::json::Array{}}};
+  std::string text =
+      llvm::formatv("{0:2}\n", llvm::json::Value(std::move(topology))).str();
+  llvm::Expected<Topology> parsed = Topology::parse(text, getTargetRegistry());
+  if (!parsed) {
+    llvm::errs() << "orchestra-calibrate: error: the measured topology does "
+                    "not validate: "
+                 << llvm::toString(parsed.takeError()) << "\n";
+    return 1;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(outputFile, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    llvm::errs() << "orchestra-calibrate: error: cannot write '" << outputFile
+                 << "': " << ec.message() << "\n";
+    return 1;
+  }
+  os << text;
+  return 0;
+}
