@@ -424,7 +424,7 @@ llvm::Expected<Topology> Topology::probeHost(const TargetRegistry &registry) {
                                        llvm::toString(topology.takeError()));
   // The template holds one CPU device and its DRAM; scale what the machine
   // tells us. Throughput per core comes from the template until
-  // `orchestra-bench --calibrate` measures it.
+  // `orchestra-calibrate` measures it.
   TopologyDevice &cpu = topology->devices.front();
   int64_t cores = probeCores();
   for (auto &entry : cpu.peakFlops)

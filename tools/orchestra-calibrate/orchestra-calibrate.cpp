@@ -14,8 +14,9 @@
 //     generic), one thread per usable core;
 //   - memory bandwidth: a STREAM-style triad over arrays far larger than the
 //     caches, on all cores (STREAM's byte count: three arrays per pass);
-//   - launch overhead: handing a task to a waiting worker thread and waiting
-//     for its completion (the runtime's CPU queue does the same);
+//   - launch overhead: handing a task to a worker thread waiting on another
+//     CPU and waiting for its completion (the runtime's CPU queue does the
+//     same), the median of many;
 //   - memory capacity: the physical memory.
 //
 // 16-bit floats get the f32 figure (the CPU path computes them in f32) and
@@ -30,6 +31,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -38,6 +40,8 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <pthread.h>
 #include <sched.h>
 #include <thread>
 #include <unistd.h>
@@ -60,7 +64,8 @@ static cl::opt<bool> quick("quick",
                            cl::init(false), cl::cat(category));
 static cl::opt<unsigned>
     bandwidthMiB("bandwidth-mib",
-                 cl::desc("Size of each triad array in MiB (default 128)"),
+                 cl::desc("Size of each triad array in MiB (default 128, 64 "
+                          "with --quick)"),
                  cl::init(128), cl::cat(category));
 
 namespace {
@@ -76,6 +81,26 @@ unsigned getUsableCores() {
   if (sched_getaffinity(0, sizeof(set), &set) == 0)
     return std::max(1, CPU_COUNT(&set));
   return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Returns the CPUs this process may run on (empty if unknown).
+std::vector<int> getUsableCPUs() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &set))
+        cpus.push_back(cpu);
+  return cpus;
+}
+
+/// Restricts the calling thread to `cpu`; a failure only makes the
+/// measurement noisier.
+void pinCurrentThread(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 // FMA kernels: 12 independent accumulators hide the FMA latency. The
@@ -182,8 +207,12 @@ double measurePeak(const FmaKernel &kernel, unsigned threads) {
 
 /// Best triad bandwidth (bytes/s) over `threads` threads.
 double measureBandwidth(unsigned threads) {
-  size_t n =
-      (quick ? 32ull : uint64_t(bandwidthMiB)) * (1 << 20) / sizeof(float);
+  // --quick halves the arrays unless --bandwidth-mib is given; three 64 MiB
+  // arrays still far exceed the last-level cache of most machines.
+  uint64_t mib = quick && bandwidthMiB.getNumOccurrences() == 0
+                     ? 64
+                     : std::max(1u, bandwidthMiB.getValue());
+  size_t n = mib * (1 << 20) / sizeof(float);
   std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
   // First touch on the threads that use the data.
   runParallel(threads, [&](unsigned t) {
@@ -209,12 +238,15 @@ double measureBandwidth(unsigned threads) {
   return best;
 }
 
-/// Median time to hand an empty task to a waiting worker and see it done.
-double measureLaunchOverhead() {
+/// Median time to hand an empty task to a waiting worker (on `workerCPU`, if
+/// given) and see it done.
+double measureHandoffs(std::optional<int> workerCPU) {
   std::mutex mutex;
   std::condition_variable wake, done;
   bool pending = false, finished = false, stop = false;
   std::thread worker([&] {
+    if (workerCPU)
+      pinCurrentThread(*workerCPU);
     std::unique_lock<std::mutex> lock(mutex);
     while (true) {
       wake.wait(lock, [&] { return pending || stop; });
@@ -248,6 +280,23 @@ double measureLaunchOverhead() {
   return samples[samples.size() / 2];
 }
 
+/// Median time to hand an empty task to a worker thread waiting on another
+/// CPU, as the runtime hands a task to a device queue's worker, and see it
+/// done. Left to the OS, the two threads sometimes share a CPU and the figure
+/// drops to that of two context switches.
+double measureLaunchOverhead() {
+  std::vector<int> cpus = getUsableCPUs();
+  if (cpus.size() < 2)
+    return measureHandoffs(std::nullopt);
+  double median = 0;
+  std::thread dispatcher([&] {
+    pinCurrentThread(cpus[0]);
+    median = measureHandoffs(cpus[1]);
+  });
+  dispatcher.join();
+  return median;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -259,25 +308,59 @@ int main(int argc, char **argv) {
       "and f64\nFLOP/s with FMA loops, STREAM-triad memory bandwidth, task "
       "launch overhead,\nphysical memory) and writes a topology JSON for "
       "--topology.\n\n"
+      "f16 and bf16 get the f32 figure (the CPU computes them in f32); i32 "
+      "gets half\nof it. Progress and a summary go to stderr.\n\n"
       "  orchestra-calibrate -o host-measured.json\n"
       "  orchestra-compile model.onnx --topology host-measured.json -o "
       "model.orcx\n");
+  // Open the output first: an unwritable path fails before the measurements
+  // rather than after them. The file is removed unless the topology is kept.
+  std::error_code ec;
+  llvm::ToolOutputFile output(outputFile, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    llvm::errs() << "orchestra-calibrate: error: cannot write '" << outputFile
+                 << "': " << ec.message() << "\n";
+    return 1;
+  }
+
   unsigned cores = getUsableCores();
-  auto progress = [](const llvm::Twine &text) {
-    llvm::errs() << "orchestra-calibrate: " << text << "\n";
+  std::string coresText =
+      llvm::formatv("{0} core{1}", cores, cores == 1 ? "" : "s").str();
+  // Prints "orchestra-calibrate: measuring <what>... <result>" on one line.
+  auto measure = [](const llvm::Twine &what, auto run, double scale,
+                    const char *unit) {
+    llvm::errs() << "orchestra-calibrate: measuring " << what << "... ";
+    llvm::errs().flush();
+    double value = run();
+    llvm::errs() << llvm::formatv("{0:f1} {1}\n", value * scale, unit);
+    return value;
   };
 
   FmaKernel f32 = pickKernel(false), f64 = pickKernel(true);
-  progress(llvm::formatv("measuring f32 peak ({0}) on 1 and {1} core(s)...",
-                         f32.isa, cores));
-  double f32One = measurePeak(f32, 1);
-  double f32All = cores > 1 ? measurePeak(f32, cores) : f32One;
-  progress("measuring f64 peak...");
-  double f64All = measurePeak(f64, cores);
-  progress("measuring memory bandwidth (triad)...");
-  double bandwidth = measureBandwidth(cores);
-  progress("measuring task launch overhead...");
-  double launch = measureLaunchOverhead();
+  double f32One = measure(
+      llvm::formatv("f32 peak ({0}) on 1 core", f32.isa),
+      [&] { return measurePeak(f32, 1); }, 1e-9, "GFLOP/s");
+  double f32All =
+      cores == 1
+          ? f32One
+          : measure(
+                llvm::formatv("f32 peak ({0}) on {1}", f32.isa, coresText),
+                [&] { return measurePeak(f32, cores); }, 1e-9, "GFLOP/s");
+  double f64One = measure(
+      llvm::formatv("f64 peak ({0}) on 1 core", f64.isa),
+      [&] { return measurePeak(f64, 1); }, 1e-9, "GFLOP/s");
+  double f64All =
+      cores == 1
+          ? f64One
+          : measure(
+                llvm::formatv("f64 peak ({0}) on {1}", f64.isa, coresText),
+                [&] { return measurePeak(f64, cores); }, 1e-9, "GFLOP/s");
+  double bandwidth = measure(
+      "memory bandwidth (triad)", [&] { return measureBandwidth(cores); }, 1e-9,
+      "GB/s");
+  double launch = measure(
+      "task launch overhead", [] { return measureLaunchOverhead(); }, 1e6,
+      "us");
   long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
   int64_t capacity = pages > 0 && pageSize > 0
                          ? static_cast<int64_t>(pages) * pageSize
@@ -286,12 +369,14 @@ int main(int argc, char **argv) {
   llvm::errs() << llvm::formatv(
       "  cores                {0}\n"
       "  f32 peak             {1:f1} GFLOP/s ({2:f1} per core, {3})\n"
-      "  f64 peak             {4:f1} GFLOP/s\n"
-      "  memory bandwidth     {5:f1} GB/s (triad)\n"
-      "  launch overhead      {6:f2} us\n"
-      "  memory               {7:f1} GiB\n",
-      cores, f32All / 1e9, f32One / 1e9, f32.isa, f64All / 1e9, bandwidth / 1e9,
-      launch * 1e6, capacity / double(1 << 30));
+      "  f64 peak             {4:f1} GFLOP/s ({5:f1} per core)\n"
+      "  f16, bf16 peak       {1:f1} GFLOP/s (the f32 figure)\n"
+      "  i32 peak             {6:f1} GOP/s (half the f32 figure)\n"
+      "  memory bandwidth     {7:f1} GB/s (triad)\n"
+      "  launch overhead      {8:f2} us\n"
+      "  memory               {9:f1} GiB\n",
+      cores, f32All / 1e9, f32One / 1e9, f32.isa, f64All / 1e9, f64One / 1e9,
+      f32All / 2e9, bandwidth / 1e9, launch * 1e6, capacity / double(1 << 30));
 
   llvm::json::Object topology{
       {"name", topologyName.getValue()},
@@ -325,13 +410,7 @@ int main(int argc, char **argv) {
                  << llvm::toString(parsed.takeError()) << "\n";
     return 1;
   }
-  std::error_code ec;
-  llvm::raw_fd_ostream os(outputFile, ec, llvm::sys::fs::OF_Text);
-  if (ec) {
-    llvm::errs() << "orchestra-calibrate: error: cannot write '" << outputFile
-                 << "': " << ec.message() << "\n";
-    return 1;
-  }
-  os << text;
+  output.os() << text;
+  output.keep();
   return 0;
 }
