@@ -152,6 +152,19 @@ struct Stats {
     }
     ++graphs;
   }
+  Stats &operator+=(const Stats &other) {
+    graphs += other.graphs;
+    for (unsigned a = 0; a < kNumAlgorithms; ++a) {
+      makespan[a] += other.makespan[a];
+      slr[a] += other.slr[a];
+      bound[a] += other.bound[a];
+      time[a] += other.time[a];
+      better[a] += other.better[a];
+      equal[a] += other.equal[a];
+      worse[a] += other.worse[a];
+    }
+    return *this;
+  }
   double meanSLR(unsigned a) const { return slr[a] / graphs; }
   /// How much lower the mean SLR of `a` is than HEFT's, in percent.
   double gainOverHEFT(unsigned a) const { return 100 * (1 - slr[a] / slr[0]); }
@@ -244,23 +257,10 @@ int main(int argc, char **argv) {
             Stats one;
             one.add(graph);
             for (Stats *stats : {&all, &byTasks[v], &byCCR[ccr],
-                                 &byAlpha[alpha], &byBeta[beta]}) {
-              stats->graphs += one.graphs;
-              for (unsigned a = 0; a < kNumAlgorithms; ++a) {
-                stats->makespan[a] += one.makespan[a];
-                stats->slr[a] += one.slr[a];
-                stats->bound[a] += one.bound[a];
-                stats->time[a] += one.time[a];
-                stats->better[a] += one.better[a];
-                stats->equal[a] += one.equal[a];
-                stats->worse[a] += one.worse[a];
-              }
-            }
-            if (beta >= 0.5) {
-              heterogeneous.graphs += 1;
-              for (unsigned a = 0; a < kNumAlgorithms; ++a)
-                heterogeneous.slr[a] += one.slr[a];
-            }
+                                 &byAlpha[alpha], &byBeta[beta]})
+              *stats += one;
+            if (beta >= 0.5)
+              heterogeneous += one;
           }
   report.print("## Random DAGs (HEFT paper generator)\n\n"
                "{0} graphs: v in {{20,40,60,80,100}, CCR in "
