@@ -20,12 +20,13 @@
 //      (vectors of whole tiles make LLVM's compile time explode: a
 //      ResNet-18 took minutes, now seconds);
 //   4. vectorize every structured op with static shapes and lower the
-//      vector ops towards what the LLVM backend turns into FMAs.
+//      vector ops towards what the LLVM backend turns into FMAs;
+//   5. tile NCHW convolutions and poolings to one output row, decompose
+//      them into 1-D ops and vectorize those one by one, with only the
+//      patterns that are correct on them (test/e2e/conv-vectorized.mlir).
 // Ops whose tiles are not static (a dimension that is not a multiple of
 // the tile size leaves a remainder tile) stay scalar loops, and so do
-// convolutions and poolings: upstream vectorizes only their 1-D forms, and
-// the decomposition of NCHW convolutions into vectorized 1-D ones gives
-// wrong results with LLVM 22 (see docs/Pipeline.md, test/e2e/conv-nchw.mlir).
+// depthwise convolutions.
 module attributes {transform.with_named_sequence} {
   // Step 3's matchers: a structured op other than a contraction,
   // convolution or pooling, of rank
@@ -199,6 +200,25 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
 
+    // Roots of tasks around a convolution (batch 1): 16 output channels per
+    // parallel tile, the vector lanes of step 5.
+    %roots_conv = transform.structured.match
+        attributes{orchestra.fusion_root_d1_conv} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_conv : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [0, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+
     // Fold the tile-size computations of the loops above (a root whose
     // parallel dimension is smaller than the tile leaves a single-iteration
     // loop and `affine.min` sizes) so that the tiles below are static.
@@ -251,6 +271,63 @@ module attributes {transform.with_named_sequence} {
         transform.apply_patterns.canonicalization
       } : !transform.any_op
     }
+
+    // 5. Convolutions and poolings, op by op: register tiles of one output
+    //    row, 7 output columns (ResNet and MobileNet widths are multiples
+    //    of 7), 16 output channels (the vector lanes) and 4 input channels,
+    //    decomposed into 1-D ops and vectorized. Only the curated patterns
+    //    below run afterwards: the subset-folding patterns of step 4
+    //    miscompile the rank-reducing slices of decomposed convolutions
+    //    (docs/Pipeline.md). Tiles left dynamic by a remainder stay scalar
+    //    loops, and so do depthwise convolutions (upstream decomposes only
+    //    the NHWC form).
+    %convs = transform.structured.match
+        ops{["linalg.conv_2d_nchw_fchw"]} in %elementwise
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %convs : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      // (n, f, oh, ow, c, kh, kw)
+      %t, %l:6 = transform.structured.tile_using_for %c
+          tile_sizes [1, 16, 1, 7, 4, 1, 0]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+             !transform.any_op, !transform.any_op, !transform.any_op,
+             !transform.any_op, !transform.any_op)
+    }
+    %pools = transform.structured.match
+        ops{["linalg.pooling_nchw_max", "linalg.pooling_nchw_sum"]}
+        in %elementwise : (!transform.any_op) -> !transform.any_op
+    transform.foreach %pools : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      // (n, c, oh, ow, kh, kw)
+      %t, %l:5 = transform.structured.tile_using_for %c
+          tile_sizes [1, 16, 1, 7, 1, 0]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+             !transform.any_op, !transform.any_op, !transform.any_op,
+             !transform.any_op)
+    }
+    transform.apply_patterns to %elementwise {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %windowed = transform.structured.match
+        ops{["linalg.conv_2d_nchw_fchw", "linalg.pooling_nchw_max",
+             "linalg.pooling_nchw_sum"]}
+        in %elementwise : (!transform.any_op) -> !transform.any_op
+    transform.foreach %windowed : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      transform.sequence %c : !transform.any_op failures(suppress) {
+      ^bb1(%x: !transform.any_op):
+        %d = transform.structured.decompose %x
+            : (!transform.any_op) -> !transform.any_op
+        transform.structured.vectorize %d : !transform.any_op
+      }
+    }
+    transform.apply_patterns to %elementwise {
+      transform.apply_patterns.vector.lower_contraction
+          lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.lower_transpose
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
     transform.yield
   }
 }

@@ -96,16 +96,6 @@ void tagFusionRoot(func::FuncOp func) {
            iterators[dim] == utils::IteratorType::parallel &&
            !ShapedType::isDynamic(ranges[dim]) && ranges[dim] >= 2;
   };
-  StringRef tag;
-  if (parallelDim(0))
-    tag = "orchestra.fusion_root";
-  else if (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1))
-    tag = "orchestra.fusion_root_d1";
-  else
-    return;
-  UnitAttr unit = UnitAttr::get(func.getContext());
-  root->setAttr(tag, unit);
-
   BackwardSliceOptions options;
   options.omitBlockArguments = true;
   // Tiling fuses producers through structured ops only (not through
@@ -116,6 +106,23 @@ void tagFusionRoot(func::FuncOp func) {
   };
   llvm::SetVector<Operation *> slice;
   (void)getBackwardSlice(root.getOperation(), &slice, options);
+
+  // A task around a convolution is tiled wider along its second dimension
+  // (output channels), which its vectorized form uses as vector lanes.
+  bool hasConvolution = isa<linalg::ConvolutionOpInterface>(*root) ||
+                        llvm::any_of(slice, [](Operation *op) {
+                          return isa<linalg::ConvolutionOpInterface>(op);
+                        });
+  StringRef tag;
+  if (parallelDim(0))
+    tag = "orchestra.fusion_root";
+  else if (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1))
+    tag = hasConvolution ? "orchestra.fusion_root_d1_conv"
+                         : "orchestra.fusion_root_d1";
+  else
+    return;
+  UnitAttr unit = UnitAttr::get(func.getContext());
+  root->setAttr(tag, unit);
   for (Operation *op : slice)
     if (isa<linalg::LinalgOp>(op))
       op->setAttr("orchestra.fusion_producer", unit);

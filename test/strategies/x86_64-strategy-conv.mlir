@@ -1,0 +1,31 @@
+// The x86_64 strategy on a convolution task (batch 1): the root (the relu)
+// is tiled by 16 output channels into an scf.forall, the convolution is
+// fused in, tiled to one output row of 7 columns and 4 input channels,
+// decomposed into a 1-D convolution and vectorized: 7x16 outer products
+// (16 lanes of output channels) accumulated over input channels and the
+// filter's columns.
+// RUN: orchestra-opt %s --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
+
+// CHECK-LABEL: func.func @t0_conv
+// CHECK:         scf.forall (%{{.*}}) in (2)
+// CHECK-COUNT-4:   scf.for
+// CHECK:             vector.outerproduct {{.*}} : vector<7xf32>, vector<16xf32>
+// CHECK-NOT:         linalg.conv_2d_nchw_fchw
+// CHECK:           scf.forall.in_parallel
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+module @kernels_x86_64_0 attributes {orchestra.arch = "x86_64"} {
+  func.func @t0_conv(%x: tensor<1x8x16x16xf32>, %w: tensor<32x8x3x3xf32>) -> tensor<1x32x14x14xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x32x14x14xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32>
+    %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, orchestra.fusion_producer, strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<1x8x16x16xf32>, tensor<32x8x3x3xf32>) outs(%f : tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32>
+    %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"], orchestra.fusion_root_d1_conv}
+        ins(%c : tensor<1x32x14x14xf32>) outs(%e : tensor<1x32x14x14xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %m = arith.maximumf %a, %zero : f32
+      linalg.yield %m : f32
+    } -> tensor<1x32x14x14xf32>
+    return %r : tensor<1x32x14x14xf32>
+  }
+}
