@@ -56,8 +56,9 @@ static llvm::Expected<OwningOpRef<ModuleOp>> loadModel(MLIRContext *context,
       return makeError("cannot parse '" + path + "'");
   }
   PassManager pm(context, ModuleOp::getOperationName());
-  if (failed(
-          parsePassPipeline("func.func(convert-elementwise-to-linalg)", pm)) ||
+  if (failed(parsePassPipeline("func.func(convert-elementwise-to-linalg,"
+                               "orchestra-pretranspose-constant-operands)",
+                               pm)) ||
       failed(pm.run(*module)))
     return makeError("stage 1 failed on '" + path + "'");
   return std::move(module);

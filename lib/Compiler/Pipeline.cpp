@@ -23,9 +23,11 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
       "topology=" + options.topology + " algorithm=" + options.scheduler;
   if (!options.entry.empty())
     scheduleOptions += " entry=" + options.entry;
-  // Stage 1 (MLIR input): elementwise arith/math on tensors to linalg.
+  // Stage 1 (MLIR input): elementwise arith/math on tensors to linalg;
+  // constant matmul operands stored in the layout the kernels read.
   // Stage 2: scheduling. Stage 3: transfer clean-up, speculation.
-  std::string pipeline = "func.func(convert-elementwise-to-linalg),"
+  std::string pipeline = "func.func(convert-elementwise-to-linalg,"
+                         "orchestra-pretranspose-constant-operands),"
                          "orchestra-schedule{" +
                          scheduleOptions +
                          "},canonicalize,divergence-to-speculation";

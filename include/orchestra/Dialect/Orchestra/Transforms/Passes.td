@@ -85,6 +85,35 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
   ];
 }
 
+def PretransposeConstantOperands
+    : Pass<"orchestra-pretranspose-constant-operands", "::mlir::func::FuncOp"> {
+  let summary = "Store constant matmul operands in the layout the kernel reads";
+  let description = [{
+    Pipeline stage 1. A `linalg.matmul` whose right-hand operand is a
+    constant read transposed (indexing map `(m, n, k) -> (n, k)`, as ONNX
+    `Gemm` with `transB = 1` imports) becomes a plain matmul of the
+    transposed constant, computed once at compile time. The kernel then
+    loads rows of B contiguously instead of gathering them, which is what
+    its register tiles vectorize over. Constants of any int or float type,
+    inline or as resources, are transposed; others are left alone.
+
+    Example:
+
+    ```mlir
+    %r = linalg.matmul indexing_maps = [
+             affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+             affine_map<(m, n, k) -> (m, n)>]
+         ins(%x, %w : tensor<64x784xf32>, tensor<1024x784xf32>) ...
+    // becomes, with %wt the constant transposed to tensor<784x1024xf32>:
+    %r = linalg.matmul ins(%x, %wt : tensor<64x784xf32>, tensor<784x1024xf32>) ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+  ];
+}
+
 def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
   let summary = "Group the entry function into tasks and schedule them on "
                 "the topology's devices as an orchestra.schedule";
