@@ -13,7 +13,8 @@
 //      8 rows; the forall becomes an OpenMP loop over the device's cores) and
 //      fuse its producers into the tile (matmul + bias + activation,
 //      reduction + normalisation, ... become one loop nest per row block);
-//   2. tile contractions to register-sized blocks (4x16 outputs, K by 1);
+//   2. tile contractions to register-sized blocks (8x32 outputs: sixteen
+//      512-bit accumulators; K by 1);
 //   3. tile every other structured op (elementwise, data movement,
 //      reductions) to one element of each outer loop and 8 of the
 //      innermost, so that no vector is larger than a register or two
@@ -23,7 +24,9 @@
 //      vector ops towards what the LLVM backend turns into FMAs;
 //   5. tile NCHW convolutions and poolings to one output row, decompose
 //      them into 1-D ops and vectorize those one by one, with only the
-//      patterns that are correct on them (test/e2e/conv-vectorized.mlir).
+//      patterns that are correct on them (test/e2e/conv-vectorized.mlir);
+//   6. hoist the accumulators out of the reduction loops, so that they stay
+//      in registers instead of being read and written at every step.
 // Ops whose tiles are not static (a dimension that is not a multiple of
 // the tile size leaves a remainder tile) stay scalar loops, and so do
 // depthwise convolutions.
@@ -231,7 +234,7 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %matmuls : !transform.any_op {
     ^bb0(%mm: !transform.any_op):
-      %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [4, 16, 1]
+      %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, 1]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
                                     !transform.any_op, !transform.any_op)
     }
@@ -240,7 +243,7 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %bmms : !transform.any_op {
     ^bb0(%mm: !transform.any_op):
       %t, %l:4 = transform.structured.tile_using_for %mm
-          tile_sizes [1, 4, 16, 1]
+          tile_sizes [1, 8, 32, 1]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
                                     !transform.any_op, !transform.any_op,
                                     !transform.any_op)
@@ -328,6 +331,21 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.vector.lower_transpose
       transform.apply_patterns.canonicalization
     } : !transform.any_op
+
+    // 6. Accumulators out of the reduction loops: a read/write pair of the
+    //    same subset of a loop-carried tensor becomes a loop-carried vector.
+    //    Loops are visited outer first; the second visit hoists what the
+    //    first exposed in the enclosing loop.
+    %loops = transform.structured.match ops{["scf.for"]} in %elementwise
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %loops : !transform.any_op {
+    ^bb0(%l: !transform.any_op):
+      transform.loop.hoist_loop_invariant_subsets %l : !transform.any_op
+    }
+    transform.foreach %loops : !transform.any_op {
+    ^bb0(%l: !transform.any_op):
+      transform.loop.hoist_loop_invariant_subsets %l : !transform.any_op
+    }
     transform.yield
   }
 }
