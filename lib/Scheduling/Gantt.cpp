@@ -6,6 +6,7 @@
 
 #include "orchestra/Scheduling/Gantt.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -64,7 +65,7 @@ TimeUnit pickUnit(double span) {
   if (span >= 1e-3)
     return {1e3, "ms"};
   if (span >= 1e-6)
-    return {1e6, "us"};
+    return {1e6, "\u00b5s"};
   return {1e9, "ns"};
 }
 
@@ -79,17 +80,26 @@ std::string formatTime(double seconds, TimeUnit unit) {
 double niceStep(double span) {
   double raw = span / 8;
   double power = std::pow(10, std::floor(std::log10(raw)));
+  // The tolerance keeps a rounding error from skipping an exact fit (40 us
+  // gives steps of 5 us, not 10 us).
   for (double factor : {1.0, 2.0, 5.0, 10.0})
-    if (raw <= factor * power)
+    if (raw <= factor * power * (1 + 1e-9))
       return factor * power;
   return 10 * power;
 }
 
-/// Task colours, picked by the op name after the task's "tN_" prefix.
-std::string taskColour(llvm::StringRef label) {
-  static const char *const palette[] = {"#4e79a7", "#59a14f", "#b07aa1",
-                                        "#76b7b2", "#edc948", "#e15759",
-                                        "#9c755f", "#bab0ac", "#86bcb6"};
+struct BarColours {
+  const char *fill;
+  const char *text;
+};
+
+/// Task colours, picked by the op name after the task's "tN_" prefix so that
+/// tasks of one op look alike. Light fills get dark text.
+BarColours taskColours(llvm::StringRef label) {
+  static const BarColours palette[] = {
+      {"#4e79a7", "white"}, {"#59a14f", "white"}, {"#b07aa1", "white"},
+      {"#76b7b2", "black"}, {"#edc948", "black"}, {"#e15759", "white"},
+      {"#9c755f", "white"}, {"#bab0ac", "black"}, {"#86bcb6", "black"}};
   llvm::StringRef op = label;
   if (size_t underscore = label.find('_'); underscore != llvm::StringRef::npos)
     op = label.drop_front(underscore + 1);
@@ -112,9 +122,11 @@ LaidOutRow layOut(const Row &row) {
   std::vector<const Bar *> sorted;
   for (const Bar &bar : row.bars)
     sorted.push_back(&bar);
-  std::stable_sort(
-      sorted.begin(), sorted.end(),
-      [](const Bar *a, const Bar *b) { return a->start < b->start; });
+  // Ties keep the input order (the bars are contiguous) so the output is
+  // deterministic.
+  llvm::sort(sorted, [](const Bar *a, const Bar *b) {
+    return a->start != b->start ? a->start < b->start : a < b;
+  });
   std::vector<double> laneEnd;
   for (const Bar *bar : sorted) {
     unsigned lane = 0;
@@ -135,15 +147,21 @@ double getMakespan(const Chart &chart) {
   for (const Row &row : chart.rows)
     for (const Bar &bar : row.bars)
       makespan = std::max(makespan, bar.finish);
-  return makespan > 0 ? makespan : 1e-6;
+  return makespan;
 }
+
+/// The span of the time axis: the makespan, or 1 us when nothing takes time
+/// (an empty chart, only zero-length bars) so that scaling never divides by
+/// zero.
+double getAxisSpan(double makespan) { return makespan > 0 ? makespan : 1e-6; }
 
 } // namespace
 
 void mlir::orchestra::gantt::writeSVG(const Chart &chart,
                                       llvm::raw_ostream &os) {
   double makespan = getMakespan(chart);
-  TimeUnit unit = pickUnit(makespan);
+  double span = getAxisSpan(makespan);
+  TimeUnit unit = pickUnit(span);
   size_t longestName = 0;
   for (const Row &row : chart.rows)
     longestName = std::max(longestName, row.name.size());
@@ -157,7 +175,7 @@ void mlir::orchestra::gantt::writeSVG(const Chart &chart,
   double plotBottom = height;
   height += kAxisHeight + 10;
   double width = left + kPlotWidth + 30;
-  auto xOf = [&](double time) { return left + time / makespan * kPlotWidth; };
+  auto xOf = [&](double time) { return left + time / span * kPlotWidth; };
 
   os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
                       "width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
@@ -181,6 +199,9 @@ void mlir::orchestra::gantt::writeSVG(const Chart &chart,
     os << llvm::formatv("<rect x=\"0\" y=\"{0}\" width=\"{1}\" "
                         "height=\"{2}\" fill=\"{3}\"/>\n",
                         y, width, rowHeight, fill);
+    os << llvm::formatv("<line x1=\"0\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" "
+                        "stroke=\"#e4e4e4\"/>\n",
+                        y, width);
     os << llvm::formatv(
         "<text x=\"10\" y=\"{0}\"{1}>{2}</text>\n", y + rowHeight / 2 + 4,
         laid.row->kind == RowKind::Link ? " fill=\"#446\" font-style=\"italic\""
@@ -190,8 +211,10 @@ void mlir::orchestra::gantt::writeSVG(const Chart &chart,
   }
 
   // Time axis with grid lines.
-  double step = niceStep(makespan);
-  for (double tick = 0; tick <= makespan * (1 + 1e-9); tick += step) {
+  double step = niceStep(span);
+  // Multiples of the step rather than a running sum, which drifts.
+  for (unsigned i = 0; i * step <= span * (1 + 1e-9); ++i) {
+    double tick = i * step;
     double x = xOf(tick);
     os << llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" "
                         "stroke=\"#ddd\"/>\n",
@@ -213,6 +236,8 @@ void mlir::orchestra::gantt::writeSVG(const Chart &chart,
       double barY = y + kRowPadding + lane * kLaneHeight + 2;
       double barH = kLaneHeight - 4;
       bool transfer = bar->kind == BarKind::Transfer;
+      BarColours colours =
+          transfer ? BarColours{"#f28e2b", "black"} : taskColours(bar->label);
       std::string tooltip =
           llvm::formatv("{0}\n{1} - {2} ({3})", bar->label,
                         formatTime(bar->start, unit),
@@ -224,13 +249,13 @@ void mlir::orchestra::gantt::writeSVG(const Chart &chart,
       os << llvm::formatv(
           "<g><title>{0}</title><rect x=\"{1}\" y=\"{2}\" width=\"{3}\" "
           "height=\"{4}\" rx=\"3\" fill=\"{5}\" stroke=\"{6}\"/>",
-          escape(tooltip), x, barY, w, barH,
-          transfer ? "#f28e2b" : taskColour(bar->label),
+          escape(tooltip), x, barY, w, barH, colours.fill,
           transfer ? "#b35806" : "#2b2b2b");
       if (w > kCharWidth * bar->label.size() + 6)
-        os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" fill=\"white\">{2}"
+        os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" fill=\"{2}\">{3}"
                             "</text>",
-                            x + 3, barY + barH / 2 + 4, escape(bar->label));
+                            x + 3, barY + barH / 2 + 4, colours.text,
+                            escape(bar->label));
       os << "</g>\n";
     }
     y += laid.lanes * kLaneHeight + 2 * kRowPadding;
@@ -240,7 +265,7 @@ void mlir::orchestra::gantt::writeSVG(const Chart &chart,
 
 void mlir::orchestra::gantt::writeHTML(const Chart &chart,
                                        llvm::raw_ostream &os) {
-  TimeUnit unit = pickUnit(getMakespan(chart));
+  TimeUnit unit = pickUnit(getAxisSpan(getMakespan(chart)));
   os << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
      << escape(chart.title)
      << "</title>\n<style>body{font-family:sans-serif;margin:16px}"

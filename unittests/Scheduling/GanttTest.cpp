@@ -7,6 +7,8 @@
 #include "orchestra/Scheduling/Gantt.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
@@ -66,6 +68,16 @@ TEST(Gantt, OverlappingTransfersGetTheirOwnLanes) {
   EXPECT_NE(yOf(first), yOf(second));
 }
 
+TEST(Gantt, LinkRowsAreShadedDifferently) {
+  Chart chart;
+  chart.rows.push_back({"a -> b", RowKind::Link, {}});
+  std::string link = svgOf(chart);
+  chart.rows[0].kind = RowKind::Device;
+  std::string device = svgOf(chart);
+  EXPECT_TRUE(llvm::StringRef(link).contains("fill=\"#eef0f8\"")) << link;
+  EXPECT_FALSE(llvm::StringRef(device).contains("fill=\"#eef0f8\"")) << device;
+}
+
 TEST(Gantt, EscapesText) {
   Chart chart;
   chart.title = "a<b&\"c\"";
@@ -75,6 +87,70 @@ TEST(Gantt, EscapesText) {
   EXPECT_TRUE(llvm::StringRef(svg).contains("a&lt;b&amp;&quot;c&quot;"));
   EXPECT_TRUE(llvm::StringRef(svg).contains("row&#39;1"));
   EXPECT_FALSE(llvm::StringRef(svg).contains("x<y"));
+}
+
+TEST(Gantt, EscapesBarLabelsAndTooltips) {
+  Chart chart;
+  chart.rows.push_back({"cpu0", RowKind::Device, {}});
+  chart.rows[0].bars.push_back({"a<b&\"c\"", 0, 1, BarKind::Task, "d>e"});
+  std::string text = svgOf(chart);
+  llvm::StringRef svg(text);
+  EXPECT_TRUE(svg.contains(">a&lt;b&amp;&quot;c&quot;</text>")) << text;
+  EXPECT_TRUE(svg.contains("<title>a&lt;b&amp;&quot;c&quot;\n")) << text;
+  EXPECT_TRUE(svg.contains("\nd&gt;e</title>")) << text;
+  EXPECT_FALSE(svg.contains("a<b")) << text;
+}
+
+TEST(Gantt, LabelsOnlyWhenTheyFit) {
+  Chart chart;
+  chart.rows.push_back({"cpu0", RowKind::Device, {}});
+  chart.rows[0].bars.push_back({"t0_wide", 0, 1, BarKind::Task, ""});
+  chart.rows[0].bars.push_back(
+      {"t1_narrow_with_a_long_name", 1, 1.001, BarKind::Task, ""});
+  std::string svg = svgOf(chart);
+  llvm::StringRef text(svg);
+  EXPECT_TRUE(text.contains(">t0_wide</text>")) << svg;
+  EXPECT_FALSE(text.contains(">t1_narrow_with_a_long_name</text>")) << svg;
+  // The tooltip is there either way.
+  EXPECT_TRUE(text.contains("<title>t1_narrow_with_a_long_name\n")) << svg;
+}
+
+TEST(Gantt, OnlyZeroLengthBars) {
+  Chart chart;
+  chart.rows.push_back({"cpu0", RowKind::Device, {}});
+  chart.rows[0].bars.push_back({"t0_noop", 0, 0, BarKind::Task, ""});
+  std::string svg = svgOf(chart);
+  llvm::StringRef text(svg);
+  EXPECT_TRUE(text.ends_with("</svg>\n"));
+  EXPECT_TRUE(text.contains("<title>t0_noop")) << svg;
+  EXPECT_TRUE(text.contains("width=\"1.50\"")) << svg;
+  EXPECT_TRUE(text.contains("makespan 0 \u00b5s")) << svg;
+  EXPECT_FALSE(text.contains_insensitive("nan")) << svg;
+  EXPECT_FALSE(text.contains_insensitive("inf")) << svg;
+}
+
+TEST(Gantt, TickUnitsFollowTheMakespan) {
+  auto chartOf = [](double finish) {
+    Chart chart;
+    chart.rows.push_back({"cpu0", RowKind::Device, {}});
+    chart.rows[0].bars.push_back({"t0_x", 0, finish, BarKind::Task, ""});
+    return svgOf(chart);
+  };
+  // 12.5 s: steps of 2 s.
+  std::string seconds = chartOf(12.5);
+  EXPECT_TRUE(llvm::StringRef(seconds).contains(">2 s</text>")) << seconds;
+  EXPECT_TRUE(llvm::StringRef(seconds).contains(">12 s</text>")) << seconds;
+  EXPECT_FALSE(llvm::StringRef(seconds).contains(">14 s</text>")) << seconds;
+  // 40 us: steps of 5 us.
+  std::string micro = chartOf(40e-6);
+  EXPECT_TRUE(llvm::StringRef(micro).contains(">35 \u00b5s</text>")) << micro;
+  // 30 ns: steps of 5 ns.
+  std::string nano = chartOf(30e-9);
+  EXPECT_TRUE(llvm::StringRef(nano).contains(">25 ns</text>")) << nano;
+}
+
+TEST(Gantt, DeterministicOutput) {
+  EXPECT_EQ(svgOf(sampleChart()), svgOf(sampleChart()));
 }
 
 TEST(Gantt, EmptyChart) {
@@ -102,4 +178,23 @@ TEST(Gantt, RejectsUnknownExtensions) {
   std::string message = llvm::toString(std::move(error));
   EXPECT_NE(message.find("/tmp/chart.png"), std::string::npos);
   EXPECT_NE(message.find(".svg or .html"), std::string::npos);
+}
+
+TEST(Gantt, WritesFilesByExtension) {
+  for (const char *suffix : {"svg", "html"}) {
+    llvm::SmallString<128> path;
+    ASSERT_FALSE(
+        llvm::sys::fs::createTemporaryFile("gantt-test", suffix, path));
+    llvm::Error error = writeChartFile(sampleChart(), path);
+    ASSERT_FALSE(static_cast<bool>(error)) << llvm::toString(std::move(error));
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(path);
+    llvm::sys::fs::remove(path);
+    ASSERT_TRUE(static_cast<bool>(buffer));
+    llvm::StringRef text = (*buffer)->getBuffer();
+    EXPECT_TRUE(llvm::StringRef(suffix) == "svg"
+                    ? text.starts_with("<svg")
+                    : text.starts_with("<!DOCTYPE html>"))
+        << suffix;
+  }
 }
