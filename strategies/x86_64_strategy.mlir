@@ -22,14 +22,16 @@
 //      ResNet-18 took minutes, now seconds);
 //   4. vectorize every structured op with static shapes and lower the
 //      vector ops towards what the LLVM backend turns into FMAs;
-//   5. tile NCHW convolutions and poolings to one output row, decompose
-//      them into 1-D ops and vectorize those one by one, with only the
-//      patterns that are correct on them (test/e2e/conv-vectorized.mlir);
+//   5. tile convolutions (channels-last after
+//      orchestra-convert-convolutions-to-nhwc, or NCHW) and NCHW poolings to
+//      one output row, decompose them into 1-D ops and vectorize those one
+//      by one, with only the patterns that are correct on them
+//      (test/e2e/conv-vectorized.mlir);
 //   6. hoist the accumulators out of the reduction loops, so that they stay
 //      in registers instead of being read and written at every step.
 // Ops whose tiles are not static (a dimension that is not a multiple of
-// the tile size leaves a remainder tile) stay scalar loops, and so do
-// depthwise convolutions.
+// the tile size leaves a remainder tile) stay scalar loops, and so do NCHW
+// depthwise convolutions (upstream decomposes only the NHWC form).
 module attributes {transform.with_named_sequence} {
   // Step 3's matchers: a structured op other than a contraction,
   // convolution or pooling, of rank
@@ -282,8 +284,8 @@ module attributes {transform.with_named_sequence} {
     //    below run afterwards: the subset-folding patterns of step 4
     //    miscompile the rank-reducing slices of decomposed convolutions
     //    (docs/Pipeline.md). Tiles left dynamic by a remainder stay scalar
-    //    loops, and so do depthwise convolutions (upstream decomposes only
-    //    the NHWC form).
+    //    loops. Channels-last convolutions load whole vectors of channels;
+    //    NCHW ones gather them.
     %convs = transform.structured.match
         ops{["linalg.conv_2d_nchw_fchw"]} in %elementwise
         : (!transform.any_op) -> !transform.any_op
@@ -295,6 +297,30 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
              !transform.any_op, !transform.any_op, !transform.any_op,
              !transform.any_op, !transform.any_op)
+    }
+    %convs_nhwc = transform.structured.match
+        ops{["linalg.conv_2d_nhwc_hwcf"]} in %elementwise
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %convs_nhwc : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      // (n, oh, ow, f, kh, kw, c)
+      %t, %l:6 = transform.structured.tile_using_for %c
+          tile_sizes [1, 1, 7, 16, 1, 0, 4]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+             !transform.any_op, !transform.any_op, !transform.any_op,
+             !transform.any_op, !transform.any_op)
+    }
+    %depthwise_nhwc = transform.structured.match
+        ops{["linalg.depthwise_conv_2d_nhwc_hwc"]} in %elementwise
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %depthwise_nhwc : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      // (n, oh, ow, c, kh, kw)
+      %t, %l:5 = transform.structured.tile_using_for %c
+          tile_sizes [1, 1, 7, 16, 1, 0]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+             !transform.any_op, !transform.any_op, !transform.any_op,
+             !transform.any_op)
     }
     %pools = transform.structured.match
         ops{["linalg.pooling_nchw_max", "linalg.pooling_nchw_sum"]}
@@ -312,7 +338,8 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
     %windowed = transform.structured.match
-        ops{["linalg.conv_2d_nchw_fchw", "linalg.pooling_nchw_max",
+        ops{["linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf",
+             "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.pooling_nchw_max",
              "linalg.pooling_nchw_sum"]}
         in %elementwise : (!transform.any_op) -> !transform.any_op
     transform.foreach %windowed : !transform.any_op {

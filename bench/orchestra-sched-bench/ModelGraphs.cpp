@@ -57,6 +57,7 @@ static llvm::Expected<OwningOpRef<ModuleOp>> loadModel(MLIRContext *context,
   }
   PassManager pm(context, ModuleOp::getOperationName());
   if (failed(parsePassPipeline("func.func(convert-elementwise-to-linalg,"
+                               "orchestra-convert-convolutions-to-nhwc,"
                                "orchestra-pretranspose-constant-operands)",
                                pm)) ||
       failed(pm.run(*module)))

@@ -24,9 +24,11 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
   if (!options.entry.empty())
     scheduleOptions += " entry=" + options.entry;
   // Stage 1 (MLIR input): elementwise arith/math on tensors to linalg;
-  // constant matmul operands stored in the layout the kernels read.
+  // convolutions channels-last; constant operands stored in the layout the
+  // kernels read.
   // Stage 2: scheduling. Stage 3: transfer clean-up, speculation.
   std::string pipeline = "func.func(convert-elementwise-to-linalg,"
+                         "orchestra-convert-convolutions-to-nhwc,"
                          "orchestra-pretranspose-constant-operands),"
                          "orchestra-schedule{" +
                          scheduleOptions +

@@ -1,9 +1,9 @@
-// The vectorized convolution path of the x86_64 strategy (tiles of 7 output
-// columns and 16 channels, decomposed to 1-D and vectorized op by op),
+// The vectorized convolution path (convolutions channels-last, tiles of 7
+// output columns and 16 channels, decomposed to 1-D and vectorized op by op),
 // against the plain loop lowering on random inputs: a 3x3 convolution with
 // padding, relu, a 2x2 max pooling, a 3x3 depthwise convolution and a 2x2 sum
-// pooling, at widths (14, 7) that the vector tiles divide, 32 channels (two
-// lane tiles) and one remainder width (the 3-wide sum pooling output).
+// pooling, at widths (14, 7) that the vector tiles divide and one (3) smaller
+// than a tile, with 32 channels (two lane tiles).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/e2e.py gen %t/in x:f32:1x16x14x14 w:f32:32x16x3x3 d:f32:32x3x3
 // RUN: orchestra-compile %s --topology host -o %t/opt.orcx --quiet --mlir-print-ir-after=transform-interpreter 2> %t/ir.txt
@@ -13,16 +13,19 @@
 // RUN: orchestra-run %t/plain.orcx --input %t/in/x.npy --input %t/in/w.npy --input %t/in/d.npy --output-dir %t/plain --quiet
 // RUN: %python %S/Inputs/e2e.py compare %t/opt %t/plain
 
-// The convolution and the max pooling are vectorized with 16 lanes of
-// channels. The depthwise convolution stays a loop nest (upstream decomposes
-// only NHWC depthwise convolutions), and so does the sum pooling, whose
-// 3-wide output leaves a remainder tile.
-// CHECK-LABEL: func.func @t0_conv_2d_nchw_fchw
+// The convolutions run channels-last (orchestra-convert-convolutions-to-nhwc):
+// the 3x3 convolution as 7x16 outer products and the depthwise convolution
+// as 7x16 fused multiply-adds, 16 lanes of channels. The poolings are
+// vectorized in NCHW (the 3-wide sum pooling output is one partial tile of
+// static size).
+// CHECK-LABEL: func.func @t1_conv_2d_nhwc_hwcf
 // CHECK:       vector.outerproduct {{.*}} : vector<7xf32>, vector<16xf32>
-// CHECK-LABEL: func.func @t1_pooling_nchw_max
+// CHECK-LABEL: func.func @t2_pooling_nchw_max
 // CHECK:       arith.maximumf {{.*}} : vector<1x1x16xf32>
-// CHECK-LABEL: func.func @t2_depthwise_conv_2d_nchw_chw
-// CHECK:       linalg.depthwise_conv_2d_nchw_chw
+// CHECK-LABEL: func.func @t3_depthwise_conv_2d_nhwc_hwc
+// CHECK:       vector.fma {{.*}} : vector<1x7x16xf32>
+// CHECK-LABEL: func.func @t4_pooling_nchw_sum
+// CHECK:       arith.addf {{.*}} : vector<1x1x16xf32>
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
 func.func @main(%x: tensor<1x16x14x14xf32>, %w: tensor<32x16x3x3xf32>, %d: tensor<32x3x3xf32>) -> tensor<1x32x3x3xf32> {

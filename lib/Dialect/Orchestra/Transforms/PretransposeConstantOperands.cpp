@@ -40,6 +40,69 @@ std::optional<ArrayRef<char>> getRawElements(ElementsAttr attr) {
   return std::nullopt;
 }
 
+/// `attr`'s elements permuted like `linalg.transpose` with `permutation`
+/// (result dimension i is source dimension permutation[i]), or null when the
+/// data is not available as raw bytes.
+DenseElementsAttr transposeElements(ElementsAttr attr,
+                                    ArrayRef<int64_t> permutation) {
+  auto type = dyn_cast<RankedTensorType>(attr.getType());
+  if (!type || !type.hasStaticShape())
+    return {};
+  Type elementType = type.getElementType();
+  if (!elementType.isIntOrFloat() ||
+      elementType.getIntOrFloatBitWidth() % 8 != 0)
+    return {};
+  std::optional<ArrayRef<char>> raw = getRawElements(attr);
+  size_t width = elementType.getIntOrFloatBitWidth() / 8;
+  int64_t count = type.getNumElements();
+  if (!raw || raw->size() != static_cast<size_t>(count) * width)
+    return {};
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = shape.size();
+  SmallVector<int64_t> resultShape(rank), sourceStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    sourceStrides[d] = sourceStrides[d + 1] * shape[d + 1];
+  for (int64_t d = 0; d < rank; ++d)
+    resultShape[d] = shape[permutation[d]];
+  std::vector<char> result(raw->size());
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t source = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      source += index[d] * sourceStrides[permutation[d]];
+    std::memcpy(&result[linear * width], &(*raw)[source * width], width);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < resultShape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return DenseElementsAttr::getFromRawBuffer(
+      RankedTensorType::get(resultShape, elementType), result);
+}
+
+/// linalg.transpose of a constant -> the transposed constant.
+struct FoldTransposeOfConstant : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    auto constant = op.getInput().getDefiningOp<arith::ConstantOp>();
+    auto elements =
+        constant ? dyn_cast<ElementsAttr>(constant.getValue()) : nullptr;
+    if (!elements)
+      return rewriter.notifyMatchFailure(op, "input is not a constant");
+    DenseElementsAttr transposed =
+        transposeElements(elements, op.getPermutation());
+    if (!transposed)
+      return rewriter.notifyMatchFailure(op, "input data is not available");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, transposed);
+    return success();
+  }
+};
+
 /// matmul(A, constant B read as (n, k)) -> matmul(A, constant B^T).
 struct PretransposeMatmulRhs : OpRewritePattern<linalg::MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -63,26 +126,11 @@ struct PretransposeMatmulRhs : OpRewritePattern<linalg::MatmulOp> {
     auto elements =
         constant ? dyn_cast<ElementsAttr>(constant.getValue()) : ElementsAttr();
     auto type = dyn_cast<RankedTensorType>(rhs.getType());
-    if (!elements || !type || !type.hasStaticShape() || type.getRank() != 2)
+    if (!elements || !type || type.getRank() != 2)
       return rewriter.notifyMatchFailure(op, "B is not a 2-D constant");
-    Type elementType = type.getElementType();
-    if (!elementType.isIntOrFloat() ||
-        elementType.getIntOrFloatBitWidth() % 8 != 0)
-      return rewriter.notifyMatchFailure(op, "unsupported element type");
-    std::optional<ArrayRef<char>> raw = getRawElements(elements);
-    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-    size_t width = elementType.getIntOrFloatBitWidth() / 8;
-    if (!raw || raw->size() != static_cast<size_t>(rows * cols) * width)
+    DenseElementsAttr attr = transposeElements(elements, {1, 0});
+    if (!attr)
       return rewriter.notifyMatchFailure(op, "B's data is not available");
-
-    // B^T: element (j, i) of the result is element (i, j) of B.
-    std::vector<char> transposed(raw->size());
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j)
-        std::memcpy(&transposed[(j * rows + i) * width],
-                    &(*raw)[(i * cols + j) * width], width);
-    auto transposedType = RankedTensorType::get({cols, rows}, elementType);
-    auto attr = DenseElementsAttr::getFromRawBuffer(transposedType, transposed);
     rewriter.setInsertionPoint(constant);
     Value newRhs = arith::ConstantOp::create(rewriter, constant.getLoc(), attr);
     rewriter.setInsertionPoint(op);
@@ -100,7 +148,7 @@ class PretransposeConstantOperandsPass
 public:
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<PretransposeMatmulRhs>(&getContext());
+    patterns.add<PretransposeMatmulRhs, FoldTransposeOfConstant>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

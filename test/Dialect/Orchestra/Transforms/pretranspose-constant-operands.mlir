@@ -53,3 +53,18 @@ func.func @unchanged(%x: tensor<2x3xf32>, %b: tensor<4x3xf32>) -> (tensor<2x4xf3
   %r2 = linalg.matmul ins(%x, %plain : tensor<2x3xf32>, tensor<3x4xf32>) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
   return %r0, %r1, %r2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// A transpose of a constant (a convolution filter moved to HWCF) is folded
+// into the constant.
+// CHECK-LABEL: func.func @transpose_constant
+// CHECK:         %[[C:.*]] = arith.constant dense<{{\[\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]]> : tensor<1x3x2xf32>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         return %[[C]]
+func.func @transpose_constant() -> tensor<1x3x2xf32> {
+  %c = arith.constant dense<[[[1.0, 2.0, 3.0]], [[4.0, 5.0, 6.0]]]> : tensor<2x1x3xf32>
+  %e = tensor.empty() : tensor<1x3x2xf32>
+  %t = linalg.transpose ins(%c : tensor<2x1x3xf32>) outs(%e : tensor<1x3x2xf32>) permutation = [1, 2, 0]
+  return %t : tensor<1x3x2xf32>
+}

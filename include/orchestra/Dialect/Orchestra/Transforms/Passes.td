@@ -85,6 +85,28 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
   ];
 }
 
+def ConvertConvolutionsToNHWC
+    : Pass<"orchestra-convert-convolutions-to-nhwc", "::mlir::func::FuncOp"> {
+  let summary = "Run NCHW convolutions in the channels-last layout";
+  let description = [{
+    Pipeline stage 1. Rewrites `linalg.conv_2d_nchw_fchw` as
+    `linalg.conv_2d_nhwc_hwcf` and `linalg.depthwise_conv_2d_nchw_chw` as
+    `linalg.depthwise_conv_2d_nhwc_hwc`, with `linalg.transpose`s of the
+    input and output tensors around them and of the filter. The function's
+    values stay NCHW; only the convolution runs channels-last, where the
+    channels are the contiguous innermost dimension of the input, the filter
+    and the output, so the vectorized 1-D form of the convolution loads and
+    stores whole vectors of channels instead of gathering them. Constant
+    filters are transposed at compile time by
+    `orchestra-pretranspose-constant-operands`, which runs next; the input
+    and output transposes cost one pass over each tensor.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def PretransposeConstantOperands
     : Pass<"orchestra-pretranspose-constant-operands", "::mlir::func::FuncOp"> {
   let summary = "Store constant matmul operands in the layout the kernel reads";
@@ -94,8 +116,9 @@ def PretransposeConstantOperands
     `Gemm` with `transB = 1` imports) becomes a plain matmul of the
     transposed constant, computed once at compile time. The kernel then
     loads rows of B contiguously instead of gathering them, which is what
-    its register tiles vectorize over. Constants of any int or float type,
-    inline or as resources, are transposed; others are left alone.
+    its register tiles vectorize over. Likewise, a `linalg.transpose` of a
+    constant becomes the transposed constant. Constants of any int or float
+    type, inline or as resources, are transposed; others are left alone.
 
     Example:
 
