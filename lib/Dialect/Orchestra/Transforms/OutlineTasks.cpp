@@ -100,9 +100,20 @@ void tagFusionRoot(func::FuncOp func) {
   options.omitBlockArguments = true;
   // Tiling fuses producers through structured ops only (not through
   // reshapes or other tensor ops), so the slice stops at anything else.
+  //
+  // A convolution reads its whole input for every tile of output channels,
+  // so fusing the input's producer into those tiles would recompute it once
+  // per tile; it stays outside the parallel loop and runs once.
+  auto feedsConvolutionInput = [](Operation *op) {
+    return llvm::any_of(op->getUsers(), [&](Operation *user) {
+      auto conv = dyn_cast<linalg::LinalgOp>(user);
+      return conv && isa<linalg::ConvolutionOpInterface>(user) &&
+             conv.getDpsInputOperand(0)->get() == op->getResult(0);
+    });
+  };
   options.filter = [&](Operation *op) {
     return op->getParentOp() == func.getOperation() &&
-           isa<linalg::LinalgOp>(op);
+           isa<linalg::LinalgOp>(op) && !feedsConvolutionInput(op);
   };
   llvm::SetVector<Operation *> slice;
   (void)getBackwardSlice(root.getOperation(), &slice, options);
