@@ -7,9 +7,9 @@ PyTorch (eager and traced+frozen) in the same run, on the same inputs.
 For each model: export it to ONNX with random weights (as the e2e tests
 do), compile it with orchestra-compile for the host (timed), run it with
 orchestra-run --repeat N (median after one warm-up run), check the output
-against PyTorch's; then, once every model has run, time PyTorch with the
-same thread count (median of N after warm-up). Prints a Markdown table with
-the ratios.
+against PyTorch's; then, once every model has run, time PyTorch (median of
+N after warm-up, each in a fresh process, the best of 1..--threads threads).
+Prints a Markdown table with the ratios.
 """
 import argparse
 import os
@@ -64,7 +64,15 @@ def main():
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--torch-only", metavar="MODEL",
+                        help="print PyTorch's eager and traced+frozen "
+                        "medians for MODEL and exit")
     args = parser.parse_args()
+    if args.torch_only:
+        eager, frozen = torch_medians(args.torch_only, args.threads,
+                                      args.repeat)
+        print(eager, frozen)
+        return 0
     bin_dir = os.path.join(args.build, "bin")
 
     rows = []
@@ -95,10 +103,23 @@ def main():
             ok = np.allclose(got, expected, rtol=1e-3, atol=1e-4)
             rows.append([name, compile_s, ours, None, None, ok])
     # PyTorch last: its BLAS threads keep spinning for a while after each
-    # call and would steal the cores from orchestra-run.
+    # call and would steal the cores from orchestra-run. Each measurement
+    # runs in a fresh process, and PyTorch gets the best of its thread
+    # settings up to --threads (its BLAS and OpenMP pools can oversubscribe
+    # the cores).
     for row in rows:
         print(f"{row[0]}: timing PyTorch...", file=sys.stderr)
-        row[3], row[4] = torch_medians(row[0], args.threads, args.repeat)
+        best = None
+        for threads in range(1, args.threads + 1):
+            out = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), "--torch-only",
+                 row[0], "--threads", str(threads), "--repeat",
+                 str(args.repeat)], check=True, capture_output=True,
+                text=True).stdout.split()
+            eager, frozen = float(out[0]), float(out[1])
+            best = (eager, frozen) if best is None else (
+                min(best[0], eager), min(best[1], frozen))
+        row[3], row[4] = best
 
     print(f"| model | compile | OrchestraOS | PyTorch eager | PyTorch "
           f"traced+frozen | OrchestraOS / traced | output matches |")
