@@ -19,9 +19,10 @@ PACKAGES=(
   # Test references (numpy is generated at test time by Debian's python3); ONNX models built
   # by the importer tests (python3-onnx) and exported from PyTorch (real-model tests).
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
-  # The BLAS the benchmarks' peers use: without it Debian's PyTorch falls back
-  # to the reference BLAS and its matmuls run ten times slower.
-  libopenblas-dev
+  # The benchmarks' peers: OpenBLAS (without it Debian's PyTorch falls back
+  # to the reference BLAS and its matmuls run ten times slower) and oneDNN
+  # (bench/gemm).
+  libopenblas-dev libdnnl-dev
 )
 
 missing=()
