@@ -13,7 +13,8 @@
 //      8 rows; the forall becomes an OpenMP loop over the device's cores) and
 //      fuse its producers into the tile (matmul + bias + activation,
 //      reduction + normalisation, ... become one loop nest per row block);
-//   2. tile contractions to register-sized blocks (8x32 outputs: sixteen
+//   2. tile matmuls to cache blocks of B (64 columns x 128 of K), then
+//      contractions to register-sized blocks (8x32 outputs: sixteen
 //      512-bit accumulators; K by 1);
 //   3. tile every other structured op (elementwise, data movement,
 //      reductions) to one element of each outer loop and 8 of the
@@ -205,6 +206,26 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
 
+    // Roots of tasks around a matmul of at least 128 rows: 64 rows per
+    // parallel tile, so that the blocks of B (step 2) are reused by 8
+    // register tiles.
+    %roots_wide = transform.structured.match
+        attributes{orchestra.fusion_root_wide} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_wide : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+
     // Roots of tasks around a convolution (batch 1): 16 output channels per
     // parallel tile, the vector lanes of step 5.
     %roots_conv = transform.structured.match
@@ -236,7 +257,13 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %matmuls : !transform.any_op {
     ^bb0(%mm: !transform.any_op):
-      %t, %l:3 = transform.structured.tile_using_for %mm tile_sizes [8, 32, 1]
+      // Cache blocks of B (64 columns x 128 of K, 32 KiB), then the
+      // register tiles.
+      %b, %bl:2 = transform.structured.tile_using_for %mm
+          tile_sizes [0, 64, 128]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+                                    !transform.any_op)
+      %t, %l:3 = transform.structured.tile_using_for %b tile_sizes [8, 32, 1]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
                                     !transform.any_op, !transform.any_op)
     }

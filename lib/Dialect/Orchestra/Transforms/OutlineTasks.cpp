@@ -124,8 +124,20 @@ void tagFusionRoot(func::FuncOp func) {
                         llvm::any_of(slice, [](Operation *op) {
                           return isa<linalg::ConvolutionOpInterface>(op);
                         });
+  // A task around a matmul with many rows gets wider parallel tiles, whose
+  // rows reuse each block of the right-hand side from the cache.
+  bool hasLargeMatmul = llvm::any_of(slice, [](Operation *op) {
+    auto matmul = dyn_cast<linalg::MatmulOp>(op);
+    if (!matmul)
+      return false;
+    SmallVector<int64_t> loops = matmul.getStaticLoopRanges();
+    return loops.size() == 3 && loops[0] >= 128;
+  });
   StringRef tag;
-  if (parallelDim(0))
+  if (parallelDim(0) && ranges[0] >= 128 &&
+      (hasLargeMatmul || isa<linalg::MatmulOp>(*root)))
+    tag = "orchestra.fusion_root_wide";
+  else if (parallelDim(0))
     tag = "orchestra.fusion_root";
   else if (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1))
     tag = hasConvolution ? "orchestra.fusion_root_d1_conv"
