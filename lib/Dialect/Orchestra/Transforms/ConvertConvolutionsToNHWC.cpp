@@ -46,47 +46,32 @@ bool isStaticTensorOp(linalg::LinalgOp op) {
          });
 }
 
-struct ConvertConv2D : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// Rewrites the NCHW convolution `SourceOp` as the channels-last `TargetOp`:
+/// input and output transposed to NHWC around it, the filter transposed by
+/// `filterPermutation`.
+template <typename SourceOp, typename TargetOp>
+struct ConvertToNHWC : OpRewritePattern<SourceOp> {
+  ConvertToNHWC(MLIRContext *ctx, ArrayRef<int64_t> filterPermutation)
+      : OpRewritePattern<SourceOp>(ctx), filterPermutation(filterPermutation) {}
 
-  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
+  LogicalResult matchAndRewrite(SourceOp op,
                                 PatternRewriter &rewriter) const override {
     if (!isStaticTensorOp(op))
       return rewriter.notifyMatchFailure(op, "needs static tensors");
     Location loc = op.getLoc();
     Value input = transpose(rewriter, loc, op.getInputs()[0], kToNHWC);
-    // FCHW -> HWCF.
-    Value filter = transpose(rewriter, loc, op.getInputs()[1], {2, 3, 1, 0});
+    Value filter =
+        transpose(rewriter, loc, op.getInputs()[1], filterPermutation);
     Value init = transpose(rewriter, loc, op.getOutputs()[0], kToNHWC);
-    auto conv = linalg::Conv2DNhwcHwcfOp::create(
-        rewriter, loc, TypeRange{init.getType()}, ValueRange{input, filter},
-        ValueRange{init}, op.getStrides(), op.getDilations());
+    auto conv = TargetOp::create(rewriter, loc, TypeRange{init.getType()},
+                                 ValueRange{input, filter}, ValueRange{init},
+                                 op.getStrides(), op.getDilations());
     rewriter.replaceOp(op,
                        transpose(rewriter, loc, conv->getResult(0), kToNCHW));
     return success();
   }
-};
 
-struct ConvertDepthwiseConv2D
-    : OpRewritePattern<linalg::DepthwiseConv2DNchwChwOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(linalg::DepthwiseConv2DNchwChwOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!isStaticTensorOp(op))
-      return rewriter.notifyMatchFailure(op, "needs static tensors");
-    Location loc = op.getLoc();
-    Value input = transpose(rewriter, loc, op.getInputs()[0], kToNHWC);
-    // CHW -> HWC.
-    Value filter = transpose(rewriter, loc, op.getInputs()[1], {1, 2, 0});
-    Value init = transpose(rewriter, loc, op.getOutputs()[0], kToNHWC);
-    auto conv = linalg::DepthwiseConv2DNhwcHwcOp::create(
-        rewriter, loc, TypeRange{init.getType()}, ValueRange{input, filter},
-        ValueRange{init}, op.getStrides(), op.getDilations());
-    rewriter.replaceOp(op,
-                       transpose(rewriter, loc, conv->getResult(0), kToNCHW));
-    return success();
-  }
+  SmallVector<int64_t> filterPermutation;
 };
 
 class ConvertConvolutionsToNHWCPass
@@ -95,7 +80,14 @@ class ConvertConvolutionsToNHWCPass
 public:
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ConvertConv2D, ConvertDepthwiseConv2D>(&getContext());
+    // FCHW -> HWCF.
+    patterns
+        .add<ConvertToNHWC<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp>>(
+            &getContext(), ArrayRef<int64_t>{2, 3, 1, 0});
+    // CHW -> HWC.
+    patterns.add<ConvertToNHWC<linalg::DepthwiseConv2DNchwChwOp,
+                               linalg::DepthwiseConv2DNhwcHwcOp>>(
+        &getContext(), ArrayRef<int64_t>{1, 2, 0});
     // A fill transposed is a fill of the transposed shape, and transposes
     // of transposes compose.
     linalg::FillOp::getCanonicalizationPatterns(patterns, &getContext());
