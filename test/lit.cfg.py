@@ -79,3 +79,31 @@ if "numpy" in config.available_features:
 # for the conformance run.
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
+
+# NVIDIA: ptxas of a CUDA toolkit validates the cubins the compiler builds
+# (orchestra-compile finds it the same way: $CUDA_HOME, else
+# /usr/local/cuda); `cuda-gpu` marks a machine with a CUDA driver and at least
+# one device, where the GPU end-to-end tests run. CI has no GPU: those tests
+# are reported as unsupported there.
+cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+ptxas = os.path.join(cuda_home, "bin", "ptxas")
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+if "CUDA_HOME" in os.environ:
+    config.environment["CUDA_HOME"] = os.environ["CUDA_HOME"]
+
+
+def _has_cuda_gpu():
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(
+        ctypes.byref(count)) == 0 and count.value > 0
+
+
+if _has_cuda_gpu():
+    config.available_features.add("cuda-gpu")

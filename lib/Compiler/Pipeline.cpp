@@ -63,14 +63,20 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
         const TargetInfo *info = registry.lookup(arch);
         if (info->strategyScript.empty())
           continue;
-        SmallString<256> path(dir);
-        llvm::sys::path::append(path, info->strategyScript);
-        if (!llvm::sys::fs::exists(path)) {
-          error = "strategy script '" + path.str().str() + "' of arch '" +
-                  arch.str() + "' not found (set --strategies-dir)";
-          return failure();
+        SmallVector<std::string> files(info->strategyLibraries.begin(),
+                                       info->strategyLibraries.end());
+        files.push_back(info->strategyScript);
+        for (const std::string &file : files) {
+          SmallString<256> path(dir);
+          llvm::sys::path::append(path, file);
+          if (!llvm::sys::fs::exists(path)) {
+            error = "strategy script '" + path.str().str() + "' of arch '" +
+                    arch.str() + "' not found (set --strategies-dir)";
+            return failure();
+          }
+          if (!llvm::is_contained(scripts, path.str().str()))
+            scripts.push_back(path.str().str());
         }
-        scripts.push_back(path.str().str());
       }
     }
     for (const std::string &script : scripts)
@@ -83,6 +89,9 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
                   llvm::join(scripts, ",") + "}";
   }
   pipeline += ",orchestra-lower-kernels{apply-strategy=" +
-              std::string(applyStrategy ? "true" : "false") + "}";
+              std::string(applyStrategy ? "true" : "false");
+  if (!options.deviceCodeDir.empty())
+    pipeline += " device-code-dir=" + options.deviceCodeDir;
+  pipeline += "}";
   return pipeline;
 }

@@ -12,6 +12,9 @@
 #ifdef ORCHESTRA_HAS_CPU_TARGET
 #include "orchestra/Target/CPU/Passes.h"
 #endif
+#ifdef ORCHESTRA_HAS_NVIDIA_TARGET
+#include "orchestra/Target/NVIDIA/Passes.h"
+#endif
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -32,5 +35,8 @@ void mlir::orchestra::registerAllPasses() {
   registerOrchestraPasses();
 #ifdef ORCHESTRA_HAS_CPU_TARGET
   cpu::registerOrchestraCPUPasses();
+#endif
+#ifdef ORCHESTRA_HAS_NVIDIA_TARGET
+  nvidia::registerOrchestraNVIDIAPasses();
 #endif
 }

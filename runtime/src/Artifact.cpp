@@ -6,6 +6,8 @@
 
 #include "orchestra_rt/Artifact.h"
 
+#include "ByteIO.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -97,52 +99,16 @@ uint64_t orx::fnv1a64(const uint8_t *data, size_t size) {
 // Writing
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Appends little-endian fields to a byte vector.
-class Writer {
-public:
-  std::vector<uint8_t> bytes;
-
-  void u32(uint32_t value) { little(value, 4); }
-  void u64(uint64_t value) { little(value, 8); }
-  void i64(int64_t value) { little(static_cast<uint64_t>(value), 8); }
-  void f64(double value) {
-    uint64_t bits;
-    std::memcpy(&bits, &value, sizeof(bits));
-    little(bits, 8);
-  }
-  void count(size_t value) { u32(static_cast<uint32_t>(value)); }
-  void str(const std::string &value) {
-    count(value.size());
-    bytes.insert(bytes.end(), value.begin(), value.end());
-  }
-  void blob(const std::vector<uint8_t> &value) {
-    u64(value.size());
-    bytes.insert(bytes.end(), value.begin(), value.end());
-  }
-  void u32s(const std::vector<uint32_t> &values) {
-    count(values.size());
-    for (uint32_t value : values)
-      u32(value);
-  }
-  void tensor(const TensorDesc &desc) {
-    str(desc.name);
-    u32(static_cast<uint32_t>(desc.dtype));
-    count(desc.shape.size());
-    for (int64_t dim : desc.shape)
-      i64(dim);
-  }
-
-private:
-  void little(uint64_t value, int numBytes) {
-    for (int i = 0; i < numBytes; ++i)
-      bytes.push_back(static_cast<uint8_t>(value >> (8 * i)));
-  }
-};
-} // namespace
+static void writeTensor(ByteWriter &w, const TensorDesc &desc) {
+  w.str(desc.name);
+  w.u32(static_cast<uint32_t>(desc.dtype));
+  w.count(desc.shape.size());
+  for (int64_t dim : desc.shape)
+    w.i64(dim);
+}
 
 static std::vector<uint8_t> serializePayload(const Artifact &artifact) {
-  Writer w;
+  ByteWriter w;
   w.str(artifact.producer);
   w.str(artifact.topologyName);
   w.count(artifact.devices.size());
@@ -161,11 +127,11 @@ static std::vector<uint8_t> serializePayload(const Artifact &artifact) {
   w.str(artifact.entryName);
   w.count(artifact.inputs.size());
   for (const TensorDesc &input : artifact.inputs)
-    w.tensor(input);
+    writeTensor(w, input);
   w.u32s(artifact.inputValues);
   w.count(artifact.outputs.size());
   for (const TensorDesc &output : artifact.outputs)
-    w.tensor(output);
+    writeTensor(w, output);
   w.u32s(artifact.outputValues);
   w.count(artifact.values.size());
   for (const ValueDesc &value : artifact.values) {
@@ -209,7 +175,7 @@ static std::vector<uint8_t> serializePayload(const Artifact &artifact) {
 
 std::vector<uint8_t> orx::serializeArtifact(const Artifact &artifact) {
   std::vector<uint8_t> payload = serializePayload(artifact);
-  Writer header;
+  ByteWriter header;
   header.bytes.assign(kMagic, kMagic + sizeof(kMagic));
   header.u32(kArtifactVersionMajor);
   header.u32(kArtifactVersionMinor);
@@ -242,109 +208,6 @@ bool orx::writeArtifactFile(const std::string &path, const Artifact &artifact,
 // Reading
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Reads little-endian fields with bounds checks. The first failure is kept
-/// in `error`; later reads fail without touching their outputs.
-class Reader {
-public:
-  Reader(const uint8_t *data, size_t size) : data(data), size(size) {}
-
-  bool ok() const { return error.empty(); }
-  size_t remaining() const { return size - pos; }
-
-  bool u32(uint32_t &value, const std::string &what) {
-    uint64_t wide;
-    if (!little(wide, 4, what))
-      return false;
-    value = static_cast<uint32_t>(wide);
-    return true;
-  }
-  bool u64(uint64_t &value, const std::string &what) {
-    return little(value, 8, what);
-  }
-  bool i64(int64_t &value, const std::string &what) {
-    uint64_t bits;
-    if (!little(bits, 8, what))
-      return false;
-    value = static_cast<int64_t>(bits);
-    return true;
-  }
-  bool f64(double &value, const std::string &what) {
-    uint64_t bits;
-    if (!little(bits, 8, what))
-      return false;
-    std::memcpy(&value, &bits, sizeof(value));
-    return true;
-  }
-  /// Reads an element count and checks that `count * minElementBytes` bytes
-  /// remain, so callers can reserve `count` elements safely.
-  bool count(uint32_t &value, size_t minElementBytes, const std::string &what) {
-    if (!u32(value, what))
-      return false;
-    if (minElementBytes != 0 && value > remaining() / minElementBytes)
-      return fail(what + ": count " + std::to_string(value) +
-                  " exceeds the remaining " + std::to_string(remaining()) +
-                  " payload bytes");
-    return true;
-  }
-  bool str(std::string &value, const std::string &what) {
-    uint32_t length;
-    if (!count(length, 1, what))
-      return false;
-    value.assign(reinterpret_cast<const char *>(data + pos), length);
-    pos += length;
-    return true;
-  }
-  bool blob(std::vector<uint8_t> &value, const std::string &what) {
-    uint64_t length;
-    if (!u64(length, what))
-      return false;
-    if (length > remaining())
-      return fail(what + ": " + std::to_string(length) +
-                  " bytes exceed the remaining " + std::to_string(remaining()) +
-                  " payload bytes");
-    value.assign(data + pos, data + pos + length);
-    pos += length;
-    return true;
-  }
-  bool u32s(std::vector<uint32_t> &values, const std::string &what) {
-    uint32_t n;
-    if (!count(n, 4, what))
-      return false;
-    values.resize(n);
-    for (uint32_t i = 0; i < n; ++i)
-      if (!u32(values[i], what))
-        return false;
-    return true;
-  }
-
-  bool fail(const std::string &message) {
-    if (error.empty())
-      error = message;
-    return false;
-  }
-
-  std::string error;
-
-private:
-  bool little(uint64_t &value, size_t numBytes, const std::string &what) {
-    if (!ok())
-      return false;
-    if (remaining() < numBytes)
-      return fail(what + " extends past the end of the payload");
-    value = 0;
-    for (size_t i = 0; i < numBytes; ++i)
-      value |= static_cast<uint64_t>(data[pos + i]) << (8 * i);
-    pos += numBytes;
-    return true;
-  }
-
-  const uint8_t *data;
-  size_t size;
-  size_t pos = 0;
-};
-} // namespace
-
 static std::string indexed(const char *field, size_t i) {
   return std::string(field) + "[" + std::to_string(i) + "]";
 }
@@ -359,7 +222,8 @@ static constexpr size_t kMinBinary = 4 + 4 + 8 + 4;
 static constexpr size_t kMinKernel = 4 + 4;
 static constexpr size_t kMinStep = 4 + 4 + 4 + 4 + 4 + 4 + 4 + 8 + 8;
 
-static bool readTensor(Reader &r, TensorDesc &desc, const std::string &what) {
+static bool readTensor(ByteReader &r, TensorDesc &desc,
+                       const std::string &what) {
   uint32_t dtype, rank;
   if (!r.str(desc.name, what + ".name") || !r.u32(dtype, what + ".dtype"))
     return false;
@@ -376,7 +240,7 @@ static bool readTensor(Reader &r, TensorDesc &desc, const std::string &what) {
   return true;
 }
 
-static bool readTensors(Reader &r, std::vector<TensorDesc> &tensors,
+static bool readTensors(ByteReader &r, std::vector<TensorDesc> &tensors,
                         const char *field) {
   uint32_t n;
   if (!r.count(n, kMinTensor, field))
@@ -388,7 +252,7 @@ static bool readTensors(Reader &r, std::vector<TensorDesc> &tensors,
   return true;
 }
 
-static bool readPayload(Reader &r, Artifact &a) {
+static bool readPayload(ByteReader &r, Artifact &a) {
   uint32_t n;
   if (!r.str(a.producer, "producer") ||
       !r.str(a.topologyName, "topology name") ||
@@ -676,7 +540,7 @@ bool orx::parseArtifact(const uint8_t *data, size_t size, Artifact &out,
   Artifact result;
   result.versionMajor = major;
   result.versionMinor = minor;
-  Reader reader(payload, available);
+  ByteReader reader(payload, available);
   if (!readPayload(reader, result))
     return fail("malformed artifact: " + reader.error);
   if (!verifyArtifact(result, error))

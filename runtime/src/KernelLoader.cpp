@@ -6,6 +6,10 @@
 
 #include "KernelLoader.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -55,6 +59,15 @@ const std::vector<std::string> &orx::getHostCpuFlags() {
         result.push_back(word);
       break;
     }
+#if defined(__x86_64__)
+    // Some hypervisors leave flags out of /proc/cpuinfo although the CPU
+    // executes the instructions (LZCNT's "abm" seen missing); LLVM detects
+    // host features with CPUID, so the check asks CPUID too.
+    unsigned eax, ebx, ecx, edx;
+    if (__get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx) && (ecx & bit_LZCNT) &&
+        std::find(result.begin(), result.end(), "abm") == result.end())
+      result.push_back("abm");
+#endif
     std::sort(result.begin(), result.end());
     return result;
   }();
@@ -105,6 +118,11 @@ std::string orx::getCpuinfoFlagName(const std::string &llvmFeature) {
 bool orx::checkBinaryCompatible(const BinaryDesc &binary, size_t index,
                                 std::string &error) {
   std::string what = "kernel binary " + std::to_string(index);
+  if (isGpuBundle(binary)) {
+    error = what + " is a GPU module bundle for '" + binary.arch +
+            "'; only a GPU device runs its kernels";
+    return false;
+  }
   if (binary.format != kElfSharedObject) {
     error = what + " has format '" + binary.format +
             "'; this runtime loads only '" + kElfSharedObject + "'";
@@ -131,6 +149,26 @@ bool orx::checkBinaryCompatible(const BinaryDesc &binary, size_t index,
     return false;
   }
   return true;
+}
+
+bool orx::isGpuBundle(const BinaryDesc &binary) {
+  return binary.format == kGpuBundleFormat;
+}
+
+bool orx::parseGpuBundleBinary(const BinaryDesc &binary, size_t index,
+                               GpuBundle &out, std::string &error) {
+  std::string what = "kernel binary " + std::to_string(index);
+  if (!isGpuBundle(binary)) {
+    error = what + " has format '" + binary.format + "', not '" +
+            kGpuBundleFormat + "'";
+    return false;
+  }
+  std::string reason;
+  if (parseGpuBundle(binary.data.data(), binary.data.size(), out, reason))
+    return true;
+  error = what + " (" + std::to_string(binary.data.size()) +
+          " bytes) is invalid: " + reason;
+  return false;
 }
 
 /// Writes all of `data` to `fd`.

@@ -4,9 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Kernel binaries are ELF shared objects embedded in the artifact. They are
-// checked against the running machine (arch, CPU features), written to an
-// anonymous file and opened with dlopen.
+// Host kernel binaries are ELF shared objects embedded in the artifact. They
+// are checked against the running machine (arch, CPU features), written to an
+// anonymous file and opened with dlopen. The kernels of GPU devices come as GPU
+// module bundles, which are parsed and validated here and loaded by the
+// device (CudaDevice).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #define ORCHESTRA_RT_KERNELLOADER_H
 
 #include "orchestra_rt/Artifact.h"
+#include "orchestra_rt/GpuBundle.h"
 
 #include <memory>
 #include <string>
@@ -42,6 +45,14 @@ std::string getCpuinfoFlagName(const std::string &llvmFeature);
 /// error.
 bool checkBinaryCompatible(const BinaryDesc &binary, size_t index,
                            std::string &error);
+
+/// Is `binary` a GPU module bundle (format kGpuBundleFormat)?
+bool isGpuBundle(const BinaryDesc &binary);
+
+/// Parses and validates the GPU module bundle `binary`; `index` names it in
+/// the error.
+bool parseGpuBundleBinary(const BinaryDesc &binary, size_t index,
+                          GpuBundle &out, std::string &error);
 
 /// A binary opened with dlopen; closed on destruction.
 class LoadedBinary {

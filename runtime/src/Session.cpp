@@ -11,6 +11,7 @@
 #include <limits>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 using namespace orx;
 
@@ -42,15 +43,56 @@ std::unique_ptr<Session> Session::create(const Artifact &artifact,
   if (!verifyArtifact(artifact, error))
     return nullptr;
   std::unique_ptr<Session> session(new Session());
-  if (!session->allocateArenas(artifact, error) ||
+  for (const DeviceDesc &device : artifact.devices) {
+    if (!isCudaArch(device.arch))
+      continue;
+    session->cudaDriver = CudaDriver::get(
+        "device '" + device.name + "' (" + device.arch + ")", error);
+    if (!session->cudaDriver)
+      return nullptr;
+    break;
+  }
+  // Creation makes the devices' contexts current; restore the caller's.
+  CudaContextGuard guard(session->cudaDriver);
+  if (!session->createCudaDevices(artifact, error) ||
+      !session->allocateArenas(artifact, error) ||
       !session->prepareSteps(artifact, error))
     return nullptr;
+  // The memsets of the arenas and the constants' copies must be complete
+  // before the streams run.
+  for (const std::unique_ptr<CudaDevice> &gpu : session->cudaDevices)
+    if (gpu && !gpu->synchronizeContext(error))
+      return nullptr;
   session->startWorkers();
   return session;
 }
 
+bool Session::createCudaDevices(const Artifact &artifact, std::string &error) {
+  cudaDevices.resize(artifact.devices.size());
+  for (size_t i = 0; i < artifact.devices.size(); ++i) {
+    if (!isCudaArch(artifact.devices[i].arch))
+      continue;
+    cudaDevices[i] =
+        CudaDevice::create(*cudaDriver, artifact.devices[i], error);
+    if (!cudaDevices[i])
+      return false;
+  }
+  return true;
+}
+
 bool Session::allocateArenas(const Artifact &artifact, std::string &error) {
   for (const MemorySpaceDesc &space : artifact.memorySpaces) {
+    if (CudaDevice *gpu = cudaDevices[space.device].get()) {
+      CUdeviceptr base = 0;
+      if (!gpu->allocate(space.arenaBytes,
+                         "the " + std::to_string(space.arenaBytes) +
+                             "-byte arena of memory space '" + space.name + "'",
+                         base, error))
+        return false;
+      arenas.push_back({reinterpret_cast<void *>(static_cast<uintptr_t>(base)),
+                        static_cast<size_t>(space.arenaBytes), gpu});
+      continue;
+    }
     // Anonymous mappings are page-aligned (more than the 64 bytes kernels may
     // assume) and zero-filled on first touch, so a large arena costs nothing
     // until it is used. Every arena gets at least one page so that every
@@ -65,9 +107,19 @@ bool Session::allocateArenas(const Artifact &artifact, std::string &error) {
               "-byte arena of memory space '" + space.name + "'";
       return false;
     }
-    arenas.push_back({base, static_cast<size_t>(bytes)});
+    arenas.push_back({base, static_cast<size_t>(bytes), nullptr});
   }
   return true;
+}
+
+/// The device address that `pointer` (an address in device memory, see
+/// PreparedStep) stands for.
+static CUdeviceptr toDeviceAddress(const void *pointer) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(pointer));
+}
+
+static std::string describeStep(const StepDesc &step, size_t index) {
+  return "step " + std::to_string(index) + " ('" + step.name + "')";
 }
 
 bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
@@ -75,20 +127,51 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
     const ValueDesc &value = artifact.values[valueId];
     return static_cast<char *>(arenas[value.space].base) + value.offset;
   };
-  for (const ConstantDesc &constant : artifact.constants)
-    if (!constant.data.empty())
-      std::memcpy(slot(constant.value), constant.data.data(),
-                  constant.data.size());
+  auto gpuOf = [&](uint32_t valueId) {
+    return arenas[artifact.values[valueId].space].gpu;
+  };
+  for (const ConstantDesc &constant : artifact.constants) {
+    if (constant.data.empty())
+      continue;
+    if (CudaDevice *gpu = gpuOf(constant.value)) {
+      if (!gpu->upload(toDeviceAddress(slot(constant.value)),
+                       constant.data.data(), constant.data.size(), error)) {
+        error = "cannot copy the constant of value " +
+                std::to_string(constant.value) + ": " + error;
+        return false;
+      }
+      continue;
+    }
+    std::memcpy(slot(constant.value), constant.data.data(),
+                constant.data.size());
+  }
 
-  // Load only the binaries some kernel uses, each once.
+  // Load only the binaries some kernel uses, each once. GPU module bundles
+  // are parsed here and loaded by the devices whose steps launch them.
   std::vector<KernelFn> kernels(artifact.kernels.size(), nullptr);
   binaries.resize(artifact.binaries.size());
+  bundles.resize(artifact.binaries.size());
   for (size_t i = 0; i < artifact.kernels.size(); ++i) {
     const KernelDesc &kernel = artifact.kernels[i];
+    const BinaryDesc &binaryDesc = artifact.binaries[kernel.binary];
+    if (isGpuBundle(binaryDesc)) {
+      std::unique_ptr<GpuBundle> &bundle = bundles[kernel.binary];
+      if (!bundle) {
+        bundle = std::make_unique<GpuBundle>();
+        if (!parseGpuBundleBinary(binaryDesc, kernel.binary, *bundle, error))
+          return false;
+      }
+      if (!bundle->lookupKernel(kernel.symbol)) {
+        error = "kernel '" + kernel.symbol +
+                "' is not defined in kernel binary " +
+                std::to_string(kernel.binary);
+        return false;
+      }
+      continue;
+    }
     std::unique_ptr<LoadedBinary> &binary = binaries[kernel.binary];
     if (!binary) {
-      binary = LoadedBinary::load(artifact.binaries[kernel.binary],
-                                  kernel.binary, error);
+      binary = LoadedBinary::load(binaryDesc, kernel.binary, error);
       if (!binary)
         return false;
     }
@@ -97,7 +180,11 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
       return false;
   }
 
-  for (const StepDesc &desc : artifact.steps) {
+  std::vector<bool> pinned(arenas.size(), false);
+  for (size_t index = 0; index < artifact.steps.size(); ++index) {
+    const StepDesc &desc = artifact.steps[index];
+    const DeviceDesc &device = artifact.devices[desc.device];
+    CudaDevice *queueGpu = cudaDevices[desc.device].get();
     PreparedStep step;
     step.kind = desc.kind;
     step.device = desc.device;
@@ -106,14 +193,70 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
     step.predictedStart = desc.predictedStart;
     step.predictedFinish = desc.predictedFinish;
     if (desc.kind == StepKind::Launch) {
-      step.kernel = kernels[desc.kernel];
-      for (uint32_t arg : desc.args)
-        step.args.push_back(slot(arg));
+      // A kernel addresses the memory of its own device only.
+      for (uint32_t arg : desc.args) {
+        if (gpuOf(arg) == queueGpu)
+          continue;
+        const MemorySpaceDesc &space =
+            artifact.memorySpaces[artifact.values[arg].space];
+        error = describeStep(desc, index) + " on device '" + device.name +
+                "' uses value " + std::to_string(arg) +
+                ", which is in memory space '" + space.name + "' of device '" +
+                artifact.devices[space.device].name +
+                "': its kernel cannot address it";
+        return false;
+      }
+      if (queueGpu) {
+        if (!prepareGpuLaunch(artifact, index, step, error))
+          return false;
+      } else {
+        const KernelDesc &kernel = artifact.kernels[desc.kernel];
+        const BinaryDesc &binary = artifact.binaries[kernel.binary];
+        if (isGpuBundle(binary)) {
+          error = describeStep(desc, index) + " runs on device '" +
+                  device.name + "' (" + device.arch + "), but its kernel '" +
+                  kernel.symbol + "' is in kernel binary " +
+                  std::to_string(kernel.binary) +
+                  ", a GPU module bundle for '" + binary.arch + "'";
+          return false;
+        }
+        step.kernel = kernels[desc.kernel];
+        for (uint32_t arg : desc.args)
+          step.args.push_back(slot(arg));
+      }
     } else {
       step.source = slot(desc.args[0]);
       step.destination = slot(desc.args[1]);
       step.bytes = artifact.values[desc.args[0]].bytes;
+      step.sourceGpu = gpuOf(desc.args[0]);
+      step.destinationGpu = gpuOf(desc.args[1]);
+      if (queueGpu && (step.sourceGpu || step.destinationGpu)) {
+        step.gpu = queueGpu;
+        step.stream = queueGpu->getCopyStream();
+      }
+      // Pin host arenas that a GPU copies to or from, so that the copies are
+      // asynchronous.
+      CudaDevice *copier = step.gpu         ? step.gpu
+                           : step.sourceGpu ? step.sourceGpu
+                                            : step.destinationGpu;
+      for (uint32_t value : desc.args) {
+        uint32_t space = artifact.values[value].space;
+        if (!copier || arenas[space].gpu || pinned[space])
+          continue;
+        // Whole pages: the mapping is page-aligned and covers them.
+        size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+        size_t pages = (arenas[space].mappedBytes + page - 1) / page;
+        if (!copier->registerHostMemory(arenas[space].base, pages * page,
+                                        "the arena of memory space '" +
+                                            artifact.memorySpaces[space].name +
+                                            "'",
+                                        error))
+          return false;
+        pinned[space] = true;
+      }
     }
+    if (step.gpu && !step.gpu->createEvent(step.done, error))
+      return false;
     steps.push_back(std::move(step));
     events.push_back(std::make_unique<StepEvent>());
   }
@@ -127,13 +270,52 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
     return "'" + desc.name + "' (" + describeTensor(desc) + ")";
   };
   for (size_t i = 0; i < artifact.inputs.size(); ++i)
-    inputSlots.push_back({slot(artifact.inputValues[i]),
-                          artifact.inputs[i].byteSize(),
-                          describe(artifact.inputs[i])});
+    inputSlots.push_back(
+        {slot(artifact.inputValues[i]), artifact.inputs[i].byteSize(),
+         describe(artifact.inputs[i]), gpuOf(artifact.inputValues[i])});
   for (size_t i = 0; i < artifact.outputs.size(); ++i)
-    outputSlots.push_back({slot(artifact.outputValues[i]),
-                           artifact.outputs[i].byteSize(),
-                           describe(artifact.outputs[i])});
+    outputSlots.push_back(
+        {slot(artifact.outputValues[i]), artifact.outputs[i].byteSize(),
+         describe(artifact.outputs[i]), gpuOf(artifact.outputValues[i])});
+  return true;
+}
+
+bool Session::prepareGpuLaunch(const Artifact &artifact, size_t index,
+                               PreparedStep &step, std::string &error) {
+  const StepDesc &desc = artifact.steps[index];
+  const DeviceDesc &device = artifact.devices[desc.device];
+  CudaDevice &gpu = *cudaDevices[desc.device];
+  const KernelDesc &kernel = artifact.kernels[desc.kernel];
+  const BinaryDesc &binary = artifact.binaries[kernel.binary];
+  if (!isGpuBundle(binary)) {
+    error = describeStep(desc, index) + " runs on device '" + device.name +
+            "' (" + device.arch + "), but its kernel '" + kernel.symbol +
+            "' is in kernel binary " + std::to_string(kernel.binary) +
+            " of format '" + binary.format + "', not a GPU module bundle";
+    return false;
+  }
+  if (binary.arch != device.arch) {
+    error = "kernel binary " + std::to_string(kernel.binary) +
+            " is for arch '" + binary.arch + "', device '" + device.name +
+            "' is '" + device.arch + "'";
+    return false;
+  }
+  const CudaKernel *prepared = gpu.prepareKernel(
+      kernel.binary, *bundles[kernel.binary], kernel.symbol, error);
+  if (!prepared)
+    return false;
+  std::vector<CUdeviceptr> buffers;
+  for (uint32_t arg : desc.args) {
+    const ValueDesc &value = artifact.values[arg];
+    buffers.push_back(toDeviceAddress(
+        static_cast<char *>(arenas[value.space].base) + value.offset));
+  }
+  if (!gpu.prepareLaunches(*prepared, buffers, step.gpuLaunches, error)) {
+    error = describeStep(desc, index) + ": " + error;
+    return false;
+  }
+  step.gpu = &gpu;
+  step.stream = gpu.getKernelStream();
   return true;
 }
 
@@ -151,10 +333,13 @@ Session::~Session() {
   for (std::thread &worker : workers)
     if (worker.joinable())
       worker.join();
+  // Release the GPUs (and unpin host arenas) before the arenas go away.
+  cudaDevices.clear();
   // Unload the kernels before the arenas they may point into go away.
   binaries.clear();
   for (Arena &arena : arenas)
-    ::munmap(arena.base, arena.mappedBytes);
+    if (!arena.gpu)
+      ::munmap(arena.base, arena.mappedBytes);
 }
 
 uint64_t Session::nowNs() const {
@@ -176,6 +361,7 @@ void Session::workerMain(size_t device) {
     }
     for (uint32_t index : queues[device])
       executeStep(index);
+    finishGpuSteps(device);
     bool last;
     {
       std::lock_guard<std::mutex> lock(controlMutex);
@@ -186,10 +372,11 @@ void Session::workerMain(size_t device) {
   }
 }
 
-void Session::executeStep(size_t index) {
+bool Session::waitForDeps(size_t index) {
   const PreparedStep &step = steps[index];
   StepEvent &event = *events[index];
   for (uint32_t dep : step.deps) {
+    const PreparedStep &depStep = steps[dep];
     if (events[dep]->wait() == StepEvent::State::Failed) {
       // Finish (as failed) rather than return early: steps on other queues
       // may wait for this one.
@@ -197,10 +384,74 @@ void Session::executeStep(size_t index) {
                    "step " + std::to_string(index) + " ('" + step.name +
                        "') did not run: step " + std::to_string(dep) +
                        " failed");
-      return;
+      return false;
+    }
+    // A GPU step is Done once enqueued: wait for its event, on the GPU when
+    // this step is a GPU step on another stream, else on the host.
+    if (!depStep.gpu || (step.gpu && step.stream == depStep.stream))
+      continue;
+    std::string error;
+    bool waited = step.gpu
+                      ? step.gpu->waitEvent(step.stream, depStep.done, error)
+                      : depStep.gpu->synchronizeEvent(depStep.done, error);
+    if (!waited) {
+      event.finish(StepEvent::State::Failed,
+                   "step " + std::to_string(index) + " ('" + step.name +
+                       "') did not run: waiting for step " +
+                       std::to_string(dep) + " ('" + depStep.name +
+                       "') failed: " + error);
+      return false;
     }
   }
+  return true;
+}
+
+bool Session::enqueueGpuStep(const PreparedStep &step, std::string &error) {
+  if (step.kind == StepKind::Launch) {
+    if (!step.gpu->enqueueLaunches(step.gpuLaunches, error))
+      return false;
+  } else if (step.bytes != 0) {
+    if (!step.gpu->enqueueCopy(step.stream, step.destinationGpu,
+                               step.destination, step.sourceGpu, step.source,
+                               step.bytes, error))
+      return false;
+  }
+  return step.gpu->recordEvent(step.done, step.stream, error);
+}
+
+bool Session::runCopy(const PreparedStep &step, std::string &error) {
+  if (step.bytes == 0)
+    return true;
+  if (!step.sourceGpu && !step.destinationGpu) {
+    std::memmove(step.destination, step.source, step.bytes);
+    return true;
+  }
+  // A CPU queue copies to or from GPU memory through the GPU's host stream.
+  CudaDevice *gpu = step.sourceGpu ? step.sourceGpu : step.destinationGpu;
+  return gpu->copyAndWait(step.destinationGpu, step.destination, step.sourceGpu,
+                          step.source, step.bytes, error);
+}
+
+void Session::executeStep(size_t index) {
+  const PreparedStep &step = steps[index];
+  StepEvent &event = *events[index];
+  if (!waitForDeps(index))
+    return;
   event.timing.startNs = nowNs();
+  auto fail = [&](const std::string &error) {
+    event.finish(StepEvent::State::Failed, "step " + std::to_string(index) +
+                                               " ('" + step.name +
+                                               "') failed: " + error);
+  };
+  if (step.gpu) {
+    // The end time is taken when the step's event completes
+    // (finishGpuSteps).
+    std::string error;
+    if (!enqueueGpuStep(step, error))
+      return fail(error);
+    event.finish(StepEvent::State::Done);
+    return;
+  }
   if (step.kind == StepKind::Launch) {
     if (!step.kernel) {
       event.finish(StepEvent::State::Failed, "step " + std::to_string(index) +
@@ -220,11 +471,32 @@ void Session::executeStep(size_t index) {
       std::copy(step.args.begin(), step.args.end(), args);
     }
     step.kernel(argv);
-  } else if (step.bytes != 0) {
-    std::memmove(step.destination, step.source, step.bytes);
+  } else {
+    std::string error;
+    if (!runCopy(step, error))
+      return fail(error);
   }
   event.timing.endNs = nowNs();
   event.finish(StepEvent::State::Done);
+}
+
+void Session::finishGpuSteps(size_t device) {
+  if (!cudaDevices[device])
+    return;
+  for (uint32_t index : queues[device]) {
+    const PreparedStep &step = steps[index];
+    StepEvent &event = *events[index];
+    if (!step.gpu || event.wait() != StepEvent::State::Done)
+      continue;
+    std::string error;
+    if (!step.gpu->synchronizeEvent(step.done, error)) {
+      event.finish(StepEvent::State::Failed, "step " + std::to_string(index) +
+                                                 " ('" + step.name +
+                                                 "') failed: " + error);
+      continue;
+    }
+    event.timing.endNs = nowNs();
+  }
 }
 
 bool Session::run(const void *const *inputs, const size_t *inputSizes,
@@ -275,9 +547,22 @@ bool Session::run(const void *const *inputs, const size_t *inputSizes,
   }
 
   trace.clear();
-  for (size_t i = 0; i < numInputs; ++i)
-    if (inputSlots[i].bytes)
-      std::memcpy(inputSlots[i].address, inputs[i], inputSlots[i].bytes);
+  CudaContextGuard guard(cudaDriver);
+  for (size_t i = 0; i < numInputs; ++i) {
+    const Slot &slot = inputSlots[i];
+    if (!slot.bytes)
+      continue;
+    if (!slot.gpu) {
+      std::memcpy(slot.address, inputs[i], slot.bytes);
+      continue;
+    }
+    if (!slot.gpu->copyAndWait(slot.gpu, slot.address, nullptr, inputs[i],
+                               slot.bytes, error)) {
+      error = "cannot copy input " + std::to_string(i) + " " + slot.name +
+              " to the GPU: " + error;
+      return false;
+    }
+  }
   for (std::unique_ptr<StepEvent> &event : events) {
     event->state = StepEvent::State::Pending;
     event->error.clear();
@@ -293,15 +578,36 @@ bool Session::run(const void *const *inputs, const size_t *inputSizes,
     runFinished.wait(lock, [&] { return busyWorkers == 0; });
   }
 
+  // Every GPU step has completed (finishGpuSteps); wait for the streams too.
+  std::string syncError;
+  for (const std::unique_ptr<CudaDevice> &gpu : cudaDevices)
+    if (gpu && syncError.empty())
+      gpu->synchronize(syncError);
   for (size_t i = 0; i < events.size(); ++i) {
     if (events[i]->state == StepEvent::State::Failed) {
       error = events[i]->error;
       return false;
     }
   }
-  for (size_t i = 0; i < numOutputs; ++i)
-    if (outputSlots[i].bytes)
-      std::memcpy(outputs[i], outputSlots[i].address, outputSlots[i].bytes);
+  if (!syncError.empty()) {
+    error = syncError;
+    return false;
+  }
+  for (size_t i = 0; i < numOutputs; ++i) {
+    const Slot &slot = outputSlots[i];
+    if (!slot.bytes)
+      continue;
+    if (!slot.gpu) {
+      std::memcpy(outputs[i], slot.address, slot.bytes);
+      continue;
+    }
+    if (!slot.gpu->copyAndWait(nullptr, outputs[i], slot.gpu, slot.address,
+                               slot.bytes, error)) {
+      error = "cannot copy output " + std::to_string(i) + " " + slot.name +
+              " from the GPU: " + error;
+      return false;
+    }
+  }
   for (const std::unique_ptr<StepEvent> &event : events)
     trace.push_back(event->timing);
   return true;

@@ -9,11 +9,19 @@
 // device: it executes the steps placed on the device in plan order, each after
 // the steps it depends on, so steps on different devices run concurrently.
 //
+// The worker of a CUDA device does not wait for its steps to finish: it
+// enqueues them on the device's streams (launches on the kernel stream,
+// copies on the copy stream) and records an event after each. A step that
+// depends on a GPU step of another stream waits for that event on the GPU
+// (cuStreamWaitEvent); a step the workers run on the host waits for it with
+// cuEventSynchronize. Arenas of CUDA memory spaces are device memory.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef ORCHESTRA_RT_SESSION_H
 #define ORCHESTRA_RT_SESSION_H
 
+#include "CudaDevice.h"
 #include "KernelLoader.h"
 #include "orchestra_rt/Artifact.h"
 
@@ -34,18 +42,30 @@ struct StepTiming {
   uint64_t endNs = 0;
 };
 
-/// A step resolved to pointers into the arenas.
+/// A step resolved to pointers into the arenas. Addresses in device memory
+/// are CUdeviceptr values stored in pointers (CUDA runs on 64-bit hosts only).
 struct PreparedStep {
   StepKind kind;
   uint32_t device;
   std::string name;
-  /// Launch: the kernel and the slot of each argument.
+  /// Launch on a CPU: the kernel and the slot of each argument.
   KernelFn kernel = nullptr;
   std::vector<void *> args;
-  /// Copy: the source and destination slots.
+  /// Launch on a GPU: the kernel launches, in order.
+  std::vector<CudaLaunch> gpuLaunches;
+  /// Copy: the source and destination slots, and the CUDA devices whose
+  /// memory they are in (null for host memory).
   const void *source = nullptr;
   void *destination = nullptr;
   size_t bytes = 0;
+  CudaDevice *sourceGpu = nullptr;
+  CudaDevice *destinationGpu = nullptr;
+  /// A GPU step: the CUDA device and stream that run it asynchronously and
+  /// the event recorded after it. Null for a step the worker runs itself
+  /// (every step of a CPU queue, and copies between host memory).
+  CudaDevice *gpu = nullptr;
+  CUstream stream = nullptr;
+  CUevent done = nullptr;
   std::vector<uint32_t> deps;
   double predictedStart;
   double predictedFinish;
@@ -73,7 +93,8 @@ public:
 private:
   Session() = default;
 
-  /// The completion flag of one step in the current run.
+  /// The completion flag of one step in the current run. A GPU step is Done
+  /// once it is enqueued and its CUevent recorded.
   struct StepEvent {
     enum class State { Pending, Done, Failed };
     std::mutex mutex;
@@ -86,20 +107,45 @@ private:
     State wait();
   };
 
+  /// Host memory from mmap, or device memory of `gpu`.
   struct Arena {
     void *base = nullptr;
+    /// The bytes mapped, or allocated on the GPU.
     size_t mappedBytes = 0;
+    CudaDevice *gpu = nullptr;
   };
 
+  bool createCudaDevices(const Artifact &artifact, std::string &error);
   bool allocateArenas(const Artifact &artifact, std::string &error);
+  /// Copies the constants, loads the kernels, resolves the steps and pins the
+  /// host arenas that GPUs copy to or from.
   bool prepareSteps(const Artifact &artifact, std::string &error);
+  /// Resolves launch step `index` on its CUDA device into `step`.
+  bool prepareGpuLaunch(const Artifact &artifact, size_t index,
+                        PreparedStep &step, std::string &error);
   void startWorkers();
   void workerMain(size_t device);
   void executeStep(size_t index);
+  /// Waits for the dependencies of step `index`; on failure finishes its
+  /// event as failed and returns false.
+  bool waitForDeps(size_t index);
+  /// Enqueues a GPU step on its stream and records its event.
+  bool enqueueGpuStep(const PreparedStep &step, std::string &error);
+  /// Runs a copy that is not a GPU step, waiting for any GPU copy it makes.
+  bool runCopy(const PreparedStep &step, std::string &error);
+  /// Waits for the GPU steps of `device`'s queue in order and takes their end
+  /// times.
+  void finishGpuSteps(size_t device);
   uint64_t nowNs() const;
 
+  /// The CUDA driver, when the artifact has a CUDA device.
+  const CudaDriver *cudaDriver = nullptr;
+  /// Per artifact device: its CUDA device, or null for a CPU.
+  std::vector<std::unique_ptr<CudaDevice>> cudaDevices;
   std::vector<Arena> arenas;
   std::vector<std::unique_ptr<LoadedBinary>> binaries;
+  /// The parsed GPU module bundles among the binaries, by binary index.
+  std::vector<std::unique_ptr<GpuBundle>> bundles;
   std::vector<PreparedStep> steps;
   std::vector<std::unique_ptr<StepEvent>> events;
   /// The step indices of each device's queue, in plan order.
@@ -109,6 +155,8 @@ private:
     void *address;
     size_t bytes;
     std::string name;
+    /// The CUDA device whose memory holds the slot, or null.
+    CudaDevice *gpu;
   };
   std::vector<Slot> inputSlots;
   std::vector<Slot> outputSlots;

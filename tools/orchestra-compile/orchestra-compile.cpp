@@ -63,9 +63,9 @@ static cl::opt<std::string>
           cl::value_desc("name"), cl::init(""), cl::cat(category));
 static cl::opt<std::string> strategy(
     "strategy",
-    cl::desc("Strategy script for x86_64 kernels: a file, 'default' (the "
-             "registry's script from the strategies directory) or 'none' "
-             "(plain loop lowering)"),
+    cl::desc("Strategy script: a file, 'default' (each arch's script from "
+             "the strategies directory) or 'none' (plain loop lowering; "
+             "CPU kernels only, GPU kernels need their strategy)"),
     cl::value_desc("default|none|file"), cl::init("default"),
     cl::cat(category));
 static cl::opt<std::string> strategiesDir(
@@ -94,6 +94,11 @@ static cl::opt<std::string> emitSchedule(
     cl::desc("Also draw the schedule as a Gantt chart (.svg or .html): one "
              "row per device and per link, predicted times"),
     cl::value_desc("file"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> dumpDeviceCode(
+    "dump-device-code",
+    cl::desc("Also write every GPU kernel's device code into this directory "
+             "(<kernel module>.<device module>.ptx and .cubin)"),
+    cl::value_desc("dir"), cl::init(""), cl::cat(category));
 static cl::opt<bool> printPipeline(
     "print-pipeline",
     cl::desc("Print the pass pipeline (for orchestra-opt --pass-pipeline) "
@@ -193,6 +198,7 @@ int main(int argc, char **argv) {
   options.scheduler = scheduler;
   options.strategy = strategy;
   options.strategiesDir = strategiesDir;
+  options.deviceCodeDir = dumpDeviceCode;
   options.scheduleOnly = emit == EmitKind::Schedule;
   std::string pipelineError;
   FailureOr<std::string> pipeline =

@@ -16,6 +16,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -46,6 +47,11 @@ static void printText(const TargetInfo &info, llvm::raw_ostream &os) {
   os << "  executable format: "
      << stringifyExecutableFormat(info.executableFormat) << "\n";
   os << "  strategy script:   " << orNotYet(info.strategyScript) << "\n";
+  if (!info.strategyLibraries.empty())
+    os << "  strategy libraries: " << llvm::join(info.strategyLibraries, ", ")
+       << "\n";
+  if (!info.preStrategyPipeline.empty())
+    os << "  before the strategy: " << info.preStrategyPipeline << "\n";
   os << "  lowering pipeline: " << orNotYet(info.loweringPipeline) << "\n";
   os << "  nki_source:        "
      << (info.acceptsNKISource ? "accepted" : "not accepted") << "\n";
@@ -76,6 +82,11 @@ static void printMarkdown(const TargetInfo &info, llvm::raw_ostream &os) {
   os << "| executable format | "
      << stringifyExecutableFormat(info.executableFormat) << " |\n";
   os << "| strategy script | " << orNotYet(info.strategyScript) << " |\n";
+  if (!info.strategyLibraries.empty())
+    os << "| strategy libraries | " << llvm::join(info.strategyLibraries, ", ")
+       << " |\n";
+  if (!info.preStrategyPipeline.empty())
+    os << "| before the strategy | " << info.preStrategyPipeline << " |\n";
   os << "| lowering pipeline | " << orNotYet(info.loweringPipeline) << " |\n";
   os << "| `nki_source` | "
      << (info.acceptsNKISource ? "accepted" : "not accepted") << " |\n\n";

@@ -31,6 +31,9 @@ struct CompileOptions {
   /// Directory of the strategy scripts; empty uses
   /// $ORCHESTRA_STRATEGIES_DIR, else the source tree's strategies/.
   std::string strategiesDir;
+  /// Where GPU kernels' device code (PTX, cubins) is also written; empty:
+  /// nowhere.
+  std::string deviceCodeDir;
   /// Stop after stage 3 (the scheduled program).
   bool scheduleOnly = false;
   /// Only stages 4-8, for a program that stages 1-3 already scheduled.

@@ -103,9 +103,19 @@ struct TargetInfo {
   /// The transform named sequence of the script that `transform-interpreter`
   /// runs on a kernel module of this arch.
   std::string strategyEntryPoint;
+  /// Further files under `strategies/` whose named sequences the script uses
+  /// (declared there, defined here); they are preloaded with it.
+  std::vector<std::string> strategyLibraries;
+  /// Passes (textual) that run on a kernel module of this arch before its
+  /// strategy, e.g. to record what the script matches on; may be empty.
+  std::string preStrategyPipeline;
   /// The stage 6-7 pass pipeline (textual, for `--pass-pipeline`); empty until
   /// the arch has one.
   std::string loweringPipeline;
+  /// Whether the lowering pipeline relies on the strategy (it names sequences
+  /// of the arch's script or expects its loops): such archs cannot be
+  /// compiled with the plain lowering (`--strategy=none`).
+  bool loweringNeedsStrategy = false;
   ExecutableFormat executableFormat = ExecutableFormat::NativeObject;
   /// Whether tasks on this arch may carry `nki_source`.
   bool acceptsNKISource = false;

@@ -7,6 +7,10 @@
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Target/Targets.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
 using namespace mlir::orchestra;
 
 /// Returns the keys Hopper and Blackwell share; `sms` lists the accepted
@@ -40,6 +44,59 @@ static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms) {
   };
 }
 
+/// Whether the NVIDIA strategy can map `op` onto the GPU: structured ops on
+/// static shapes whose first loop is parallel (they are tiled over thread
+/// blocks along it), the empty tensors and constants they use, and reshapes
+/// (which stay views of the same device buffer).
+static bool isNVIDIAMappable(Operation *op) {
+  if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+    return llvm::all_of(op->getResultTypes(), [](Type type) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      return shaped && shaped.hasStaticShape();
+    });
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
+      linalgOp.hasDynamicShape() || linalgOp.getNumLoops() == 0)
+    return false;
+  return linalgOp.getIteratorTypesArray().front() ==
+         utils::IteratorType::parallel;
+}
+
+/// The stage 6-8 pipeline of an NVIDIA arch: bufferize, map the strategy's
+/// foralls onto `gpu.launch` blocks/warps/threads, tensor-core contractions
+/// onto `nvgpu.mma.sync`, outline the kernels, lower them to NVVM and
+/// compile them to PTX and cubins (`orchestra-nvidia-emit-binary`).
+static std::string getNVIDIALoweringPipeline(StringRef arch, StringRef chip,
+                                             StringRef ptxFeatures) {
+  std::string entry = ("__orchestra_" + arch + "_").str();
+  return "canonicalize,cse,"
+         "one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "buffer-results-to-out-params{hoist-static-allocs "
+         "modify-public-functions},"
+         "canonicalize,cse,canonicalize,"
+         "transform-interpreter{entry-point=" +
+         entry +
+         "map_to_gpu},"
+         "orchestra-nvidia-vector-to-mma,canonicalize,cse,"
+         "transform-interpreter{entry-point=" +
+         entry +
+         "lower_vectors},"
+         "convert-linalg-to-loops,"
+         "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+         "gpu.module(orchestra-nvidia-workgroup-allocations,"
+         "convert-vector-to-scf{full-unroll=true},convert-nvgpu-to-nvvm,"
+         "lower-affine,expand-strided-metadata,lower-affine,"
+         "convert-scf-to-cf,"
+         "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true "
+         "index-bitwidth=64},"
+         "canonicalize,cse,reconcile-unrealized-casts),"
+         "orchestra-nvidia-emit-binary{chip=" +
+         chip.str() + " features=" + ptxFeatures.str() + "}";
+}
+
 /// Registers NVIDIA Hopper (sm_90a) and Blackwell (sm_100a).
 void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   TargetInfo hopper;
@@ -51,7 +108,15 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
       {"shared", MemoryScope::Kernel, "per-block shared memory (SMEM)"},
   };
   hopper.defaultMemorySpace = "hbm";
+  hopper.strategyScript = "nvidia_hopper_strategy.mlir";
+  hopper.strategyEntryPoint = "__orchestra_nvidia_hopper_strategy";
+  hopper.strategyLibraries = {"nvidia_gpu_common.mlir"};
+  hopper.preStrategyPipeline = "orchestra-nvidia-select-recipes";
+  hopper.loweringPipeline =
+      getNVIDIALoweringPipeline(hopper.arch, "sm_90a", "+ptx80");
+  hopper.loweringNeedsStrategy = true;
   hopper.executableFormat = ExecutableFormat::Cubin;
+  hopper.supportsOp = isNVIDIAMappable;
   llvm::cantFail(registry.registerTarget(std::move(hopper)));
 
   TargetInfo blackwell;
@@ -71,6 +136,14 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
       {"tmem", MemoryScope::Kernel, "tensor memory of the tcgen05 units"},
   };
   blackwell.defaultMemorySpace = "hbm";
+  blackwell.strategyScript = "nvidia_blackwell_strategy.mlir";
+  blackwell.strategyEntryPoint = "__orchestra_nvidia_blackwell_strategy";
+  blackwell.strategyLibraries = {"nvidia_gpu_common.mlir"};
+  blackwell.preStrategyPipeline = "orchestra-nvidia-select-recipes";
+  blackwell.loweringPipeline =
+      getNVIDIALoweringPipeline(blackwell.arch, "sm_100a", "+ptx86");
+  blackwell.loweringNeedsStrategy = true;
   blackwell.executableFormat = ExecutableFormat::Cubin;
+  blackwell.supportsOp = isNVIDIAMappable;
   llvm::cantFail(registry.registerTarget(std::move(blackwell)));
 }

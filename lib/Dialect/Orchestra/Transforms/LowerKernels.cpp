@@ -24,9 +24,12 @@ using namespace mlir::orchestra;
 static std::string getKernelPipeline(const TargetInfo &info,
                                      bool applyStrategy) {
   std::string pipeline;
-  if (applyStrategy && !info.strategyScript.empty())
+  if (applyStrategy && !info.strategyScript.empty()) {
+    if (!info.preStrategyPipeline.empty())
+      pipeline += info.preStrategyPipeline + ",";
     pipeline +=
         "transform-interpreter{entry-point=" + info.strategyEntryPoint + "},";
+  }
   pipeline += info.loweringPipeline;
   return "builtin.module(" + pipeline + ")";
 }
@@ -74,6 +77,14 @@ public:
                                "yet; its tasks cannot be compiled";
         return signalPassFailure();
       }
+      if (!applyStrategy && info->loweringNeedsStrategy) {
+        kernels.emitError()
+            << "arch '" << info->arch
+            << "' cannot be compiled without its strategy: its lowering maps "
+               "the strategy's loops onto the device (the plain lowering, "
+               "--strategy=none, is for CPU kernels)";
+        return signalPassFailure();
+      }
       std::string pipeline = getKernelPipeline(*info, applyStrategy);
       FailureOr<OpPassManager> pm = parsePassPipeline(pipeline, llvm::nulls());
       if (failed(pm)) {
@@ -81,6 +92,9 @@ public:
                             << info->arch << "': " << pipeline;
         return signalPassFailure();
       }
+      if (!deviceCodeDir.empty())
+        kernels->setAttr("orchestra.device_code_dir",
+                         StringAttr::get(&getContext(), deviceCodeDir));
       if (failed(runPipeline(*pm, kernels)))
         return signalPassFailure();
     }

@@ -267,6 +267,10 @@ def LowerKernels : Pass<"orchestra-lower-kernels", "::mlir::ModuleOp"> {
   let options = [
     Option<"applyStrategy", "apply-strategy", "bool", /*default=*/"true",
            "Apply the arch's transform strategy (false: plain loop lowering)">,
+    Option<"deviceCodeDir", "device-code-dir", "std::string",
+           /*default=*/"\"\"",
+           "Directory the GPU backends also write their device code (PTX, "
+           "cubins) to; empty: none">,
   ];
 }
 

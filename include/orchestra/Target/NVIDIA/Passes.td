@@ -1,0 +1,128 @@
+//===- Passes.td - NVIDIA GPU backend passes ----------------*- tablegen -*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_TARGET_NVIDIA_PASSES_TD
+#define ORCHESTRA_TARGET_NVIDIA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
+                               "::mlir::ModuleOp"> {
+  let summary = "Choose the strategy recipe of each kernel of a GPU kernel "
+                "module";
+  let description = [{
+    Stage 5 for `nvidia_hopper` and `nvidia_blackwell`, before the strategy
+    script. The script cannot do arithmetic on shapes, so this pass decides
+    what it needs to know and records it as attributes the script matches:
+
+    * `orchestra.gpu_recipe = "mma"` on a kernel's fusion root when the
+      kernel computes a `linalg.matmul` the tensor cores can take: f16
+      operands with an f16 or f32 accumulator, M and N multiples of the
+      block tile (`mma-block-m`, `mma-block-n`), K a multiple of 16, and a
+      root that is the matmul or a rank-2 elementwise epilogue of the same
+      M x N; the matmul gets `orchestra.gpu_mma`;
+    * `orchestra.gpu_recipe = "simt2"` / `"simt1"` on every other fusion
+      root whose first two loops / first loop are parallel (what the SIMT
+      recipes tile over thread blocks).
+
+    The fusion root is the op `orchestra-outline-tasks` tagged
+    (`orchestra.fusion_root*`).
+  }];
+  let options = [
+    Option<"mmaBlockM", "mma-block-m", "int64_t", /*default=*/"64",
+           "rows of the strategy's tensor-core block tile">,
+    Option<"mmaBlockN", "mma-block-n", "int64_t", /*default=*/"64",
+           "columns of the strategy's tensor-core block tile">,
+  ];
+}
+
+def NVIDIAVectorToMMA : Pass<"orchestra-nvidia-vector-to-mma",
+                             "::mlir::ModuleOp"> {
+  let summary = "Turn the tensor-core contractions of each GPU launch into "
+                "nvgpu.mma.sync";
+  let description = [{
+    Stage 7, after the strategy's foralls became `gpu.launch`es. Runs the
+    upstream vector-to-nvgpu conversion (`populatePrepareVectorToMMAPatterns`
+    and `convertVectorToNVVMCompatibleMMASync`, what
+    `convert-vector-to-gpu{use-nvgpu}` runs on a whole function) on each
+    `gpu.launch` that holds a `vector.contract`, and only there: the upstream
+    pass also claims scalar arithmetic of launches without tensor-core work
+    (the SIMT path) and fails on it.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+  ];
+}
+
+def NVIDIAWorkgroupAllocations : Pass<"orchestra-nvidia-workgroup-allocations",
+                                      "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Turn the allocations of a kernel into workgroup and private "
+                "memory attributions";
+  let description = [{
+    Stage 7, after `gpu-kernel-outlining`. The strategy places the
+    temporaries of a block tile in `#gpu.address_space<workgroup>` and those
+    of a thread in `#gpu.address_space<private>`; bufferization allocates them
+    with `memref.alloc` inside the kernel. This pass replaces each such
+    static allocation in a `gpu.func` by a workgroup (shared memory) or
+    private attribution of the function and erases its deallocation, so that
+    the NVVM lowering emits shared-memory globals and local arrays instead of
+    device-side `malloc` calls. Any other allocation in a kernel is an error.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def NVIDIAEmitBinary : Pass<"orchestra-nvidia-emit-binary",
+                            "::mlir::ModuleOp"> {
+  let summary = "Compile the device modules of a GPU kernel module to PTX "
+                "and cubins and record their launches";
+  let description = [{
+    Stage 8 for `nvidia_hopper` and `nvidia_blackwell`. Input: a kernel
+    module whose host functions (one per task kernel, bare memref operands)
+    contain only `gpu.launch_func`s of device modules already lowered to
+    NVVM, constants, static allocations (scratch buffers in device memory)
+    and reshaping views. The pass
+
+    1. attaches an NVVM target (the chip is the module's `sm` target key or
+       `chip`; PTX features `features`) to every `gpu.module` and serializes
+       it with the upstream NVVM target to PTX and, through `ptxas` from the
+       CUDA toolkit (`cuda-path`, default `$CUDA_HOME` or `/usr/local/cuda`),
+       to a cubin; without `ptxas` the module keeps PTX only (the driver
+       compiles it at load time) and a warning says so;
+    2. records every host function as a GPU kernel of the bundle: its
+       launches in order, with grid and block sizes, dynamic shared memory
+       and what each kernel parameter is (a buffer of the task, a scratch
+       buffer, an immediate);
+    3. stores the GPU module bundle (runtime/include/orchestra_rt/GpuBundle.h)
+       as the module's `orchestra.binary` (format `gpu-module-bundle`) and
+       empties the module.
+
+    If the module has an `orchestra.device_code_dir` string attribute (set by
+    `orchestra-lower-kernels{device-code-dir=...}`), every device module's PTX
+    and cubin are also written there as `<kernel module>.<device module>.ptx`
+    / `.cubin`.
+
+    Anything else left in a host function (an op the strategy did not map to
+    the GPU) is reported with its location.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "SM version when the module's target has no `sm` key">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "PTX ISA features of the NVVM target">,
+    Option<"optLevel", "opt-level", "unsigned", /*default=*/"3",
+           "LLVM optimization level of the device code (0-3)">,
+    Option<"cudaPath", "cuda-path", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit holding bin/ptxas (default: $CUDA_HOME, else "
+           "/usr/local/cuda)">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+  ];
+}
+
+#endif // ORCHESTRA_TARGET_NVIDIA_PASSES_TD

@@ -1,0 +1,328 @@
+//===- EmitBinary.cpp - PTX, cubins and the launch table of a GPU module --===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Target/NVIDIA/Passes.h"
+
+#include "orchestra_rt/GpuBundle.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::orchestra::nvidia {
+#define GEN_PASS_DEF_NVIDIAEMITBINARY
+#include "orchestra/Target/NVIDIA/Passes.h.inc"
+} // namespace mlir::orchestra::nvidia
+
+using namespace mlir;
+
+/// The symbol the artifact names a task kernel by (as for CPU kernels).
+static constexpr StringLiteral kKernelSymbolPrefix = "orx_kernel_";
+
+/// Returns the CUDA toolkit to take `ptxas` from.
+static std::string getToolkitPath(StringRef option) {
+  if (!option.empty())
+    return option.str();
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (std::optional<std::string> value = llvm::sys::Process::GetEnv(variable))
+      if (!value->empty())
+        return *value;
+  return "/usr/local/cuda";
+}
+
+/// Returns the bytes of `type`'s buffer; `type` has a static shape.
+static uint64_t getByteSize(MemRefType type) {
+  uint64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
+  return elementBytes * static_cast<uint64_t>(type.getNumElements());
+}
+
+namespace {
+class NVIDIAEmitBinaryPass
+    : public orchestra::nvidia::impl::NVIDIAEmitBinaryBase<
+          NVIDIAEmitBinaryPass> {
+public:
+  using NVIDIAEmitBinaryBase::NVIDIAEmitBinaryBase;
+
+  void runOnOperation() override;
+
+private:
+  /// Serializes `module` to PTX and (if `ptxas` is available) a cubin.
+  LogicalResult serialize(gpu::GPUModuleOp module, StringRef chipName,
+                          SymbolTable &symbols, orx::GpuModuleDesc &desc);
+  /// Records the launches of the host function `func`.
+  LogicalResult recordKernel(func::FuncOp func,
+                             const llvm::StringMap<uint32_t> &moduleIndex,
+                             orx::GpuKernelDesc &kernel);
+  /// Writes the PTX and cubin of `desc` into `dir`.
+  LogicalResult dump(StringRef dir, StringRef kernelModule,
+                     const orx::GpuModuleDesc &desc);
+
+  bool havePtxas = false;
+  std::string toolkit;
+};
+} // namespace
+
+LogicalResult NVIDIAEmitBinaryPass::serialize(gpu::GPUModuleOp module,
+                                              StringRef chipName,
+                                              SymbolTable &symbols,
+                                              orx::GpuModuleDesc &desc) {
+  MLIRContext *ctx = &getContext();
+  auto target =
+      NVVM::NVVMTargetAttr::get(ctx, static_cast<int>(optLevel),
+                                "nvptx64-nvidia-cuda", chipName, features);
+  module.setTargetsAttr(ArrayAttr::get(ctx, {target}));
+  auto serializer = cast<gpu::TargetAttrInterface>(target);
+  auto getSymbols = [&]() -> SymbolTable * { return &symbols; };
+
+  desc.name = module.getName().str();
+  gpu::TargetOptions ptxOptions(toolkit, {}, {}, {},
+                                gpu::CompilationTarget::Assembly, getSymbols);
+  std::optional<SmallVector<char, 0>> ptx =
+      serializer.serializeToObject(module, ptxOptions);
+  if (!ptx)
+    return module.emitError() << "cannot generate PTX for " << chipName;
+  desc.ptx.assign(ptx->begin(), ptx->end());
+  while (!desc.ptx.empty() && desc.ptx.back() == '\0')
+    desc.ptx.pop_back();
+
+  if (!havePtxas)
+    return success();
+  gpu::TargetOptions cubinOptions(toolkit, {}, {}, {},
+                                  gpu::CompilationTarget::Binary, getSymbols);
+  std::optional<SmallVector<char, 0>> cubin =
+      serializer.serializeToObject(module, cubinOptions);
+  if (!cubin)
+    return module.emitError()
+           << "ptxas could not assemble the PTX for " << chipName;
+  desc.image.assign(cubin->begin(), cubin->end());
+  return success();
+}
+
+LogicalResult
+NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
+                                   const llvm::StringMap<uint32_t> &moduleIndex,
+                                   orx::GpuKernelDesc &kernel) {
+  kernel.symbol = (kKernelSymbolPrefix + func.getSymName()).str();
+  // What each buffer value of the host function is.
+  DenseMap<Value, orx::GpuArgDesc> buffers;
+  for (BlockArgument arg : func.getArguments()) {
+    if (!isa<MemRefType>(arg.getType()))
+      return func.emitError()
+             << "GPU kernel @" << func.getSymName() << " has operand #"
+             << arg.getArgNumber() << " of type " << arg.getType()
+             << "; kernels take buffers only";
+    buffers[arg] = {orx::GpuArgKind::Buffer, arg.getArgNumber(), 8};
+  }
+  auto notMapped = [&](Operation *op) {
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "was not mapped to the GPU: it would run on "
+                                 "the host side of GPU kernel @"
+                              << func.getSymName();
+    diag.attachNote(func.getLoc())
+        << "the nvidia strategy must place every op of a task inside a "
+           "`gpu.launch`";
+    return diag;
+  };
+
+  for (Operation &op : func.getBody().getOps()) {
+    if (isa<arith::ConstantOp, memref::DeallocOp, func::ReturnOp>(op))
+      continue;
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || type.getMemorySpace())
+        return notMapped(alloc);
+      buffers[alloc] = {orx::GpuArgKind::Scratch, kernel.scratchBytes.size(),
+                        8};
+      kernel.scratchBytes.push_back(getByteSize(type));
+      continue;
+    }
+    // Views that keep the base address: the kernel gets the base buffer.
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+            op)) {
+      auto source = buffers.find(op.getOperand(0));
+      if (source == buffers.end())
+        return notMapped(&op);
+      buffers[op.getResult(0)] = source->second;
+      continue;
+    }
+    auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+    if (!launch)
+      return notMapped(&op);
+    if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty() ||
+        launch.hasClusterSize())
+      return launch.emitOpError()
+             << "is asynchronous or uses clusters; the GPU runtime orders "
+                "the launches of a kernel itself";
+    orx::GpuLaunchDesc desc;
+    auto module = moduleIndex.find(launch.getKernelModuleName().getValue());
+    if (module == moduleIndex.end())
+      return launch.emitOpError() << "launches a kernel of an unknown module";
+    desc.module = module->second;
+    desc.function = launch.getKernelName().str();
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    Value dims[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
+    for (int i = 0; i < 6; ++i) {
+      std::optional<int64_t> value = getConstantIntValue(dims[i]);
+      if (!value || *value <= 0 || *value > UINT32_MAX)
+        return launch.emitOpError()
+               << "has a grid or block size that is not a positive constant";
+      (i < 3 ? desc.grid[i] : desc.block[i - 3]) =
+          static_cast<uint32_t>(*value);
+    }
+    if (Value shared = launch.getDynamicSharedMemorySize()) {
+      std::optional<int64_t> value = getConstantIntValue(shared);
+      if (!value || *value < 0 || *value > UINT32_MAX)
+        return launch.emitOpError()
+               << "has a dynamic shared memory size that is not a constant";
+      desc.dynamicSharedBytes = static_cast<uint32_t>(*value);
+    }
+    for (Value operand : launch.getKernelOperands()) {
+      if (isa<MemRefType>(operand.getType())) {
+        auto buffer = buffers.find(operand);
+        if (buffer == buffers.end())
+          return launch.emitOpError()
+                 << "passes a buffer that is not an operand, result or "
+                    "scratch buffer of the task";
+        desc.args.push_back(buffer->second);
+        continue;
+      }
+      Attribute constant;
+      if (!matchPattern(operand, m_Constant(&constant)))
+        return launch.emitOpError()
+               << "passes a non-constant scalar of type " << operand.getType();
+      orx::GpuArgDesc arg;
+      arg.kind = orx::GpuArgKind::Immediate;
+      if (auto integer = dyn_cast<IntegerAttr>(constant)) {
+        unsigned width = integer.getType().isIndex()
+                             ? 64
+                             : integer.getType().getIntOrFloatBitWidth();
+        arg.value = integer.getValue().getZExtValue();
+        arg.size = width <= 32 ? 4 : 8;
+        if (width != 32 && width != 64)
+          return launch.emitOpError()
+                 << "passes an immediate of type " << integer.getType()
+                 << "; only 32- and 64-bit scalars are supported";
+      } else if (auto real = dyn_cast<FloatAttr>(constant)) {
+        unsigned width = real.getType().getIntOrFloatBitWidth();
+        if (width != 32 && width != 64)
+          return launch.emitOpError()
+                 << "passes an immediate of type " << real.getType()
+                 << "; only 32- and 64-bit scalars are supported";
+        arg.value = real.getValue().bitcastToAPInt().getZExtValue();
+        arg.size = width / 8;
+      } else {
+        return launch.emitOpError()
+               << "passes an unsupported constant " << constant;
+      }
+      desc.args.push_back(arg);
+    }
+    kernel.launches.push_back(std::move(desc));
+  }
+  return success();
+}
+
+LogicalResult NVIDIAEmitBinaryPass::dump(StringRef dir, StringRef kernelModule,
+                                         const orx::GpuModuleDesc &desc) {
+  if (std::error_code error = llvm::sys::fs::create_directories(dir))
+    return getOperation().emitError()
+           << "cannot create '" << dir << "': " << error.message();
+  auto write = [&](StringRef extension, StringRef bytes) -> LogicalResult {
+    SmallString<256> path(dir);
+    llvm::sys::path::append(path, kernelModule + "." + desc.name + extension);
+    std::error_code error;
+    llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
+    if (error)
+      return getOperation().emitError()
+             << "cannot write '" << path << "': " << error.message();
+    os << bytes;
+    return success();
+  };
+  if (failed(write(".ptx", desc.ptx)))
+    return failure();
+  if (!desc.image.empty() &&
+      failed(write(".cubin",
+                   StringRef(reinterpret_cast<const char *>(desc.image.data()),
+                             desc.image.size()))))
+    return failure();
+  return success();
+}
+
+void NVIDIAEmitBinaryPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  if (optLevel > 3) {
+    module.emitError() << "opt-level must be 0-3, got " << optLevel;
+    return signalPassFailure();
+  }
+  std::string chipName = chip;
+  if (auto target = module->getAttrOfType<DictionaryAttr>("orchestra.target"))
+    if (auto sm = target.getAs<StringAttr>("sm"))
+      chipName = sm.str();
+
+  toolkit = getToolkitPath(cudaPath);
+  SmallString<256> ptxas(toolkit);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  havePtxas = llvm::sys::fs::can_execute(ptxas);
+  if (!havePtxas)
+    module.emitWarning()
+        << "ptxas not found at '" << ptxas
+        << "' (set CUDA_HOME): the kernels are stored as PTX only and the "
+           "CUDA driver compiles them when the artifact is loaded";
+
+  orx::GpuBundle bundle;
+  bundle.chip = chipName;
+  SymbolTable symbols(module);
+  llvm::StringMap<uint32_t> moduleIndex;
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+    orx::GpuModuleDesc desc;
+    if (failed(serialize(gpuModule, chipName, symbols, desc)))
+      return signalPassFailure();
+    moduleIndex[gpuModule.getName()] = bundle.modules.size();
+    bundle.modules.push_back(std::move(desc));
+  }
+
+  SmallVector<Attribute> kernels;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isDeclaration())
+      continue;
+    orx::GpuKernelDesc kernel;
+    if (failed(recordKernel(func, moduleIndex, kernel)))
+      return signalPassFailure();
+    kernels.push_back(StringAttr::get(ctx, func.getSymName()));
+    bundle.kernels.push_back(std::move(kernel));
+  }
+
+  if (auto dir = module->getAttrOfType<StringAttr>("orchestra.device_code_dir"))
+    for (const orx::GpuModuleDesc &desc : bundle.modules)
+      if (failed(dump(dir.getValue(), module.getSymName().value_or("kernels"),
+                      desc)))
+        return signalPassFailure();
+
+  std::vector<uint8_t> bytes = orx::serializeGpuBundle(bundle);
+  module.getBody()->clear();
+  module->removeAttr("gpu.container_module");
+  module->setAttr("orchestra.binary",
+                  StringAttr::get(ctx, StringRef(reinterpret_cast<const char *>(
+                                                     bytes.data()),
+                                                 bytes.size())));
+  module->setAttr("orchestra.binary_format",
+                  StringAttr::get(ctx, orx::kGpuBundleFormat));
+  module->setAttr("orchestra.kernels", ArrayAttr::get(ctx, kernels));
+  module->setAttr("orchestra.required_features",
+                  ArrayAttr::get(ctx, {StringAttr::get(ctx, chipName)}));
+}

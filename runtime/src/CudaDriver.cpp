@@ -1,0 +1,172 @@
+//===- CudaDriver.cpp - The CUDA driver API, loaded at run time -----------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaDriver.h"
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <dlfcn.h>
+
+using namespace orx;
+
+static constexpr const char *kDefaultDriver = "libcuda.so.1";
+
+bool orx::isCudaArch(const std::string &arch) {
+  return arch.rfind("nvidia_", 0) == 0;
+}
+
+namespace {
+/// A driver library opened once: its entry points, and the first one it
+/// lacks (empty when it has them all).
+struct LoadedDriver {
+  CudaDriver driver;
+  std::string missing;
+};
+} // namespace
+
+/// Resolves `name` into `slot`; records the first missing name.
+template <typename Fn>
+static void resolve(void *handle, const char *name, Fn &slot,
+                    std::string &missing) {
+  void *address = ::dlsym(handle, name);
+  if (!address && missing.empty())
+    missing = name;
+  slot = reinterpret_cast<Fn>(address);
+}
+
+/// Resolves every entry point of `d`. The three that cuInit and error
+/// messages need come first, so that a driver without devices is reported as
+/// such even when it is also incomplete.
+static std::string resolveAll(void *handle, CudaDriver &d) {
+  std::string missing;
+  resolve(handle, "cuInit", d.cuInit, missing);
+  resolve(handle, "cuGetErrorName", d.cuGetErrorName, missing);
+  resolve(handle, "cuGetErrorString", d.cuGetErrorString, missing);
+  resolve(handle, "cuDeviceGetCount", d.cuDeviceGetCount, missing);
+  resolve(handle, "cuDeviceGet", d.cuDeviceGet, missing);
+  resolve(handle, "cuDeviceGetName", d.cuDeviceGetName, missing);
+  resolve(handle, "cuDeviceGetAttribute", d.cuDeviceGetAttribute, missing);
+  resolve(handle, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain,
+          missing);
+  resolve(handle, "cuDevicePrimaryCtxRelease_v2", d.cuDevicePrimaryCtxRelease,
+          missing);
+  resolve(handle, "cuCtxGetCurrent", d.cuCtxGetCurrent, missing);
+  resolve(handle, "cuCtxSetCurrent", d.cuCtxSetCurrent, missing);
+  resolve(handle, "cuCtxSynchronize", d.cuCtxSynchronize, missing);
+  resolve(handle, "cuMemAlloc_v2", d.cuMemAlloc, missing);
+  resolve(handle, "cuMemFree_v2", d.cuMemFree, missing);
+  resolve(handle, "cuMemsetD8_v2", d.cuMemsetD8, missing);
+  resolve(handle, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, missing);
+  resolve(handle, "cuMemcpyHtoDAsync_v2", d.cuMemcpyHtoDAsync, missing);
+  resolve(handle, "cuMemcpyDtoHAsync_v2", d.cuMemcpyDtoHAsync, missing);
+  resolve(handle, "cuMemcpyDtoDAsync_v2", d.cuMemcpyDtoDAsync, missing);
+  resolve(handle, "cuMemcpyPeerAsync", d.cuMemcpyPeerAsync, missing);
+  resolve(handle, "cuMemHostRegister_v2", d.cuMemHostRegister, missing);
+  resolve(handle, "cuMemHostUnregister", d.cuMemHostUnregister, missing);
+  resolve(handle, "cuStreamCreate", d.cuStreamCreate, missing);
+  resolve(handle, "cuStreamDestroy_v2", d.cuStreamDestroy, missing);
+  resolve(handle, "cuStreamSynchronize", d.cuStreamSynchronize, missing);
+  resolve(handle, "cuStreamWaitEvent", d.cuStreamWaitEvent, missing);
+  resolve(handle, "cuEventCreate", d.cuEventCreate, missing);
+  resolve(handle, "cuEventRecord", d.cuEventRecord, missing);
+  resolve(handle, "cuEventSynchronize", d.cuEventSynchronize, missing);
+  resolve(handle, "cuEventDestroy_v2", d.cuEventDestroy, missing);
+  resolve(handle, "cuModuleLoadData", d.cuModuleLoadData, missing);
+  resolve(handle, "cuModuleUnload", d.cuModuleUnload, missing);
+  resolve(handle, "cuModuleGetFunction", d.cuModuleGetFunction, missing);
+  resolve(handle, "cuFuncSetAttribute", d.cuFuncSetAttribute, missing);
+  resolve(handle, "cuLaunchKernel", d.cuLaunchKernel, missing);
+  return missing;
+}
+
+const CudaDriver *CudaDriver::get(const std::string &requester,
+                                  std::string &error) {
+  // Never destroyed: sessions on other threads may still use a driver while
+  // static destructors run.
+  static std::mutex *mutex = new std::mutex();
+  static auto *loaded =
+      new std::map<std::string, std::unique_ptr<LoadedDriver>>();
+
+  const char *override = std::getenv("ORCHESTRA_CUDA_DRIVER");
+  std::string path = override && *override ? override : kDefaultDriver;
+
+  std::lock_guard<std::mutex> lock(*mutex);
+  std::unique_ptr<LoadedDriver> &entry = (*loaded)[path];
+  if (!entry) {
+    void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      // dlerror() usually starts with the path; do not repeat it.
+      const char *text = ::dlerror();
+      std::string reason = text ? text : "cannot be opened";
+      if (reason.rfind(path + ": ", 0) == 0)
+        reason.erase(0, path.size() + 2);
+      loaded->erase(path);
+      error = "no CUDA driver found (" + path + ": " + reason + "); " +
+              requester + " needs an NVIDIA GPU and its driver";
+      return nullptr;
+    }
+    entry = std::make_unique<LoadedDriver>();
+    entry->driver.path = path;
+    entry->missing = resolveAll(handle, entry->driver);
+  }
+
+  const CudaDriver &driver = entry->driver;
+  auto missingError = [&](const std::string &symbol) {
+    error = "the CUDA driver '" + path + "' does not export " + symbol + "; " +
+            requester + " needs a newer NVIDIA driver";
+    return nullptr;
+  };
+  if (!driver.cuInit || !driver.cuGetErrorName || !driver.cuGetErrorString)
+    return missingError(entry->missing);
+  std::string reason;
+  if (!driver.check(driver.cuInit(0), "cuInit", reason)) {
+    error = "no CUDA device found (" + reason + "); " + requester +
+            " needs an NVIDIA GPU";
+    return nullptr;
+  }
+  if (!entry->missing.empty())
+    return missingError(entry->missing);
+  int count = 0;
+  if (!driver.check(driver.cuDeviceGetCount(&count), "cuDeviceGetCount",
+                    reason)) {
+    error = "no CUDA device found (" + reason + "); " + requester +
+            " needs an NVIDIA GPU";
+    return nullptr;
+  }
+  if (count <= 0) {
+    error = "no CUDA device found (the driver '" + path + "' reports none); " +
+            requester + " needs an NVIDIA GPU";
+    return nullptr;
+  }
+  return &driver;
+}
+
+std::string CudaDriver::describeFailure(const char *call,
+                                        CUresult result) const {
+  const char *name = nullptr;
+  const char *text = nullptr;
+  if (cuGetErrorName && cuGetErrorName(result, &name) != CUDA_SUCCESS)
+    name = nullptr;
+  if (cuGetErrorString && cuGetErrorString(result, &text) != CUDA_SUCCESS)
+    text = nullptr;
+  std::string message = std::string(call) + " failed: ";
+  message += name ? name : "CUDA error " + std::to_string(result);
+  if (text)
+    message += std::string(" (") + text + ")";
+  return message;
+}
+
+bool CudaDriver::check(CUresult result, const char *call, std::string &error,
+                       const std::string &context) const {
+  if (result == CUDA_SUCCESS)
+    return true;
+  error =
+      (context.empty() ? "" : context + ": ") + describeFailure(call, result);
+  return false;
+}

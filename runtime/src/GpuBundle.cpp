@@ -1,0 +1,178 @@
+//===- GpuBundle.cpp - The GPU module bundle of an artifact ---------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra_rt/GpuBundle.h"
+
+#include "ByteIO.h"
+
+using namespace orx;
+
+static constexpr char kBundleMagic[8] = {'O', 'R', 'X',  'G',
+                                         'P', 'U', '\0', '\0'};
+
+const GpuKernelDesc *GpuBundle::lookupKernel(const std::string &symbol) const {
+  for (const GpuKernelDesc &kernel : kernels)
+    if (kernel.symbol == symbol)
+      return &kernel;
+  return nullptr;
+}
+
+std::vector<uint8_t> orx::serializeGpuBundle(const GpuBundle &bundle) {
+  ByteWriter w;
+  w.bytes.assign(kBundleMagic, kBundleMagic + sizeof(kBundleMagic));
+  w.u32(kGpuBundleVersion);
+  w.str(bundle.chip);
+  w.count(bundle.modules.size());
+  for (const GpuModuleDesc &module : bundle.modules) {
+    w.str(module.name);
+    w.blob(module.image);
+    w.str(module.ptx);
+  }
+  w.count(bundle.kernels.size());
+  for (const GpuKernelDesc &kernel : bundle.kernels) {
+    w.str(kernel.symbol);
+    w.count(kernel.scratchBytes.size());
+    for (uint64_t bytes : kernel.scratchBytes)
+      w.u64(bytes);
+    w.count(kernel.launches.size());
+    for (const GpuLaunchDesc &launch : kernel.launches) {
+      w.u32(launch.module);
+      w.str(launch.function);
+      for (uint32_t dim : launch.grid)
+        w.u32(dim);
+      for (uint32_t dim : launch.block)
+        w.u32(dim);
+      w.u32(launch.dynamicSharedBytes);
+      w.count(launch.args.size());
+      for (const GpuArgDesc &arg : launch.args) {
+        w.u32(static_cast<uint32_t>(arg.kind));
+        w.u64(arg.value);
+        w.u32(arg.size);
+      }
+    }
+  }
+  return std::move(w.bytes);
+}
+
+static constexpr size_t kMinModule = 4 + 8 + 4;
+static constexpr size_t kMinKernel = 4 + 4 + 4;
+static constexpr size_t kMinLaunch = 4 + 4 + 12 + 12 + 4 + 4;
+static constexpr size_t kMinArg = 4 + 8 + 4;
+
+static std::string at(const std::string &prefix, const char *field, size_t i) {
+  return prefix + field + "[" + std::to_string(i) + "]";
+}
+
+static bool readLaunch(ByteReader &r, GpuLaunchDesc &launch,
+                       const GpuKernelDesc &kernel, size_t numModules,
+                       const std::string &what) {
+  if (!r.u32(launch.module, what + ".module") ||
+      !r.str(launch.function, what + ".function"))
+    return false;
+  if (launch.module >= numModules)
+    return r.fail(what + ".module = " + std::to_string(launch.module) +
+                  " is out of range (" + std::to_string(numModules) +
+                  " modules)");
+  if (launch.function.empty())
+    return r.fail(what + ".function is empty");
+  uint64_t threads = 1;
+  for (int i = 0; i < 3; ++i)
+    if (!r.u32(launch.grid[i], what + ".grid"))
+      return false;
+  for (int i = 0; i < 3; ++i) {
+    if (!r.u32(launch.block[i], what + ".block"))
+      return false;
+    threads *= launch.block[i];
+  }
+  for (int i = 0; i < 3; ++i)
+    if (launch.grid[i] == 0 || launch.block[i] == 0)
+      return r.fail(what + " has a zero grid or block size");
+  if (threads > 1024)
+    return r.fail(what + " has " + std::to_string(threads) +
+                  " threads per block (at most 1024)");
+  uint32_t n;
+  if (!r.u32(launch.dynamicSharedBytes, what + ".dynamic_shared_bytes") ||
+      !r.count(n, kMinArg, what + ".args"))
+    return false;
+  launch.args.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    GpuArgDesc &arg = launch.args[i];
+    std::string argWhat = at(what, ".args", i);
+    uint32_t kind;
+    if (!r.u32(kind, argWhat + ".kind") || !r.u64(arg.value, argWhat) ||
+        !r.u32(arg.size, argWhat + ".size"))
+      return false;
+    if (kind > static_cast<uint32_t>(GpuArgKind::Immediate))
+      return r.fail(argWhat + ".kind = " + std::to_string(kind) +
+                    " is not a parameter kind");
+    arg.kind = static_cast<GpuArgKind>(kind);
+    if (arg.kind == GpuArgKind::Immediate ? (arg.size != 4 && arg.size != 8)
+                                          : arg.size != 8)
+      return r.fail(argWhat + ".size = " + std::to_string(arg.size) +
+                    " is not a valid parameter size");
+    if (arg.kind == GpuArgKind::Scratch &&
+        arg.value >= kernel.scratchBytes.size())
+      return r.fail(argWhat + " names scratch buffer " +
+                    std::to_string(arg.value) + " of " +
+                    std::to_string(kernel.scratchBytes.size()));
+  }
+  return true;
+}
+
+bool orx::parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
+                         std::string &error) {
+  out = GpuBundle();
+  if (size < sizeof(kBundleMagic) ||
+      std::memcmp(data, kBundleMagic, sizeof(kBundleMagic)) != 0) {
+    error = "not a GPU module bundle";
+    return false;
+  }
+  ByteReader r(data + sizeof(kBundleMagic), size - sizeof(kBundleMagic));
+  uint32_t version = 0, n = 0;
+  if (r.u32(version, "version") && version != kGpuBundleVersion)
+    r.fail("GPU module bundle version " + std::to_string(version) +
+           ", this runtime reads " + std::to_string(kGpuBundleVersion));
+  if (r.ok() && r.str(out.chip, "chip") && r.count(n, kMinModule, "modules")) {
+    out.modules.resize(n);
+    for (uint32_t i = 0; i < n && r.ok(); ++i) {
+      GpuModuleDesc &module = out.modules[i];
+      std::string what = at("", "modules", i);
+      if (r.str(module.name, what + ".name") &&
+          r.blob(module.image, what + ".image") &&
+          r.str(module.ptx, what + ".ptx") && module.image.empty() &&
+          module.ptx.empty())
+        r.fail(what + " has neither an image nor PTX");
+    }
+  }
+  if (r.ok() && r.count(n, kMinKernel, "kernels")) {
+    out.kernels.resize(n);
+    for (uint32_t i = 0; i < n && r.ok(); ++i) {
+      GpuKernelDesc &kernel = out.kernels[i];
+      std::string what = at("", "kernels", i);
+      uint32_t m;
+      if (!r.str(kernel.symbol, what + ".symbol") ||
+          !r.count(m, 8, what + ".scratch"))
+        break;
+      kernel.scratchBytes.resize(m);
+      for (uint32_t j = 0; j < m; ++j)
+        r.u64(kernel.scratchBytes[j], what + ".scratch");
+      if (!r.count(m, kMinLaunch, what + ".launches"))
+        break;
+      kernel.launches.resize(m);
+      for (uint32_t j = 0; j < m && r.ok(); ++j)
+        readLaunch(r, kernel.launches[j], kernel, out.modules.size(),
+                   at(what, ".launches", j));
+    }
+  }
+  if (r.ok() && r.remaining() != 0)
+    r.fail(std::to_string(r.remaining()) +
+           " bytes follow the last kernel of the GPU module bundle");
+  if (!r.ok()) {
+    error = "GPU module bundle: " + r.error;
+    return false;
+  }
+  return true;
+}

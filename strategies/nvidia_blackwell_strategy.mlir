@@ -1,0 +1,42 @@
+// Strategy for `nvidia_blackwell` kernel modules: NVIDIA Blackwell (B200), sm_100a.
+// The target registry loads it with nvidia_gpu_common.mlir, whose sequences
+// it applies (see that file for what they do):
+//
+//   * @__orchestra_nvidia_blackwell_strategy: stage 5, on tensors (applied by
+//     orchestra-lower-kernels through the upstream transform interpreter);
+//   * @__orchestra_nvidia_blackwell_map_to_gpu and
+//     @__orchestra_nvidia_blackwell_lower_vectors: stage 7, named in the
+//     arch's lowering pipeline (lib/Target/NVIDIA/NVIDIATarget.cpp), after
+//     bufferization and after `convert-vector-to-gpu`.
+//
+// Tensor cores: `nvgpu.mma.sync` m16n8k16 (the warp-level MMA that both
+// Hopper and Blackwell execute); see docs/Passes/NVIDIA.md for what is not
+// used yet on this arch.
+module attributes {transform.with_named_sequence} {
+  // Defined in nvidia_gpu_common.mlir; the preloaded libraries are linked.
+  transform.named_sequence @nvidia_tile_and_fuse(
+      %module: !transform.any_op {transform.readonly})
+  transform.named_sequence @nvidia_map_to_gpu(
+      %module: !transform.any_op {transform.readonly})
+  transform.named_sequence @nvidia_lower_vectors(
+      %module: !transform.any_op {transform.readonly})
+
+  transform.named_sequence @__orchestra_nvidia_blackwell_strategy(
+      %module: !transform.any_op {transform.readonly}) {
+    transform.include @nvidia_tile_and_fuse failures(propagate) (%module)
+        : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @__orchestra_nvidia_blackwell_map_to_gpu(
+      %module: !transform.any_op {transform.readonly}) {
+    transform.include @nvidia_map_to_gpu failures(propagate) (%module)
+        : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @__orchestra_nvidia_blackwell_lower_vectors(
+      %module: !transform.any_op {transform.readonly}) {
+    transform.include @nvidia_lower_vectors failures(propagate) (%module)
+        : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

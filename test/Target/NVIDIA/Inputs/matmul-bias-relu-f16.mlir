@@ -1,0 +1,15 @@
+// matmul + bias + relu in f16 (f16 accumulation, as linalg.matmul on f16
+// tensors means); large enough that the scheduler puts it on the GPU.
+func.func @main(%a: tensor<512x1024xf16>, %b: tensor<1024x512xf16>, %bias: tensor<512xf16>) -> tensor<512x512xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<512x512xf16>
+  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<512x512xf16>) -> tensor<512x512xf16>
+  %m = linalg.matmul ins(%a, %b : tensor<512x1024xf16>, tensor<1024x512xf16>) outs(%f : tensor<512x512xf16>) -> tensor<512x512xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m, %bias : tensor<512x512xf16>, tensor<512xf16>) outs(%e : tensor<512x512xf16>) {
+  ^bb0(%x: f16, %y: f16, %o: f16):
+    %s = arith.addf %x, %y : f16
+    %z = arith.maximumf %s, %zero : f16
+    linalg.yield %z : f16
+  } -> tensor<512x512xf16>
+  return %r : tensor<512x512xf16>
+}

@@ -1,0 +1,91 @@
+// RUN: orchestra-opt %s --split-input-file --orchestra-nvidia-select-recipes | FileCheck %s
+// RUN: not orchestra-opt %s --split-input-file --orchestra-nvidia-select-recipes=mma-block-m=24 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: mma-block-m must be a positive multiple of 16
+
+// An f16 matmul whose sizes divide the 64x64 block tiles, with an elementwise
+// epilogue: the tensor-core recipe. The accumulator gets its own empty
+// tensor (the epilogue's result had shared it).
+// CHECK-LABEL: func.func @mma_epilogue
+// CHECK-DAG:     %[[E0:.+]] = tensor.empty() : tensor<128x64xf16>
+// CHECK-DAG:     %[[E1:.+]] = tensor.empty() : tensor<128x64xf16>
+// CHECK:         linalg.fill {{.*}} outs(%[[E0]]
+// CHECK:         linalg.matmul {orchestra.fusion_producer, orchestra.gpu_mma}
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%[[E1]]
+// CHECK-SAME:      orchestra.gpu_recipe = "mma"
+func.func @mma_epilogue(%a: tensor<128x32xf16>, %b: tensor<32x64xf16>) -> tensor<128x64xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<128x64xf16>
+  %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f16) outs(%e : tensor<128x64xf16>) -> tensor<128x64xf16>
+  %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<128x32xf16>, tensor<32x64xf16>) outs(%f : tensor<128x64xf16>) -> tensor<128x64xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<128x64xf16>) outs(%e : tensor<128x64xf16>) attrs = {orchestra.fusion_root} {
+  ^bb0(%x: f16, %o: f16):
+    %y = arith.maximumf %x, %zero : f16
+    linalg.yield %y : f16
+  } -> tensor<128x64xf16>
+  return %r : tensor<128x64xf16>
+}
+
+// -----
+
+// f16 operands with an f32 accumulator, the matmul as the root.
+// CHECK-LABEL: func.func @mma_f32_accumulator
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_mma
+// CHECK-SAME:      orchestra.gpu_recipe = "mma"
+func.func @mma_f32_accumulator(%a: tensor<64x16xf16>, %b: tensor<16x64xf16>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<64x16xf16>, tensor<16x64xf16>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}
+
+// -----
+
+// f32 matmuls take the SIMT recipe (no tf32 rounding behind the user's
+// back), and so do f16 matmuls whose sizes do not divide the block tile.
+// CHECK-LABEL: func.func @simt_f32
+// CHECK:         linalg.matmul
+// CHECK-NOT:       orchestra.gpu_mma
+// CHECK-SAME:      orchestra.gpu_recipe = "simt2"
+func.func @simt_f32(%a: tensor<64x16xf32>, %b: tensor<16x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<64x16xf32>, tensor<16x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @simt_odd_sizes
+// CHECK:         linalg.matmul
+// CHECK-NOT:       orchestra.gpu_mma
+// CHECK-SAME:      orchestra.gpu_recipe = "simt2"
+func.func @simt_odd_sizes(%a: tensor<100x16xf16>, %b: tensor<16x64xf16>) -> tensor<100x64xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<100x64xf16>
+  %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f16) outs(%e : tensor<100x64xf16>) -> tensor<100x64xf16>
+  %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<100x16xf16>, tensor<16x64xf16>) outs(%f : tensor<100x64xf16>) -> tensor<100x64xf16>
+  return %m : tensor<100x64xf16>
+}
+
+// -----
+
+// A row reduction: one leading parallel loop.
+// CHECK-LABEL: func.func @simt_reduction
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.gpu_recipe = "simt1"
+func.func @simt_reduction(%x: tensor<32x128xf32>) -> tensor<32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<32x128xf32>) outs(%f : tensor<32xf32>) attrs = {orchestra.fusion_root} {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<32xf32>
+  return %r : tensor<32xf32>
+}

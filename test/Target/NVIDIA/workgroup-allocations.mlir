@@ -1,0 +1,50 @@
+// RUN: orchestra-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(gpu.module(orchestra-nvidia-workgroup-allocations))' | FileCheck %s
+
+// The strategy's shared-memory tile becomes a workgroup attribution (16-byte
+// aligned, for ldmatrix), a per-thread temporary a private one.
+// CHECK-LABEL: gpu.func @kernel
+// CHECK-SAME:    workgroup(%[[SHARED:.+]] : memref<64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME:    private(%[[LOCAL:.+]] : memref<4xf32, #gpu.address_space<private>>)
+// CHECK-NOT:     memref.alloc
+// CHECK-NOT:     memref.dealloc
+// CHECK:         memref.store %{{.*}}, %[[SHARED]]
+// CHECK:         memref.store %{{.*}}, %[[LOCAL]]
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @kernel(%out: memref<4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %h = arith.constant 1.0 : f16
+      %f = arith.constant 1.0 : f32
+      %shared = memref.alloc() : memref<64x64xf16, #gpu.address_space<workgroup>>
+      %local = memref.alloc() : memref<4xf32, #gpu.address_space<private>>
+      memref.store %h, %shared[%c0, %c0] : memref<64x64xf16, #gpu.address_space<workgroup>>
+      memref.store %f, %local[%c0] : memref<4xf32, #gpu.address_space<private>>
+      memref.dealloc %shared : memref<64x64xf16, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @kernel(%n: index) kernel {
+      // expected-error @below {{allocates 'memref<16xf32>' in global memory inside GPU kernel @kernel}}
+      %global = memref.alloc() : memref<16xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @kernel(%n: index) kernel {
+      // expected-error @below {{only static shapes with the identity layout can become attributions}}
+      %dynamic = memref.alloc(%n) : memref<?xf32, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}

@@ -1,0 +1,101 @@
+// The NVIDIA strategies on outlined kernels (after
+// orchestra-nvidia-select-recipes), for both archs: the same sequences of
+// nvidia_gpu_common.mlir.
+// RUN: orchestra-opt %s --split-input-file --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_hopper_strategy.mlir --orchestra-nvidia-select-recipes --transform-interpreter=entry-point=__orchestra_nvidia_hopper_strategy | FileCheck %s
+// RUN: orchestra-opt %s --split-input-file --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_blackwell_strategy.mlir --orchestra-nvidia-select-recipes --transform-interpreter=entry-point=__orchestra_nvidia_blackwell_strategy | FileCheck %s
+
+// Tensor cores: 64x64 block tiles, the matmul over 8 warps of 16x32, in
+// 16x8x16 contractions whose accumulator is carried through the K loop in
+// registers (vector iter_arg); the matmul tile in shared memory; the
+// epilogue over the block's 256 threads, vectorized.
+// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (2, 4)
+// CHECK:           bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<64x64xf16>
+// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (4, 2)
+// CHECK:             scf.for
+// CHECK:               scf.for {{.*}} iter_args({{.*}}) -> ({{.*}}vector<16x8xf16>)
+// CHECK:                 vector.contract {{.*}} : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf16>
+// CHECK:           } {mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>]}
+// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
+// CHECK:             arith.maximumf {{.*}} : vector<8x2xf16>
+// CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]}
+// CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+module {
+  func.func @matmul_bias_relu(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>, %bias: tensor<256xf16>) -> tensor<128x256xf16> {
+    %zero = arith.constant 0.0 : f16
+    %e = tensor.empty() : tensor<128x256xf16>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f16) outs(%e : tensor<128x256xf16>) -> tensor<128x256xf16>
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<128x64xf16>, tensor<64x256xf16>) outs(%f : tensor<128x256xf16>) -> tensor<128x256xf16>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m, %bias : tensor<128x256xf16>, tensor<256xf16>) outs(%e : tensor<128x256xf16>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f16, %y: f16, %o: f16):
+      %s = arith.addf %x, %y : f16
+      %z = arith.maximumf %s, %zero : f16
+      linalg.yield %z : f16
+    } -> tensor<128x256xf16>
+    return %r : tensor<128x256xf16>
+  }
+}
+
+// -----
+
+// SIMT: 32x64 block tiles with the producers fused, every op of a tile over
+// 8x32 threads.
+// CHECK-LABEL: func.func @f32_matmul_relu
+// CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (2, 2)
+// CHECK:           bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<32x64xf32>
+// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
+// CHECK:             linalg.fill
+// CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]}
+// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
+// CHECK:             linalg.matmul {{.*}} -> tensor<4x2xf32>
+// CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]}
+// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
+// CHECK:             linalg.generic
+// CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]}
+// CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+module {
+  func.func @f32_matmul_relu(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<64x128xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<64x128xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<64x32xf32>, tensor<32x128xf32>) outs(%f : tensor<64x128xf32>) -> tensor<64x128xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<64x128xf32>) outs(%e : tensor<64x128xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f32, %o: f32):
+      %z = arith.maximumf %x, %zero : f32
+      linalg.yield %z : f32
+    } -> tensor<64x128xf32>
+    return %r : tensor<64x128xf32>
+  }
+}
+
+// -----
+
+// A row reduction: 256-row block tiles, one row per thread; an op no root
+// absorbed gets block and thread tiles of its own.
+// CHECK-LABEL: func.func @row_sum_and_copy
+// CHECK:         scf.forall (%{{[a-z0-9_]+}}) in (2)
+// CHECK:           scf.forall (%{{[a-z0-9_]+}}) in (256)
+// CHECK:             linalg.fill
+// CHECK:           scf.forall (%{{[a-z0-9_]+}}) in (256)
+// CHECK:             linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:           } {mapping = [#gpu.thread<linear_dim_0>]}
+// CHECK:         } {mapping = [#gpu.block<linear_dim_0>]}
+// CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (16, 1)
+// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
+// CHECK:             linalg.copy {{.*}} -> tensor<4x2xf32>
+// CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+module {
+  func.func @row_sum_and_copy(%x: tensor<512x64xf32>) -> (tensor<512xf32>, tensor<512x64xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<512xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<512xf32>) -> tensor<512xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<512x64xf32>) outs(%f : tensor<512xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%v: f32, %acc: f32):
+      %s = arith.addf %v, %acc : f32
+      linalg.yield %s : f32
+    } -> tensor<512xf32>
+    %e2 = tensor.empty() : tensor<512x64xf32>
+    %c = linalg.copy ins(%x : tensor<512x64xf32>) outs(%e2 : tensor<512x64xf32>) -> tensor<512x64xf32>
+    return %r, %c : tensor<512xf32>, tensor<512x64xf32>
+  }
+}

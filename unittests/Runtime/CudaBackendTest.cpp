@@ -1,0 +1,624 @@
+//===- CudaBackendTest.cpp - Tests of the runtime's CUDA backend ----------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// These run without a GPU: ORCHESTRA_CUDA_DRIVER points the runtime at a
+// missing library, at drivers that fail early (fake_cuda_minimal.c) or at a
+// simulated driver (fake_cuda.cpp) whose streams run their work only when
+// waited for, so that the tests see missing synchronisation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestArtifacts.h"
+
+#include "orchestra_rt/GpuBundle.h"
+#include "orchestra_rt/orchestra_rt.hpp"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <dlfcn.h>
+
+using namespace orx;
+using namespace orx::test;
+
+namespace {
+
+using Status = orx::StatusPtr;
+
+constexpr const char *kDriverVariable = "ORCHESTRA_CUDA_DRIVER";
+
+std::string message(const Status &status) {
+  return status ? orx_status_message(status.get()) : "";
+}
+
+/// Sets ORCHESTRA_CUDA_DRIVER for its lifetime, then restores it.
+class DriverOverride {
+public:
+  explicit DriverOverride(const char *path) {
+    if (const char *old = std::getenv(kDriverVariable))
+      previous = old;
+    hadPrevious = std::getenv(kDriverVariable) != nullptr;
+    ::setenv(kDriverVariable, path, 1);
+  }
+  ~DriverOverride() {
+    if (hadPrevious)
+      ::setenv(kDriverVariable, previous.c_str(), 1);
+    else
+      ::unsetenv(kDriverVariable);
+  }
+
+private:
+  std::string previous;
+  bool hadPrevious = false;
+};
+
+/// The control functions of the simulated driver, which the runtime loads
+/// from the same path (so both see one copy of the library).
+struct FakeCuda {
+  void (*configure)(const char *key, long long value) = nullptr;
+  long long (*query)(const char *key) = nullptr;
+  void *(*currentContext)() = nullptr;
+
+  static FakeCuda &get() {
+    static FakeCuda fake = [] {
+      FakeCuda result;
+      void *handle = ::dlopen(ORX_FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
+      if (!handle)
+        return result;
+      result.configure = reinterpret_cast<decltype(result.configure)>(
+          ::dlsym(handle, "orx_fake_cuda_configure"));
+      result.query = reinterpret_cast<decltype(result.query)>(
+          ::dlsym(handle, "orx_fake_cuda_query"));
+      result.currentContext = reinterpret_cast<decltype(result.currentContext)>(
+          ::dlsym(handle, "orx_fake_cuda_current_context"));
+      return result;
+    }();
+    return fake;
+  }
+};
+
+uint64_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+GpuLaunchDesc gpuLaunch(const std::string &function,
+                        std::vector<GpuArgDesc> args,
+                        uint32_t dynamicSharedBytes = 0) {
+  GpuLaunchDesc launch;
+  launch.module = 0;
+  launch.function = function;
+  launch.block[0] = static_cast<uint32_t>(kVectorLength);
+  launch.dynamicSharedBytes = dynamicSharedBytes;
+  launch.args = std::move(args);
+  return launch;
+}
+
+GpuArgDesc buffer(uint64_t index) { return {GpuArgKind::Buffer, index, 8}; }
+GpuArgDesc scratch(uint64_t index) { return {GpuArgKind::Scratch, index, 8}; }
+GpuArgDesc immediate(uint64_t bits, uint32_t size) {
+  return {GpuArgKind::Immediate, bits, size};
+}
+
+/// The kernels of the simulated driver's modules:
+/// - orx_kernel_add: c = a + b;
+/// - orx_kernel_scale_add: scratch = 2 * c, then d = scratch + k, the second
+///   launch with 64 KiB of dynamic shared memory;
+/// - orx_kernel_scale: y = 2 * x.
+GpuBundle makeFakeBundle() {
+  GpuBundle bundle;
+  bundle.chip = "sm_90a";
+  bundle.modules = {{"main",
+                     {'F', 'A', 'K', 'E', 'C', 'U', 'B', 'I', 'N', 0},
+                     "//FAKEPTX main"}};
+  GpuKernelDesc add;
+  add.symbol = "orx_kernel_add";
+  add.launches = {gpuLaunch("fake_add_f32", {buffer(0), buffer(1), buffer(2),
+                                             immediate(kVectorLength, 4)})};
+  GpuKernelDesc scaleAdd;
+  scaleAdd.symbol = "orx_kernel_scale_add";
+  scaleAdd.scratchBytes = {kVectorBytes};
+  scaleAdd.launches = {
+      gpuLaunch("fake_scale_f32",
+                {buffer(0), scratch(0), immediate(floatBits(2.0f), 4),
+                 immediate(kVectorLength, 8)}),
+      gpuLaunch("fake_add_f32",
+                {scratch(0), buffer(1), buffer(2), immediate(kVectorLength, 4)},
+                64 * 1024)};
+  GpuKernelDesc scale;
+  scale.symbol = "orx_kernel_scale";
+  scale.launches = {gpuLaunch("fake_scale_f32", {buffer(0), buffer(1),
+                                                 immediate(floatBits(2.0f), 4),
+                                                 immediate(kVectorLength, 8)})};
+  bundle.kernels = {add, scaleAdd, scale};
+  return bundle;
+}
+
+BinaryDesc bundleBinary(const GpuBundle &bundle,
+                        const std::string &arch = "nvidia_hopper") {
+  return {arch, kGpuBundleFormat, serializeGpuBundle(bundle), {}};
+}
+
+std::vector<uint8_t> floatBytes(const std::vector<float> &values) {
+  const uint8_t *bytes = reinterpret_cast<const uint8_t *>(values.data());
+  return std::vector<uint8_t>(bytes, bytes + values.size() * sizeof(float));
+}
+
+std::vector<float> iota(float start) {
+  std::vector<float> values(kVectorLength);
+  for (size_t i = 0; i < kVectorLength; ++i)
+    values[i] = start + static_cast<float>(i);
+  return values;
+}
+
+/// A CPU and a Hopper GPU, as orchestra-compile plans them for cpu+hopper:
+/// the entry's inputs a, b and output e are in host memory. The GPU copies
+/// a and b in (copy stream), computes c = a + b, then d = 2 * c + k (kernel
+/// stream; k is a constant in GPU memory); the CPU copies d out and computes
+/// e = 2 * d. So e = 2 * (2 * (a + b) + k) with k = 100, 101, ...
+Artifact makeCpuGpuArtifact() {
+  Artifact a;
+  a.producer = "runtime unit tests";
+  a.topologyName = "cpu+hopper";
+  a.devices = {{"cpu0", getTestHostArch(), 0, 1},
+               {"gpu0", "nvidia_hopper", 0, 1}};
+  a.memorySpaces = {{"cpu0_dram", 0, 4 * kVectorBytes},
+                    {"gpu0_hbm", 1, 5 * kVectorBytes}};
+  a.entryName = "cpu_gpu";
+  a.inputs = {vectorDesc("a"), vectorDesc("b")};
+  a.inputValues = {0, 1};
+  a.outputs = {vectorDesc("e")};
+  a.outputValues = {3};
+  a.values = {{0, 0, kVectorBytes},                 // 0: a
+              {0, kVectorBytes, kVectorBytes},      // 1: b
+              {0, 2 * kVectorBytes, kVectorBytes},  // 2: d on cpu0
+              {0, 3 * kVectorBytes, kVectorBytes},  // 3: e
+              {1, 0, kVectorBytes},                 // 4: a on gpu0
+              {1, kVectorBytes, kVectorBytes},      // 5: b on gpu0
+              {1, 2 * kVectorBytes, kVectorBytes},  // 6: c
+              {1, 3 * kVectorBytes, kVectorBytes},  // 7: k (constant)
+              {1, 4 * kVectorBytes, kVectorBytes}}; // 8: d on gpu0
+  a.constants = {{7, floatBytes(iota(100))}};
+  a.binaries = {hostBinary(), bundleBinary(makeFakeBundle())};
+  a.kernels = {
+      {"scale2", 0}, {"orx_kernel_add", 1}, {"orx_kernel_scale_add", 1}};
+  a.steps = {copy(1, "a_to_gpu", 0, 4),
+             copy(1, "b_to_gpu", 1, 5),
+             launch(1, "add", 1, {4, 5, 6}, 2, {0, 1}),
+             launch(1, "scale_add", 2, {6, 7, 8}, 2, {2}),
+             copy(0, "d_to_cpu", 8, 2, {3}),
+             launch(0, "scale", 0, {2, 3}, 1, {4})};
+  return a;
+}
+
+std::vector<float> expectedCpuGpu(const std::vector<float> &a,
+                                  const std::vector<float> &b) {
+  std::vector<float> e(kVectorLength);
+  for (size_t i = 0; i < kVectorLength; ++i)
+    e[i] = 2 * (2 * (a[i] + b[i]) + (100 + static_cast<float>(i)));
+  return e;
+}
+
+ArtifactPtr load(const Artifact &artifact) {
+  std::vector<uint8_t> bytes = serializeArtifact(artifact);
+  orx_artifact_t *raw = nullptr;
+  Status status{orx_artifact_load_memory(bytes.data(), bytes.size(), &raw)};
+  EXPECT_FALSE(status) << message(status);
+  return ArtifactPtr(raw);
+}
+
+SessionPtr createSession(const Artifact &artifact) {
+  ArtifactPtr loaded = load(artifact);
+  if (!loaded)
+    return nullptr;
+  orx_session_t *raw = nullptr;
+  Status status{orx_session_create(loaded.get(), &raw)};
+  EXPECT_FALSE(status) << message(status);
+  return SessionPtr(raw);
+}
+
+std::string sessionError(const Artifact &artifact) {
+  ArtifactPtr loaded = load(artifact);
+  if (!loaded)
+    return "artifact did not load";
+  orx_session_t *raw = nullptr;
+  Status status{orx_session_create(loaded.get(), &raw)};
+  EXPECT_EQ(raw, nullptr);
+  orx_session_free(raw);
+  EXPECT_TRUE(status);
+  return message(status);
+}
+
+Status runVectors(orx_session_t *session,
+                  const std::vector<std::vector<float>> &inputs,
+                  std::vector<std::vector<float>> &outputs) {
+  std::vector<const void *> inputData;
+  std::vector<size_t> inputSizes;
+  for (const std::vector<float> &input : inputs) {
+    inputData.push_back(input.data());
+    inputSizes.push_back(input.size() * sizeof(float));
+  }
+  std::vector<void *> outputData;
+  std::vector<size_t> outputSizes;
+  for (std::vector<float> &output : outputs) {
+    outputData.push_back(output.data());
+    outputSizes.push_back(output.size() * sizeof(float));
+  }
+  return Status(orx_session_run(session, inputData.data(), inputSizes.data(),
+                                inputData.size(), outputData.data(),
+                                outputSizes.data(), outputData.size()));
+}
+
+//===----------------------------------------------------------------------===//
+// Without a usable driver
+//===----------------------------------------------------------------------===//
+
+TEST(CudaDriverTest, NoDriverLibrary) {
+  DriverOverride driver("/nonexistent/libcuda.so.1");
+  std::string error = sessionError(makeCpuGpuArtifact());
+  EXPECT_EQ(error.rfind("no CUDA driver found (/nonexistent/libcuda.so.1: ", 0),
+            0u)
+      << error;
+  EXPECT_NE(error.find("); device 'gpu0' (nvidia_hopper) needs an NVIDIA GPU "
+                       "and its driver"),
+            std::string::npos)
+      << error;
+}
+
+TEST(CudaDriverTest, CpuOnlyArtifactsNeedNoDriver) {
+  DriverOverride driver("/nonexistent/libcuda.so.1");
+  ArtifactPtr artifact = load(makeTwoDeviceArtifact());
+  orx_session_t *raw = nullptr;
+  Status status{orx_session_create(artifact.get(), &raw)};
+  SessionPtr session(raw);
+  EXPECT_FALSE(status) << message(status);
+}
+
+TEST(CudaDriverTest, NoDevice) {
+  DriverOverride driver(ORX_FAKE_CUDA_NODEVICE_PATH);
+  EXPECT_EQ(sessionError(makeCpuGpuArtifact()),
+            "no CUDA device found (cuInit failed: CUDA_ERROR_NO_DEVICE (no "
+            "CUDA-capable device is detected)); device 'gpu0' (nvidia_hopper) "
+            "needs an NVIDIA GPU");
+}
+
+TEST(CudaDriverTest, MissingEntryPoint) {
+  DriverOverride driver(ORX_FAKE_CUDA_INCOMPLETE_PATH);
+  EXPECT_EQ(sessionError(makeCpuGpuArtifact()),
+            std::string("the CUDA driver '") + ORX_FAKE_CUDA_INCOMPLETE_PATH +
+                "' does not export cuDeviceGetCount; device 'gpu0' "
+                "(nvidia_hopper) needs a newer NVIDIA driver");
+}
+
+//===----------------------------------------------------------------------===//
+// With the simulated driver
+//===----------------------------------------------------------------------===//
+
+class CudaBackendTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(fake.configure && fake.query && fake.currentContext)
+        << "cannot load " << ORX_FAKE_CUDA_PATH << ": " << ::dlerror();
+    fake.configure("reset", 0);
+  }
+
+  /// Checks that every object the runtime made in the driver is gone.
+  void expectAllReleased() {
+    for (const char *object :
+         {"allocations", "pinned", "streams", "events", "modules", "retains"})
+      EXPECT_EQ(fake.query(object), 0) << object;
+  }
+
+  FakeCuda &fake = FakeCuda::get();
+  DriverOverride driver{ORX_FAKE_CUDA_PATH};
+};
+
+TEST_F(CudaBackendTest, CpuAndGpu) {
+  {
+    SessionPtr session = createSession(makeCpuGpuArtifact());
+    ASSERT_TRUE(session);
+    // Two streams' worth of work, two step kernels, three launches.
+    EXPECT_EQ(fake.query("streams"), 3);
+    EXPECT_EQ(fake.query("events"), 4);
+    EXPECT_EQ(fake.query("modules"), 1);
+    EXPECT_EQ(fake.query("pinned"), 1);
+    EXPECT_EQ(fake.query("set_attribute"), 1);
+    EXPECT_EQ(fake.query("retains"), 1);
+    EXPECT_EQ(fake.currentContext(), nullptr)
+        << "session creation changed the caller's context";
+
+    for (float start : {0.0f, 10.0f}) {
+      std::vector<float> a = iota(start), b = iota(start * 2);
+      std::vector<std::vector<float>> outputs(
+          1, std::vector<float>(kVectorLength));
+      Status status = runVectors(session.get(), {a, b}, outputs);
+      ASSERT_FALSE(status) << message(status);
+      EXPECT_EQ(outputs[0], expectedCpuGpu(a, b));
+    }
+    EXPECT_EQ(fake.currentContext(), nullptr)
+        << "a run changed the caller's context";
+    EXPECT_EQ(fake.query("launches"), 6);
+    // The kernel stream waits for both copies; the copies between arenas
+    // are from and to pinned memory.
+    EXPECT_EQ(fake.query("stream_waits"), 4);
+    EXPECT_EQ(fake.query("pageable_async_copies"), 0);
+
+    ASSERT_EQ(orx_session_trace_size(session.get()), 6u);
+    for (size_t i = 0; i < 6; ++i) {
+      orx_trace_event_t event;
+      Status status{orx_session_trace_event(session.get(), i, &event)};
+      ASSERT_FALSE(status) << message(status);
+      EXPECT_LE(event.start_ns, event.end_ns) << event.name;
+      EXPECT_NE(event.end_ns, 0u) << event.name;
+    }
+  }
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, GpuOnlyWithEntryInDeviceMemory) {
+  Artifact a;
+  a.producer = "runtime unit tests";
+  a.topologyName = "hopper";
+  a.devices = {{"gpu0", "nvidia_hopper", 0, 1}};
+  a.memorySpaces = {{"gpu0_hbm", 0, 3 * kVectorBytes}};
+  a.entryName = "add";
+  a.inputs = {vectorDesc("a"), vectorDesc("b")};
+  a.inputValues = {0, 1};
+  a.outputs = {vectorDesc("c")};
+  a.outputValues = {2};
+  a.values = {{0, 0, kVectorBytes},
+              {0, kVectorBytes, kVectorBytes},
+              {0, 2 * kVectorBytes, kVectorBytes}};
+  a.binaries = {bundleBinary(makeFakeBundle())};
+  a.kernels = {{"orx_kernel_add", 0}};
+  a.steps = {launch(0, "add", 0, {0, 1, 2}, 2)};
+  {
+    SessionPtr session = createSession(a);
+    ASSERT_TRUE(session);
+    std::vector<float> x = iota(1), y = iota(-3);
+    std::vector<std::vector<float>> outputs(1,
+                                            std::vector<float>(kVectorLength));
+    Status status = runVectors(session.get(), {x, y}, outputs);
+    ASSERT_FALSE(status) << message(status);
+    for (size_t i = 0; i < kVectorLength; ++i)
+      EXPECT_EQ(outputs[0][i], x[i] + y[i]);
+    EXPECT_EQ(fake.query("pinned"), 0);
+  }
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, TwoGpusWithPeerCopy) {
+  fake.configure("device_count", 2);
+  Artifact a;
+  a.producer = "runtime unit tests";
+  a.topologyName = "two-hopper";
+  a.devices = {{"gpu0", "nvidia_hopper", 0, 1},
+               {"gpu1", "nvidia_hopper", 1, 1}};
+  a.memorySpaces = {{"gpu0_hbm", 0, 3 * kVectorBytes},
+                    {"gpu1_hbm", 1, 2 * kVectorBytes}};
+  a.entryName = "two_gpus";
+  a.inputs = {vectorDesc("a"), vectorDesc("b")};
+  a.inputValues = {0, 1};
+  a.outputs = {vectorDesc("d")};
+  a.outputValues = {4};
+  a.values = {{0, 0, kVectorBytes},
+              {0, kVectorBytes, kVectorBytes},
+              {0, 2 * kVectorBytes, kVectorBytes}, // c on gpu0
+              {1, 0, kVectorBytes},                // c on gpu1
+              {1, kVectorBytes, kVectorBytes}};    // d = 2 * c
+  GpuBundle bundle = makeFakeBundle();
+  a.binaries = {bundleBinary(bundle), bundleBinary(bundle)};
+  a.kernels = {{"orx_kernel_add", 0}, {"orx_kernel_scale", 1}};
+  a.steps = {launch(0, "add", 0, {0, 1, 2}, 2), copy(1, "c_to_gpu1", 2, 3, {0}),
+             launch(1, "scale", 1, {3, 4}, 1, {1})};
+  {
+    SessionPtr session = createSession(a);
+    ASSERT_TRUE(session);
+    EXPECT_EQ(fake.query("retains"), 2);
+    std::vector<float> x = iota(1), y = iota(2);
+    std::vector<std::vector<float>> outputs(1,
+                                            std::vector<float>(kVectorLength));
+    Status status = runVectors(session.get(), {x, y}, outputs);
+    ASSERT_FALSE(status) << message(status);
+    for (size_t i = 0; i < kVectorLength; ++i)
+      EXPECT_EQ(outputs[0][i], 2 * (x[i] + y[i]));
+    EXPECT_EQ(fake.query("peer_copies"), 1);
+    // gpu1's copy stream waits for gpu0's kernel stream, its kernel stream
+    // for its copy stream.
+    EXPECT_EQ(fake.query("stream_waits"), 2);
+  }
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, PtxFallback) {
+  fake.configure("reject_cubin", 1);
+  {
+    SessionPtr session = createSession(makeCpuGpuArtifact());
+    ASSERT_TRUE(session);
+    EXPECT_EQ(fake.query("ptx_loads"), 1);
+    std::vector<float> a = iota(3), b = iota(4);
+    std::vector<std::vector<float>> outputs(1,
+                                            std::vector<float>(kVectorLength));
+    Status status = runVectors(session.get(), {a, b}, outputs);
+    ASSERT_FALSE(status) << message(status);
+    EXPECT_EQ(outputs[0], expectedCpuGpu(a, b));
+  }
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, ModuleLoadFailure) {
+  fake.configure("reject_cubin", 1);
+  fake.configure("reject_ptx", 1);
+  EXPECT_EQ(sessionError(makeCpuGpuArtifact()),
+            "cannot load module 'main' of kernel binary 1 (built for sm_90a) "
+            "on device 'gpu0' (nvidia_hopper, CUDA device 0: Fake GPU 0, "
+            "sm_90): its cubin: cuModuleLoadData failed: "
+            "CUDA_ERROR_NO_BINARY_FOR_GPU (no kernel image is available for "
+            "execution on the device); its PTX, too: cuModuleLoadData failed: "
+            "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)");
+  expectAllReleased();
+
+  Artifact artifact = makeCpuGpuArtifact();
+  GpuBundle bundle = makeFakeBundle();
+  bundle.modules[0].ptx.clear();
+  artifact.binaries[1] = bundleBinary(bundle);
+  EXPECT_EQ(sessionError(artifact),
+            "cannot load module 'main' of kernel binary 1 (built for sm_90a) "
+            "on device 'gpu0' (nvidia_hopper, CUDA device 0: Fake GPU 0, "
+            "sm_90): cuModuleLoadData failed: CUDA_ERROR_NO_BINARY_FOR_GPU "
+            "(no kernel image is available for execution on the device)");
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, NoDeviceFromDriver) {
+  fake.configure("init_result", 100);
+  EXPECT_EQ(sessionError(makeCpuGpuArtifact()),
+            "no CUDA device found (cuInit failed: CUDA_ERROR_NO_DEVICE (no "
+            "CUDA-capable device is detected)); device 'gpu0' (nvidia_hopper) "
+            "needs an NVIDIA GPU");
+  fake.configure("reset", 0);
+  fake.configure("device_count", 0);
+  EXPECT_EQ(sessionError(makeCpuGpuArtifact()),
+            std::string("no CUDA device found (the driver '") +
+                ORX_FAKE_CUDA_PATH +
+                "' reports none); device 'gpu0' (nvidia_hopper) needs an "
+                "NVIDIA GPU");
+}
+
+TEST_F(CudaBackendTest, DeviceOrdinalOutOfRange) {
+  fake.configure("device_count", 2);
+  Artifact artifact = makeCpuGpuArtifact();
+  artifact.devices[1].deviceId = 3;
+  EXPECT_EQ(sessionError(artifact),
+            "device 'gpu0' (nvidia_hopper) is CUDA device 3, but this machine "
+            "has 2 CUDA devices (0-1)");
+  fake.configure("device_count", 1);
+  EXPECT_EQ(sessionError(artifact),
+            "device 'gpu0' (nvidia_hopper) is CUDA device 3, but this machine "
+            "has 1 CUDA device (0)");
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, DeviceMemoryExhausted) {
+  Artifact artifact = makeCpuGpuArtifact();
+  artifact.memorySpaces[1].arenaBytes = 1ull << 41;
+  EXPECT_EQ(sessionError(artifact),
+            "cannot allocate the 2199023255552-byte arena of memory space "
+            "'gpu0_hbm' on device 'gpu0' (nvidia_hopper, CUDA device 0: Fake "
+            "GPU 0, sm_90): cuMemAlloc_v2 failed: CUDA_ERROR_OUT_OF_MEMORY "
+            "(out of memory)");
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, InvalidBundle) {
+  Artifact artifact = makeCpuGpuArtifact();
+  artifact.binaries[1].data = {1, 2, 3};
+  EXPECT_EQ(sessionError(artifact),
+            "kernel binary 1 (3 bytes) is invalid: not a GPU module bundle");
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, BundleForAnotherArch) {
+  Artifact artifact = makeCpuGpuArtifact();
+  artifact.binaries[1].arch = "nvidia_blackwell";
+  EXPECT_EQ(sessionError(artifact), "kernel binary 1 is for arch "
+                                    "'nvidia_blackwell', device 'gpu0' is "
+                                    "'nvidia_hopper'");
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, KernelNotInBundle) {
+  Artifact artifact = makeCpuGpuArtifact();
+  artifact.kernels[1].symbol = "orx_kernel_none";
+  EXPECT_EQ(sessionError(artifact),
+            "kernel 'orx_kernel_none' is not defined in kernel binary 1");
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, FunctionNotInModule) {
+  Artifact artifact = makeCpuGpuArtifact();
+  GpuBundle bundle = makeFakeBundle();
+  bundle.kernels[0].launches[0].function = "no_such_function";
+  artifact.binaries[1] = bundleBinary(bundle);
+  EXPECT_EQ(sessionError(artifact),
+            "kernel 'orx_kernel_add' of kernel binary 1: module 'main' has no "
+            "function 'no_such_function' on device 'gpu0' (nvidia_hopper, "
+            "CUDA device 0: Fake GPU 0, sm_90): cuModuleGetFunction failed: "
+            "CUDA_ERROR_NOT_FOUND (named symbol not found)");
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, BufferParameterOutOfRange) {
+  Artifact artifact = makeCpuGpuArtifact();
+  GpuBundle bundle = makeFakeBundle();
+  bundle.kernels[0].launches[0].args[1] = buffer(3);
+  artifact.binaries[1] = bundleBinary(bundle);
+  EXPECT_EQ(sessionError(artifact),
+            "step 2 ('add'): launch 0 ('fake_add_f32') of kernel "
+            "'orx_kernel_add': parameter 1 is buffer 3, but the step has 3 "
+            "values");
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, KernelsAddressOnlyTheirDevicesMemory) {
+  Artifact artifact = makeCpuGpuArtifact();
+  artifact.steps[2].args[0] = 0;
+  EXPECT_EQ(sessionError(artifact),
+            "step 2 ('add') on device 'gpu0' uses value 0, which is in memory "
+            "space 'cpu0_dram' of device 'cpu0': its kernel cannot address "
+            "it");
+  artifact = makeCpuGpuArtifact();
+  artifact.steps[5].args[0] = 8;
+  EXPECT_EQ(sessionError(artifact),
+            "step 5 ('scale') on device 'cpu0' uses value 8, which is in "
+            "memory space 'gpu0_hbm' of device 'gpu0': its kernel cannot "
+            "address it");
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, KernelOfTheWrongKind) {
+  Artifact artifact = makeCpuGpuArtifact();
+  artifact.steps[5].kernel = 1;
+  EXPECT_EQ(sessionError(artifact),
+            std::string("step 5 ('scale') runs on device 'cpu0' (") +
+                getTestHostArch() +
+                "), but its kernel 'orx_kernel_add' is in kernel binary 1, a "
+                "GPU module bundle for 'nvidia_hopper'");
+  artifact = makeCpuGpuArtifact();
+  artifact.steps[2].kernel = 0;
+  EXPECT_EQ(sessionError(artifact),
+            "step 2 ('add') runs on device 'gpu0' (nvidia_hopper), but its "
+            "kernel 'scale2' is in kernel binary 0 of format "
+            "'elf-shared-object', not a GPU module bundle");
+  expectAllReleased();
+}
+
+TEST_F(CudaBackendTest, KernelFaultFailsTheRun) {
+  Artifact artifact = makeCpuGpuArtifact();
+  GpuBundle bundle = makeFakeBundle();
+  bundle.kernels[0].launches[0] = gpuLaunch("fake_fault", {});
+  artifact.binaries[1] = bundleBinary(bundle);
+  {
+    SessionPtr session = createSession(artifact);
+    ASSERT_TRUE(session);
+    std::vector<std::vector<float>> outputs(1,
+                                            std::vector<float>(kVectorLength));
+    Status status = runVectors(session.get(), {iota(0), iota(1)}, outputs);
+    ASSERT_TRUE(status);
+    EXPECT_NE(message(status).find("CUDA_ERROR_ILLEGAL_ADDRESS (an illegal "
+                                   "memory access was encountered)"),
+              std::string::npos)
+        << message(status);
+  }
+  expectAllReleased();
+}
+
+} // namespace

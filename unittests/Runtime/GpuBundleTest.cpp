@@ -1,0 +1,252 @@
+//===- GpuBundleTest.cpp - Tests of the GPU module bundle format ----------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra_rt/GpuBundle.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace orx;
+
+namespace {
+
+GpuArgDesc buffer(uint64_t index) { return {GpuArgKind::Buffer, index, 8}; }
+GpuArgDesc scratch(uint64_t index) { return {GpuArgKind::Scratch, index, 8}; }
+GpuArgDesc immediate(uint64_t bits, uint32_t size) {
+  return {GpuArgKind::Immediate, bits, size};
+}
+
+/// Two modules (one with an image and PTX, one PTX only) and two kernels,
+/// one with two launches and scratch buffers, one with nothing.
+GpuBundle makeBundle() {
+  GpuBundle bundle;
+  bundle.chip = "sm_90a";
+  bundle.modules = {{"main", {0x7f, 'E', 'L', 'F', 0, 1, 2}, "// ptx\n"},
+                    {"ptx_only", {}, ".version 8.0\n"}};
+  GpuKernelDesc matmul;
+  matmul.symbol = "orx_kernel_matmul";
+  matmul.scratchBytes = {4096, 0};
+  GpuLaunchDesc first;
+  first.module = 0;
+  first.function = "matmul_tile";
+  first.grid[0] = 8;
+  first.grid[1] = 4;
+  first.block[0] = 128;
+  first.dynamicSharedBytes = 98304;
+  first.args = {buffer(0), buffer(2), scratch(1), immediate(7, 4),
+                immediate(0x123456789abcdefull, 8)};
+  GpuLaunchDesc second;
+  second.module = 1;
+  second.function = "reduce";
+  second.block[0] = 32;
+  second.block[1] = 32;
+  second.args = {scratch(0), buffer(1)};
+  matmul.launches = {first, second};
+  GpuKernelDesc empty;
+  empty.symbol = "orx_kernel_empty";
+  bundle.kernels = {matmul, empty};
+  return bundle;
+}
+
+/// Parses `bytes`, expecting failure; returns the error.
+std::string parseError(const std::vector<uint8_t> &bytes) {
+  GpuBundle bundle;
+  std::string error;
+  EXPECT_FALSE(parseGpuBundle(bytes.data(), bytes.size(), bundle, error));
+  return error;
+}
+
+/// The error of parsing makeBundle() after `edit`.
+std::string editError(const std::function<void(GpuBundle &)> &edit) {
+  GpuBundle bundle = makeBundle();
+  edit(bundle);
+  return parseError(serializeGpuBundle(bundle));
+}
+
+GpuLaunchDesc &firstLaunch(GpuBundle &bundle) {
+  return bundle.kernels[0].launches[0];
+}
+
+TEST(GpuBundleTest, RoundTrip) {
+  GpuBundle original = makeBundle();
+  std::vector<uint8_t> bytes = serializeGpuBundle(original);
+  ASSERT_GE(bytes.size(), 12u);
+  EXPECT_EQ(std::memcmp(bytes.data(), "ORXGPU\0\0", 8), 0);
+  EXPECT_EQ(bytes[8], kGpuBundleVersion);
+
+  GpuBundle parsed;
+  std::string error;
+  ASSERT_TRUE(parseGpuBundle(bytes.data(), bytes.size(), parsed, error))
+      << error;
+  EXPECT_EQ(parsed.chip, "sm_90a");
+  ASSERT_EQ(parsed.modules.size(), 2u);
+  EXPECT_EQ(parsed.modules[0].name, "main");
+  EXPECT_EQ(parsed.modules[0].image, original.modules[0].image);
+  EXPECT_EQ(parsed.modules[0].ptx, "// ptx\n");
+  EXPECT_TRUE(parsed.modules[1].image.empty());
+  EXPECT_EQ(parsed.modules[1].ptx, ".version 8.0\n");
+  ASSERT_EQ(parsed.kernels.size(), 2u);
+  const GpuKernelDesc &matmul = parsed.kernels[0];
+  EXPECT_EQ(matmul.symbol, "orx_kernel_matmul");
+  EXPECT_EQ(matmul.scratchBytes, (std::vector<uint64_t>{4096, 0}));
+  ASSERT_EQ(matmul.launches.size(), 2u);
+  const GpuLaunchDesc &launch = matmul.launches[0];
+  EXPECT_EQ(launch.module, 0u);
+  EXPECT_EQ(launch.function, "matmul_tile");
+  EXPECT_EQ(launch.grid[0], 8u);
+  EXPECT_EQ(launch.grid[1], 4u);
+  EXPECT_EQ(launch.grid[2], 1u);
+  EXPECT_EQ(launch.block[0], 128u);
+  EXPECT_EQ(launch.dynamicSharedBytes, 98304u);
+  ASSERT_EQ(launch.args.size(), 5u);
+  EXPECT_EQ(launch.args[1].kind, GpuArgKind::Buffer);
+  EXPECT_EQ(launch.args[1].value, 2u);
+  EXPECT_EQ(launch.args[2].kind, GpuArgKind::Scratch);
+  EXPECT_EQ(launch.args[3].kind, GpuArgKind::Immediate);
+  EXPECT_EQ(launch.args[3].size, 4u);
+  EXPECT_EQ(launch.args[4].value, 0x123456789abcdefull);
+  EXPECT_EQ(matmul.launches[1].block[1], 32u);
+  EXPECT_TRUE(parsed.kernels[1].launches.empty());
+
+  // Writing what was read gives the same bytes.
+  EXPECT_EQ(serializeGpuBundle(parsed), bytes);
+
+  EXPECT_EQ(parsed.lookupKernel("orx_kernel_empty"), &parsed.kernels[1]);
+  EXPECT_EQ(parsed.lookupKernel("orx_kernel_none"), nullptr);
+}
+
+TEST(GpuBundleTest, EmptyBundle) {
+  std::vector<uint8_t> bytes = serializeGpuBundle(GpuBundle());
+  GpuBundle parsed;
+  std::string error;
+  EXPECT_TRUE(parseGpuBundle(bytes.data(), bytes.size(), parsed, error))
+      << error;
+  EXPECT_TRUE(parsed.modules.empty());
+  EXPECT_TRUE(parsed.kernels.empty());
+}
+
+TEST(GpuBundleTest, BadMagic) {
+  std::vector<uint8_t> bytes = serializeGpuBundle(makeBundle());
+  bytes[3] = 'X';
+  EXPECT_EQ(parseError(bytes), "not a GPU module bundle");
+  EXPECT_EQ(parseError({}), "not a GPU module bundle");
+  EXPECT_EQ(parseError({'O', 'R', 'X'}), "not a GPU module bundle");
+}
+
+TEST(GpuBundleTest, OtherVersion) {
+  std::vector<uint8_t> bytes = serializeGpuBundle(makeBundle());
+  bytes[8] = 2;
+  EXPECT_EQ(parseError(bytes),
+            "GPU module bundle: GPU module bundle version 2, this runtime "
+            "reads 1");
+}
+
+TEST(GpuBundleTest, EveryTruncationFails) {
+  std::vector<uint8_t> bytes = serializeGpuBundle(makeBundle());
+  for (size_t size = 0; size < bytes.size(); ++size) {
+    // A copy of exactly `size` bytes, so that a sanitizer sees any read past
+    // the end.
+    std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + size);
+    GpuBundle bundle;
+    std::string error;
+    EXPECT_FALSE(parseGpuBundle(prefix.data(), prefix.size(), bundle, error))
+        << "prefix of " << size << " bytes";
+    EXPECT_FALSE(error.empty()) << "prefix of " << size << " bytes";
+  }
+}
+
+TEST(GpuBundleTest, TrailingBytes) {
+  std::vector<uint8_t> bytes = serializeGpuBundle(makeBundle());
+  bytes.push_back(0);
+  EXPECT_EQ(parseError(bytes), "GPU module bundle: 1 bytes follow the last "
+                               "kernel of the GPU module bundle");
+}
+
+TEST(GpuBundleTest, HugeCountIsRejectedBeforeAllocating) {
+  std::vector<uint8_t> bytes = serializeGpuBundle(GpuBundle());
+  // The module count follows the magic, the version and the empty chip.
+  ASSERT_EQ(bytes.size(), 8u + 4 + 4 + 4 + 4);
+  std::memset(bytes.data() + 16, 0xff, 4);
+  EXPECT_NE(parseError(bytes).find("modules: count 4294967295 exceeds the "
+                                   "remaining 4 payload bytes"),
+            std::string::npos);
+}
+
+TEST(GpuBundleTest, ModuleWithoutCode) {
+  EXPECT_EQ(editError([](GpuBundle &b) { b.modules[1].ptx.clear(); }),
+            "GPU module bundle: modules[1] has neither an image nor PTX");
+}
+
+TEST(GpuBundleTest, ModuleOutOfRange) {
+  EXPECT_EQ(editError([](GpuBundle &b) { firstLaunch(b).module = 2; }),
+            "GPU module bundle: kernels[0].launches[0].module = 2 is out of "
+            "range (2 modules)");
+}
+
+TEST(GpuBundleTest, EmptyFunctionName) {
+  EXPECT_EQ(editError([](GpuBundle &b) { firstLaunch(b).function.clear(); }),
+            "GPU module bundle: kernels[0].launches[0].function is empty");
+}
+
+TEST(GpuBundleTest, ZeroGridOrBlock) {
+  EXPECT_EQ(editError([](GpuBundle &b) { firstLaunch(b).grid[2] = 0; }),
+            "GPU module bundle: kernels[0].launches[0] has a zero grid or "
+            "block size");
+  EXPECT_EQ(editError([](GpuBundle &b) { firstLaunch(b).block[1] = 0; }),
+            "GPU module bundle: kernels[0].launches[0] has a zero grid or "
+            "block size");
+}
+
+TEST(GpuBundleTest, TooManyThreads) {
+  EXPECT_EQ(
+      editError([](GpuBundle &b) { b.kernels[0].launches[1].block[2] = 2; }),
+      "GPU module bundle: kernels[0].launches[1] has 2048 threads per "
+      "block (at most 1024)");
+  // Exactly 1024 is fine.
+  GpuBundle bundle = makeBundle();
+  firstLaunch(bundle).block[0] = 1024;
+  std::vector<uint8_t> bytes = serializeGpuBundle(bundle);
+  GpuBundle parsed;
+  std::string error;
+  EXPECT_TRUE(parseGpuBundle(bytes.data(), bytes.size(), parsed, error))
+      << error;
+}
+
+TEST(GpuBundleTest, BadScratchIndex) {
+  EXPECT_EQ(
+      editError([](GpuBundle &b) { firstLaunch(b).args[2] = scratch(2); }),
+      "GPU module bundle: kernels[0].launches[0].args[2] names scratch "
+      "buffer 2 of 2");
+  EXPECT_EQ(editError([](GpuBundle &b) {
+              b.kernels[1].launches = b.kernels[0].launches;
+            }),
+            "GPU module bundle: kernels[1].launches[0].args[2] names scratch "
+            "buffer 1 of 0");
+}
+
+TEST(GpuBundleTest, BadParameterSize) {
+  EXPECT_EQ(
+      editError([](GpuBundle &b) { firstLaunch(b).args[3] = immediate(7, 2); }),
+      "GPU module bundle: kernels[0].launches[0].args[3].size = 2 is "
+      "not a valid parameter size");
+  EXPECT_EQ(editError([](GpuBundle &b) { firstLaunch(b).args[0].size = 4; }),
+            "GPU module bundle: kernels[0].launches[0].args[0].size = 4 is "
+            "not a valid parameter size");
+}
+
+TEST(GpuBundleTest, BadParameterKind) {
+  EXPECT_EQ(editError([](GpuBundle &b) {
+              firstLaunch(b).args[0].kind = static_cast<GpuArgKind>(7);
+            }),
+            "GPU module bundle: kernels[0].launches[0].args[0].kind = 7 is "
+            "not a parameter kind");
+}
+
+} // namespace
