@@ -119,26 +119,6 @@ module attributes {transform.with_named_sequence} {
   // Actions.
   //===--------------------------------------------------------------------===//
 
-  // Grid level: a fusion root and its producers in one block tile.
-  transform.named_sequence @nvidia_root_blocks_p2(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [32, 64]
-        (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.include @nvidia_fuse_producers failures(propagate) (%forall)
-        : (!transform.any_op) -> ()
-    transform.yield
-  }
-  transform.named_sequence @nvidia_root_blocks_p1(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [256] (mapping = [#gpu.block<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.include @nvidia_fuse_producers failures(propagate) (%forall)
-        : (!transform.any_op) -> ()
-    transform.yield
-  }
   transform.named_sequence @nvidia_fuse_producers(
       %forall: !transform.any_op {transform.readonly}) {
     %func = transform.get_parent_op %forall {op_name = "func.func"}
@@ -151,7 +131,11 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     transform.yield
   }
-  // Grid level, for ops that no root absorbed.
+  // Grid level: every op of a SIMT kernel in block tiles of its own. (The
+  // producers are not fused into their consumer's tiles here: a fused
+  // producer's tile would need a block-private temporary, which
+  // bufferization places in global memory inside the kernel, or in shared
+  // memory when it is small enough; see docs/Passes/NVIDIA.md.)
   transform.named_sequence @nvidia_blocks_p2(
       %op: !transform.any_op {transform.consumed}) {
     %tiled, %forall = transform.structured.tile_using_forall %op
@@ -249,26 +233,10 @@ module attributes {transform.with_named_sequence} {
       transform.structured.vectorize %fused_fill : !transform.any_op
     }
 
-    // 2. Everything else: block tiles of each remaining fusion root with its
-    //    producers, then of any op left outside a block tile.
+    // 2. Everything else: block tiles of each op (the results between the
+    //    kernels of a task stay in device memory).
     %func = transform.structured.match ops{["func.func"]} in %module
         : (!transform.any_op) -> !transform.any_op
-    %roots2 = transform.structured.match
-        attributes{orchestra.gpu_recipe = "simt2"} in %module
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %roots2 : !transform.any_op {
-    ^bb0(%root: !transform.any_op):
-      transform.include @nvidia_root_blocks_p2 failures(propagate) (%root)
-          : (!transform.any_op) -> ()
-    }
-    %roots1 = transform.structured.match
-        attributes{orchestra.gpu_recipe = "simt1"} in %module
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %roots1 : !transform.any_op {
-    ^bb0(%root: !transform.any_op):
-      transform.include @nvidia_root_blocks_p1 failures(propagate) (%root)
-          : (!transform.any_op) -> ()
-    }
     %f1 = transform.foreach_match in %func
         @nvidia_match_func_level_p2 -> @nvidia_blocks_p2,
         @nvidia_match_func_level_p1 -> @nvidia_blocks_p1
@@ -284,11 +252,13 @@ module attributes {transform.with_named_sequence} {
     // tiles are static): `convert-vector-to-gpu` only handles functions
     // whose scalar code does not reach the tensor-core chains.
     %epilogues = transform.structured.match
-        attributes{orchestra.gpu_recipe = "mma"} in %f2
+        attributes{orchestra.gpu_recipe = "mma"} in %module
         : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %epilogues : !transform.any_op
 
-    // 4. Clean up; keep the tensor-core accumulators in registers across
+    // 4. Clean up (no CSE: it would merge the empty tensors that
+    //    orchestra-nvidia-select-recipes split, and make kernels share
+    //    buffers); keep the tensor-core accumulators in registers across
     //    the K loop (the read/write pair of each accumulator tile is hoisted
     //    out of it).
     transform.apply_patterns to %f2 {
@@ -299,8 +269,7 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.canonicalization
       transform.apply_patterns.tensor.fold_tensor_empty
     } : !transform.any_op
-    transform.apply_cse to %f2 : !transform.any_op
-    %loops = transform.structured.match ops{["scf.for"]} in %f2
+    %loops = transform.structured.match ops{["scf.for"]} in %module
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %loops : !transform.any_op {
     ^bb0(%l: !transform.any_op):
@@ -342,9 +311,19 @@ module attributes {transform.with_named_sequence} {
   // on its warps and threads.
   transform.named_sequence @nvidia_map_to_gpu(
       %module: !transform.any_op {transform.readonly}) {
+    // Copies bufferization left between buffers (as linalg.copy, see
+    // orchestra-nvidia-copies-to-linalg) get block and thread tiles too.
     %func = transform.structured.match ops{["func.func"]} in %module
         : (!transform.any_op) -> !transform.any_op
-    %mapped = transform.foreach_match in %func
+    %tiled = transform.foreach_match in %func
+        @nvidia_match_func_level_p2 -> @nvidia_blocks_p2,
+        @nvidia_match_func_level_p1 -> @nvidia_blocks_p1
+        : (!transform.any_op) -> !transform.any_op
+    %threads = transform.foreach_match in %tiled
+        @nvidia_match_block_level_p2 -> @nvidia_threads_p2,
+        @nvidia_match_block_level_p1 -> @nvidia_threads_p1
+        : (!transform.any_op) -> !transform.any_op
+    %mapped = transform.foreach_match in %threads
         @nvidia_match_grid_forall -> @nvidia_launch
         : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %mapped {

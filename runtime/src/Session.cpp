@@ -43,8 +43,17 @@ std::unique_ptr<Session> Session::create(const Artifact &artifact,
   if (!verifyArtifact(artifact, error))
     return nullptr;
   std::unique_ptr<Session> session(new Session());
-  for (const DeviceDesc &device : artifact.devices) {
-    if (!isCudaArch(device.arch))
+  // A GPU the plan does not use (no step runs on it, none of its memory
+  // spaces holds a byte) needs neither the driver nor the device.
+  session->usedDevices.assign(artifact.devices.size(), false);
+  for (const StepDesc &step : artifact.steps)
+    session->usedDevices[step.device] = true;
+  for (const MemorySpaceDesc &space : artifact.memorySpaces)
+    if (space.arenaBytes != 0)
+      session->usedDevices[space.device] = true;
+  for (size_t i = 0; i < artifact.devices.size(); ++i) {
+    const DeviceDesc &device = artifact.devices[i];
+    if (!isCudaArch(device.arch) || !session->usedDevices[i])
       continue;
     session->cudaDriver = CudaDriver::get(
         "device '" + device.name + "' (" + device.arch + ")", error);
@@ -70,7 +79,7 @@ std::unique_ptr<Session> Session::create(const Artifact &artifact,
 bool Session::createCudaDevices(const Artifact &artifact, std::string &error) {
   cudaDevices.resize(artifact.devices.size());
   for (size_t i = 0; i < artifact.devices.size(); ++i) {
-    if (!isCudaArch(artifact.devices[i].arch))
+    if (!isCudaArch(artifact.devices[i].arch) || !usedDevices[i])
       continue;
     cudaDevices[i] =
         CudaDevice::create(*cudaDriver, artifact.devices[i], error);

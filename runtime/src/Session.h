@@ -142,6 +142,9 @@ private:
   const CudaDriver *cudaDriver = nullptr;
   /// Per artifact device: its CUDA device, or null for a CPU.
   std::vector<std::unique_ptr<CudaDevice>> cudaDevices;
+  /// Whether the plan uses each device (a step on it or a non-empty arena);
+  /// unused GPUs are not opened.
+  std::vector<bool> usedDevices;
   std::vector<Arena> arenas;
   std::vector<std::unique_ptr<LoadedBinary>> binaries;
   /// The parsed GPU module bundles among the binaries, by binary index.

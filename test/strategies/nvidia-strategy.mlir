@@ -38,20 +38,21 @@ module {
 
 // -----
 
-// SIMT: 32x64 block tiles with the producers fused, every op of a tile over
-// 8x32 threads.
+// SIMT: every op in 32x64 block tiles of its own (results between them stay
+// in device memory, each in its own buffer), each tile over 8x32 threads.
 // CHECK-LABEL: func.func @f32_matmul_relu
-// CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (2, 2)
-// CHECK:           bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<32x64xf32>
+// CHECK-NOT:     bufferization.alloc_tensor
+// CHECK:         %[[ACC:.+]] = tensor.empty() : tensor<64x128xf32>
+// CHECK:         %[[OUT:.+]] = tensor.empty() : tensor<64x128xf32>
+// CHECK:         %[[FILL:.+]] = scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (2, 2) shared_outs(%{{.*}} = %[[ACC]])
 // CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
-// CHECK:             linalg.fill
+// CHECK:             linalg.fill {{.*}} -> tensor<4x2xf32>
 // CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]}
-// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
+// CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+// CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (2, 2) shared_outs(%{{.*}} = %[[FILL]])
 // CHECK:             linalg.matmul {{.*}} -> tensor<4x2xf32>
-// CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]}
-// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
+// CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (2, 2) shared_outs(%{{.*}} = %[[OUT]])
 // CHECK:             linalg.generic
-// CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]}
 // CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
 module {
   func.func @f32_matmul_relu(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<64x128xf32> {

@@ -71,12 +71,14 @@ static bool isNVIDIAMappable(Operation *op) {
 static std::string getNVIDIALoweringPipeline(StringRef arch, StringRef chip,
                                              StringRef ptxFeatures) {
   std::string entry = ("__orchestra_" + arch + "_").str();
-  return "canonicalize,cse,"
+  // No CSE before bufferization: it would merge the empty tensors of
+  // different kernels' results into one buffer (and copies between them).
+  return "canonicalize,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions},"
-         "canonicalize,cse,canonicalize,"
+         "canonicalize,cse,canonicalize,orchestra-nvidia-copies-to-linalg,"
          "transform-interpreter{entry-point=" +
          entry +
          "map_to_gpu},"
@@ -85,6 +87,7 @@ static std::string getNVIDIALoweringPipeline(StringRef arch, StringRef chip,
          entry +
          "lower_vectors},"
          "convert-linalg-to-loops,"
+         "orchestra-nvidia-sink-constant-buffers,"
          "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
          "gpu.module(orchestra-nvidia-workgroup-allocations,"
          "convert-vector-to-scf{full-unroll=true},convert-nvgpu-to-nvvm,"

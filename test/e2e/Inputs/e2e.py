@@ -194,6 +194,21 @@ def trace_overlap(path):
     sys.exit("no two tasks on different devices overlap in time")
 
 
+def check_matmul_bias_relu(in_dir, out_dir, atol):
+    """relu(a @ b + bias), with an absolute tolerance for the accumulation
+    in the output's precision (f16 accumulates in f16, as linalg.matmul on
+    f16 tensors says)."""
+    a, b, bias = (load(in_dir, n).astype(np.float64) for n in ("a", "b", "bias"))
+    expected = relu(a @ b + bias)
+    actual = np.load(os.path.join(out_dir, "output_0.npy")).astype(np.float64)
+    if actual.shape != expected.shape:
+        sys.exit(f"shape {actual.shape}, expected {expected.shape}")
+    err = np.max(np.abs(actual - expected))
+    if err > float(atol):
+        sys.exit(f"max abs error {err:.3g} exceeds {atol}")
+    print(f"matmul_bias_relu: max abs error {err:.3g} (tolerance {atol})")
+
+
 def check_example_mlp(mlir_path, input_path, out_dir):
     """The README example: weights are the dense constants of the file."""
     import re
@@ -223,6 +238,8 @@ def main():
         check(*args)
     elif command == "compare":
         compare_dirs(*args)
+    elif command == "check-matmul-bias-relu":
+        check_matmul_bias_relu(*args)
     elif command == "check-example-mlp":
         check_example_mlp(*args)
     elif command == "trace-overlap":

@@ -17,6 +17,12 @@ class NVVMDialect;
 namespace nvgpu {
 class NVGPUDialect;
 } // namespace nvgpu
+namespace linalg {
+class LinalgDialect;
+} // namespace linalg
+namespace memref {
+class MemRefDialect;
+} // namespace memref
 
 namespace orchestra::nvidia {
 

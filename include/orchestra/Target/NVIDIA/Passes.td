@@ -58,6 +58,35 @@ def NVIDIAVectorToMMA : Pass<"orchestra-nvidia-vector-to-mma",
   ];
 }
 
+def NVIDIACopiesToLinalg : Pass<"orchestra-nvidia-copies-to-linalg",
+                                "::mlir::ModuleOp"> {
+  let summary = "Turn the host-side buffer copies of GPU kernels into "
+                "linalg.copy";
+  let description = [{
+    Stage 7, after bufferization. Bufferization copies results into the
+    kernel's out-parameters (`memref.copy`), e.g. behind a reshape; in a GPU
+    kernel those copies are device-to-device and must run on the GPU. This
+    pass rewrites every `memref.copy` of a kernel function that is not yet in
+    a `gpu.launch` into `linalg.copy`, which the strategy's stage-7 sequence
+    then tiles over thread blocks and threads like any other op.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def NVIDIASinkConstantBuffers : Pass<"orchestra-nvidia-sink-constant-buffers",
+                                     "::mlir::ModuleOp"> {
+  let summary = "Move the constant buffers a GPU launch reads into it";
+  let description = [{
+    Stage 7, before `gpu-kernel-outlining`. Constant tensors inside a task
+    bufferize to `memref.get_global` of a constant `memref.global`; a launch
+    that reads one would otherwise take the host address of the global as a
+    kernel operand. This pass clones each such `memref.get_global` into the
+    launches that use it, so that outlining copies the global into the
+    device module, where it becomes an initialized global of the cubin.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def NVIDIAWorkgroupAllocations : Pass<"orchestra-nvidia-workgroup-allocations",
                                       "::mlir::gpu::GPUModuleOp"> {
   let summary = "Turn the allocations of a kernel into workgroup and private "
