@@ -3,35 +3,47 @@
 // this file through the target registry). They map the kernels of a GPU
 // kernel module onto the CUDA execution model:
 //
-//   * grid: every fusion root is tiled into an `scf.forall` mapped to thread
-//     blocks (`#gpu.block<linear_dim_*>`), with its producers fused into the
-//     tile (matmul + bias + activation is one kernel);
-//   * warps: a matmul that `orchestra-nvidia-select-recipes` marked for the
-//     tensor cores (`orchestra.gpu_recipe = "mma"` on its root) is tiled to
-//     16x32 outputs per warp (8 warps for a 64x64 block tile), then to
-//     16x8x16 steps that are vectorized into `vector.contract`s; after
-//     bufferization `convert-vector-to-gpu` turns them into
-//     `nvgpu.ldmatrix` + `nvgpu.mma.sync` (m16n8k16, f16 inputs, f16 or f32
-//     accumulators), and the accumulators stay in registers across the K
-//     loop;
-//   * shared memory: a block's intermediate tensors (the matmul tile that the
-//     epilogue reads) are allocated in `#gpu.address_space<workgroup>`;
-//     per-thread temporaries in `#gpu.address_space<private>`;
-//   * threads: every other structured op of a block tile (epilogues, fused
-//     elementwise producers, reductions along their trailing loops) is
-//     distributed over the block's 256 threads (`#gpu.thread<linear_dim_*>`)
-//     and runs as scalar loops per thread (the SIMT path, also used for f32
-//     matmuls).
-//
-// Tile sizes: 64x64 block tiles for tensor-core matmuls (what
-// orchestra-nvidia-select-recipes checks divisibility against), 32x64 block
-// tiles for the SIMT path, 256 threads per block.
+//   * tensor cores: a kernel whose fusion root
+//     `orchestra-nvidia-select-recipes` marked `orchestra.gpu_recipe = "mma"`
+//     is tiled into 64x64 block tiles (`#gpu.block<linear_dim_*>`) with its
+//     fill, matmul and epilogue fused; the matmul over 8 warps of 16x32
+//     outputs (`#gpu.warp<linear_dim_*>`), in 16x8x16 steps vectorized into
+//     `vector.contract`s whose accumulators stay in registers across the K
+//     loop. After bufferization `orchestra-nvidia-vector-to-mma` turns them
+//     into `nvgpu.ldmatrix` + `nvgpu.mma.sync` (m16n8k16, f16 inputs, f16 or
+//     f32 accumulators). The matmul tile the epilogue reads lives in shared
+//     memory (`#gpu.address_space<workgroup>`); the epilogue is vectorized
+//     over the block's 256 threads;
+//   * SIMT (everything else, f32 matmuls included): every structured op in
+//     block tiles of its own, sized by how many of its leading loops are
+//     parallel (1x1x8x32, 1x8x32, 32x64 or 256), each over 256 threads
+//     (`#gpu.thread<linear_dim_*>`), as scalar loops per thread. Producers
+//     are not fused here (see docs/Passes/NVIDIA.md);
+//   * after bufferization, every block-level forall becomes a `gpu.launch`
+//     (`@nvidia_map_to_gpu`), including the copies bufferization left.
 module attributes {transform.with_named_sequence} {
 
   //===--------------------------------------------------------------------===//
   // Matchers: the number of leading parallel loops of a structured op.
   //===--------------------------------------------------------------------===//
 
+  // A structured op whose first four / three / two loops are parallel.
+  transform.named_sequence @nvidia_match_p4(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.structured failures(propagate) %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_p3(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.structured failures(propagate) %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      transform.match.structured.dim %s[0, 1, 2] {parallel} : !transform.any_op
+    }
+    transform.yield %op : !transform.any_op
+  }
   // A structured op whose first two loops are parallel.
   transform.named_sequence @nvidia_match_p2(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
@@ -57,6 +69,22 @@ module attributes {transform.with_named_sequence} {
     transform.match.operation_name %parent ["func.func"] : !transform.any_op
     transform.yield %op : !transform.any_op
   }
+  transform.named_sequence @nvidia_match_func_level_p4(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %a = transform.include @nvidia_match_func_level failures(propagate) (%op)
+        : (!transform.any_op) -> !transform.any_op
+    %b = transform.include @nvidia_match_p4 failures(propagate) (%a)
+        : (!transform.any_op) -> !transform.any_op
+    transform.yield %b : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_func_level_p3(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %a = transform.include @nvidia_match_func_level failures(propagate) (%op)
+        : (!transform.any_op) -> !transform.any_op
+    %b = transform.include @nvidia_match_p3 failures(propagate) (%a)
+        : (!transform.any_op) -> !transform.any_op
+    transform.yield %b : !transform.any_op
+  }
   transform.named_sequence @nvidia_match_func_level_p2(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %a = transform.include @nvidia_match_func_level failures(propagate) (%op)
@@ -81,6 +109,22 @@ module attributes {transform.with_named_sequence} {
     %func = transform.get_parent_op %forall : (!transform.any_op) -> !transform.any_op
     transform.match.operation_name %func ["func.func"] : !transform.any_op
     transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_block_level_p4(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %a = transform.include @nvidia_match_block_level failures(propagate) (%op)
+        : (!transform.any_op) -> !transform.any_op
+    %b = transform.include @nvidia_match_p4 failures(propagate) (%a)
+        : (!transform.any_op) -> !transform.any_op
+    transform.yield %b : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_block_level_p3(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %a = transform.include @nvidia_match_block_level failures(propagate) (%op)
+        : (!transform.any_op) -> !transform.any_op
+    %b = transform.include @nvidia_match_p3 failures(propagate) (%a)
+        : (!transform.any_op) -> !transform.any_op
+    transform.yield %b : !transform.any_op
   }
   transform.named_sequence @nvidia_match_block_level_p2(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
@@ -136,6 +180,24 @@ module attributes {transform.with_named_sequence} {
   // producer's tile would need a block-private temporary, which
   // bufferization places in global memory inside the kernel, or in shared
   // memory when it is small enough; see docs/Passes/NVIDIA.md.)
+  transform.named_sequence @nvidia_blocks_p4(
+      %op: !transform.any_op {transform.consumed}) {
+    %tiled, %forall = transform.structured.tile_using_forall %op
+        tile_sizes [1, 1, 8, 32]
+        (mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>,
+                    #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @nvidia_blocks_p3(
+      %op: !transform.any_op {transform.consumed}) {
+    %tiled, %forall = transform.structured.tile_using_forall %op
+        tile_sizes [1, 8, 32]
+        (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>,
+                    #gpu.block<linear_dim_0>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
   transform.named_sequence @nvidia_blocks_p2(
       %op: !transform.any_op {transform.consumed}) {
     %tiled, %forall = transform.structured.tile_using_forall %op
@@ -152,6 +214,24 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
   // Thread level: the ops of a block tile over its 256 threads.
+  // Ops with three or four leading parallel loops have block tiles of one
+  // along the outer ones: their threads split the last two.
+  transform.named_sequence @nvidia_threads_p4(
+      %op: !transform.any_op {transform.consumed}) {
+    %tiled, %forall = transform.structured.tile_using_forall %op
+        num_threads [0, 0, 8, 32]
+        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @nvidia_threads_p3(
+      %op: !transform.any_op {transform.consumed}) {
+    %tiled, %forall = transform.structured.tile_using_forall %op
+        num_threads [0, 8, 32]
+        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
   transform.named_sequence @nvidia_threads_p2(
       %op: !transform.any_op {transform.consumed}) {
     %tiled, %forall = transform.structured.tile_using_forall %op
@@ -238,12 +318,16 @@ module attributes {transform.with_named_sequence} {
     %func = transform.structured.match ops{["func.func"]} in %module
         : (!transform.any_op) -> !transform.any_op
     %f1 = transform.foreach_match in %func
+        @nvidia_match_func_level_p4 -> @nvidia_blocks_p4,
+        @nvidia_match_func_level_p3 -> @nvidia_blocks_p3,
         @nvidia_match_func_level_p2 -> @nvidia_blocks_p2,
         @nvidia_match_func_level_p1 -> @nvidia_blocks_p1
         : (!transform.any_op) -> !transform.any_op
 
     // 3. Threads: every op directly in a block tile.
     %f2 = transform.foreach_match in %f1
+        @nvidia_match_block_level_p4 -> @nvidia_threads_p4,
+        @nvidia_match_block_level_p3 -> @nvidia_threads_p3,
         @nvidia_match_block_level_p2 -> @nvidia_threads_p2,
         @nvidia_match_block_level_p1 -> @nvidia_threads_p1
         : (!transform.any_op) -> !transform.any_op
@@ -316,10 +400,14 @@ module attributes {transform.with_named_sequence} {
     %func = transform.structured.match ops{["func.func"]} in %module
         : (!transform.any_op) -> !transform.any_op
     %tiled = transform.foreach_match in %func
+        @nvidia_match_func_level_p4 -> @nvidia_blocks_p4,
+        @nvidia_match_func_level_p3 -> @nvidia_blocks_p3,
         @nvidia_match_func_level_p2 -> @nvidia_blocks_p2,
         @nvidia_match_func_level_p1 -> @nvidia_blocks_p1
         : (!transform.any_op) -> !transform.any_op
     %threads = transform.foreach_match in %tiled
+        @nvidia_match_block_level_p4 -> @nvidia_threads_p4,
+        @nvidia_match_block_level_p3 -> @nvidia_threads_p3,
         @nvidia_match_block_level_p2 -> @nvidia_threads_p2,
         @nvidia_match_block_level_p1 -> @nvidia_threads_p1
         : (!transform.any_op) -> !transform.any_op

@@ -100,3 +100,30 @@ module {
     return %r, %c : tensor<512xf32>, tensor<512x64xf32>
   }
 }
+
+// -----
+
+// Four leading parallel loops (an NHWC convolution): block tiles of one
+// image row's 8 columns x 32 channels, its threads over those 8x32 outputs;
+// three (a batched matmul): 1x8x32 tiles.
+// CHECK-LABEL: func.func @conv_and_batch_matmul
+// CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (1, 8, 2, 2)
+// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
+// CHECK:             linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x1x1x1xf32>
+// CHECK:         } {mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+// CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (4, 2, 2)
+// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
+// CHECK:             linalg.batch_matmul {{.*}} -> tensor<1x1x1xf32>
+// CHECK:         } {mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+module {
+  func.func @conv_and_batch_matmul(%x: tensor<1x10x18x8xf32>, %w: tensor<3x3x8x64xf32>, %a: tensor<4x16x8xf32>, %b: tensor<4x8x64xf32>) -> (tensor<1x8x16x64xf32>, tensor<4x16x64xf32>) {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x8x16x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x16x64xf32>) -> tensor<1x8x16x64xf32>
+    %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x10x18x8xf32>, tensor<3x3x8x64xf32>) outs(%f : tensor<1x8x16x64xf32>) -> tensor<1x8x16x64xf32>
+    %e2 = tensor.empty() : tensor<4x16x64xf32>
+    %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x16x64xf32>) -> tensor<4x16x64xf32>
+    %m = linalg.batch_matmul ins(%a, %b : tensor<4x16x8xf32>, tensor<4x8x64xf32>) outs(%f2 : tensor<4x16x64xf32>) -> tensor<4x16x64xf32>
+    return %c, %m : tensor<1x8x16x64xf32>, tensor<4x16x64xf32>
+  }
+}

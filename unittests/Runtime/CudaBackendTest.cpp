@@ -282,6 +282,24 @@ TEST(CudaDriverTest, CpuOnlyArtifactsNeedNoDriver) {
   EXPECT_FALSE(status) << message(status);
 }
 
+TEST(CudaDriverTest, IdleGpusNeedNoDriver) {
+  // A GPU in the topology that the plan leaves idle: no step on it, an
+  // empty arena.
+  Artifact a = makeCpuGpuArtifact();
+  a.memorySpaces[1].arenaBytes = 0;
+  a.values.resize(4);
+  a.constants.clear();
+  a.binaries.resize(1);
+  a.kernels = {{"scale2", 0}};
+  a.steps = {launch(0, "scale", 0, {0, 3}, 1, {})};
+  DriverOverride driver("/nonexistent/libcuda.so.1");
+  ArtifactPtr artifact = load(a);
+  orx_session_t *raw = nullptr;
+  Status status{orx_session_create(artifact.get(), &raw)};
+  SessionPtr session(raw);
+  EXPECT_FALSE(status) << message(status);
+}
+
 TEST(CudaDriverTest, NoDevice) {
   DriverOverride driver(ORX_FAKE_CUDA_NODEVICE_PATH);
   EXPECT_EQ(sessionError(makeCpuGpuArtifact()),

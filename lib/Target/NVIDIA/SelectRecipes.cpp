@@ -49,6 +49,9 @@ static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
   if (!lhs || !rhs || !out || !lhs.hasStaticShape() || !rhs.hasStaticShape() ||
       !out.hasStaticShape())
     return false;
+  // bf16 is not taken: LLVM 22's vector-to-nvgpu conversion cannot load
+  // bf16 operand fragments ("failed to convert op during vector-to-nvgpu
+  // conversion" on the transfer_read).
   if (!lhs.getElementType().isF16() || !rhs.getElementType().isF16() ||
       !(out.getElementType().isF16() || out.getElementType().isF32()))
     return false;
@@ -132,17 +135,7 @@ public:
             }))
           otherFills = true;
       });
-      // The SIMT recipes tile the leading parallel loops (at most two).
-      std::string recipe = "simt0";
-      if (auto rootOp = dyn_cast<linalg::LinalgOp>(root)) {
-        SmallVector<utils::IteratorType> iterators =
-            rootOp.getIteratorTypesArray();
-        int parallel = 0;
-        while (parallel < 2 && parallel < static_cast<int>(iterators.size()) &&
-               iterators[parallel] == utils::IteratorType::parallel)
-          ++parallel;
-        recipe = "simt" + std::to_string(parallel);
-      }
+      std::string recipe = "simt";
       if (matmuls.size() == 1 && !otherFills &&
           isTensorCoreMatmul(matmuls.front(), mmaBlockM, mmaBlockN)) {
         auto rootOp = dyn_cast<linalg::LinalgOp>(root);

@@ -49,7 +49,7 @@ func.func @mma_f32_accumulator(%a: tensor<64x16xf16>, %b: tensor<16x64xf16>) -> 
 // CHECK-LABEL: func.func @simt_f32
 // CHECK:         linalg.matmul
 // CHECK-NOT:       orchestra.gpu_mma
-// CHECK-SAME:      orchestra.gpu_recipe = "simt2"
+// CHECK-SAME:      orchestra.gpu_recipe = "simt"
 func.func @simt_f32(%a: tensor<64x16xf32>, %b: tensor<16x64xf32>) -> tensor<64x64xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x64xf32>
@@ -63,7 +63,7 @@ func.func @simt_f32(%a: tensor<64x16xf32>, %b: tensor<16x64xf32>) -> tensor<64x6
 // CHECK-LABEL: func.func @simt_odd_sizes
 // CHECK:         linalg.matmul
 // CHECK-NOT:       orchestra.gpu_mma
-// CHECK-SAME:      orchestra.gpu_recipe = "simt2"
+// CHECK-SAME:      orchestra.gpu_recipe = "simt"
 func.func @simt_odd_sizes(%a: tensor<100x16xf16>, %b: tensor<16x64xf16>) -> tensor<100x64xf16> {
   %zero = arith.constant 0.0 : f16
   %e = tensor.empty() : tensor<100x64xf16>
@@ -74,10 +74,10 @@ func.func @simt_odd_sizes(%a: tensor<100x16xf16>, %b: tensor<16x64xf16>) -> tens
 
 // -----
 
-// A row reduction: one leading parallel loop.
+// A row reduction.
 // CHECK-LABEL: func.func @simt_reduction
 // CHECK:         linalg.generic
-// CHECK-SAME:      orchestra.gpu_recipe = "simt1"
+// CHECK-SAME:      orchestra.gpu_recipe = "simt"
 func.func @simt_reduction(%x: tensor<32x128xf32>) -> tensor<32xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<32xf32>

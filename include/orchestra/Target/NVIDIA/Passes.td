@@ -24,9 +24,8 @@ def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
       block tile (`mma-block-m`, `mma-block-n`), K a multiple of 16, and a
       root that is the matmul or a rank-2 elementwise epilogue of the same
       M x N; the matmul gets `orchestra.gpu_mma`;
-    * `orchestra.gpu_recipe = "simt2"` / `"simt1"` on every other fusion
-      root whose first two loops / first loop are parallel (what the SIMT
-      recipes tile over thread blocks).
+    * `orchestra.gpu_recipe = "simt"` on every other fusion root (the SIMT
+      path: every op in block and thread tiles of its own).
 
     The fusion root is the op `orchestra-outline-tasks` tagged
     (`orchestra.fusion_root*`).
