@@ -16,7 +16,7 @@
 //     over the block's 256 threads;
 //   * SIMT (everything else, f32 matmuls included): every structured op in
 //     block tiles of its own, sized by how many of its leading loops are
-//     parallel (1x1x8x32, 1x8x32, 32x64 or 256), each over 256 threads
+//     parallel (Nx1x8x32, 1x8x32, 32x64 or 256), each over 256 threads
 //     (`#gpu.thread<linear_dim_*>`), as scalar loops per thread. Producers
 //     are not fused here (see docs/Passes/NVIDIA.md);
 //   * after bufferization, every block-level forall becomes a `gpu.launch`
@@ -182,10 +182,15 @@ module attributes {transform.with_named_sequence} {
   // memory when it is small enough; see docs/Passes/NVIDIA.md.)
   transform.named_sequence @nvidia_blocks_p4(
       %op: !transform.any_op {transform.consumed}) {
+    // Three block dimensions at most: map_forall_to_blocks sizes the grid
+    // from three mapping ids (a fourth linear dimension was dropped from
+    // the grid while the delinearization still counted it). The first loop
+    // (the batch of an NHWC convolution, 1 in inference) stays whole in
+    // each block.
     %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [1, 1, 8, 32]
-        (mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>,
-                    #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
+        tile_sizes [0, 1, 8, 32]
+        (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>,
+                    #gpu.block<linear_dim_0>])
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     transform.yield
   }

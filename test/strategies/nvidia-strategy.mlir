@@ -104,13 +104,14 @@ module {
 // -----
 
 // Four leading parallel loops (an NHWC convolution): block tiles of one
-// image row's 8 columns x 32 channels, its threads over those 8x32 outputs;
-// three (a batched matmul): 1x8x32 tiles.
+// image row's 8 columns x 32 channels (all images: at most three block
+// dimensions), its threads over those 8x32 outputs; three (a batched
+// matmul): 1x8x32 tiles.
 // CHECK-LABEL: func.func @conv_and_batch_matmul
-// CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (1, 8, 2, 2)
+// CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 2, 2)
 // CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
 // CHECK:             linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<1x1x1x1xf32>
-// CHECK:         } {mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+// CHECK:         } {mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
 // CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (4, 2, 2)
 // CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
 // CHECK:             linalg.batch_matmul {{.*}} -> tensor<1x1x1xf32>
