@@ -90,8 +90,9 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
   }
   pipeline += ",orchestra-lower-kernels{apply-strategy=" +
               std::string(applyStrategy ? "true" : "false");
+  // Quoted: the directory may contain spaces.
   if (!options.deviceCodeDir.empty())
-    pipeline += " device-code-dir=" + options.deviceCodeDir;
+    pipeline += " device-code-dir=\"" + options.deviceCodeDir + "\"";
   pipeline += "}";
   return pipeline;
 }
