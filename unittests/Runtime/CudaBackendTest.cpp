@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SessionHelpers.h"
 #include "TestArtifacts.h"
 
 #include "orchestra_rt/GpuBundle.h"
@@ -30,13 +31,7 @@ using namespace orx::test;
 
 namespace {
 
-using Status = orx::StatusPtr;
-
 constexpr const char *kDriverVariable = "ORCHESTRA_CUDA_DRIVER";
-
-std::string message(const Status &status) {
-  return status ? orx_status_message(status.get()) : "";
-}
 
 /// Sets ORCHESTRA_CUDA_DRIVER for its lifetime, then restores it.
 class DriverOverride {
@@ -205,36 +200,6 @@ std::vector<float> expectedCpuGpu(const std::vector<float> &a,
   for (size_t i = 0; i < kVectorLength; ++i)
     e[i] = 2 * (2 * (a[i] + b[i]) + (100 + static_cast<float>(i)));
   return e;
-}
-
-ArtifactPtr load(const Artifact &artifact) {
-  std::vector<uint8_t> bytes = serializeArtifact(artifact);
-  orx_artifact_t *raw = nullptr;
-  Status status{orx_artifact_load_memory(bytes.data(), bytes.size(), &raw)};
-  EXPECT_FALSE(status) << message(status);
-  return ArtifactPtr(raw);
-}
-
-SessionPtr createSession(const Artifact &artifact) {
-  ArtifactPtr loaded = load(artifact);
-  if (!loaded)
-    return nullptr;
-  orx_session_t *raw = nullptr;
-  Status status{orx_session_create(loaded.get(), &raw)};
-  EXPECT_FALSE(status) << message(status);
-  return SessionPtr(raw);
-}
-
-std::string sessionError(const Artifact &artifact) {
-  ArtifactPtr loaded = load(artifact);
-  if (!loaded)
-    return "artifact did not load";
-  orx_session_t *raw = nullptr;
-  Status status{orx_session_create(loaded.get(), &raw)};
-  EXPECT_EQ(raw, nullptr);
-  orx_session_free(raw);
-  EXPECT_TRUE(status);
-  return message(status);
 }
 
 Status runVectors(orx_session_t *session,

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SessionHelpers.h"
 #include "TestArtifacts.h"
 
 #include "orchestra_rt/orchestra_rt.hpp"
@@ -21,46 +22,6 @@ using namespace orx;
 using namespace orx::test;
 
 namespace {
-
-using Status = orx::StatusPtr;
-
-std::string message(const Status &status) {
-  return status ? orx_status_message(status.get()) : "";
-}
-
-/// Loads `artifact` through the C API; fails the test on error.
-ArtifactPtr load(const Artifact &artifact) {
-  std::vector<uint8_t> bytes = serializeArtifact(artifact);
-  orx_artifact_t *raw = nullptr;
-  Status status{orx_artifact_load_memory(bytes.data(), bytes.size(), &raw)};
-  EXPECT_FALSE(status) << message(status);
-  return ArtifactPtr(raw);
-}
-
-/// Creates a session for `artifact`; fails the test on error.
-SessionPtr createSession(const Artifact &artifact) {
-  ArtifactPtr loaded = load(artifact);
-  if (!loaded)
-    return nullptr;
-  orx_session_t *raw = nullptr;
-  Status status{orx_session_create(loaded.get(), &raw)};
-  EXPECT_FALSE(status) << message(status);
-  // The session does not need the artifact any more.
-  return SessionPtr(raw);
-}
-
-/// Returns the error of creating a session for `artifact`.
-std::string sessionError(const Artifact &artifact) {
-  ArtifactPtr loaded = load(artifact);
-  if (!loaded)
-    return "artifact did not load";
-  orx_session_t *raw = nullptr;
-  Status status{orx_session_create(loaded.get(), &raw)};
-  EXPECT_EQ(raw, nullptr);
-  orx_session_free(raw);
-  EXPECT_TRUE(status);
-  return message(status);
-}
 
 std::vector<float> iota(float start) {
   std::vector<float> values(kVectorLength);
