@@ -15,7 +15,8 @@
 //      reduction + normalisation, ... become one loop nest per row block);
 //   2. tile matmuls to cache blocks of B (64 columns x 128 of K), then
 //      contractions to register-sized blocks (8x32 outputs: sixteen
-//      512-bit accumulators; K by 1);
+//      512-bit accumulators; K by 1), peeling the row and column loops
+//      so that whole register tiles are static;
 //   3. tile every other structured op (elementwise, data movement,
 //      reductions) to one element of each outer loop and 8 of the
 //      innermost, so that no vector is larger than a register or two
@@ -30,9 +31,12 @@
 //      (test/e2e/conv-vectorized.mlir);
 //   6. hoist the accumulators out of the reduction loops, so that they stay
 //      in registers instead of being read and written at every step.
-// Ops whose tiles are not static (a dimension that is not a multiple of
-// the tile size leaves a remainder tile) stay scalar loops, and so do NCHW
-// depthwise convolutions (upstream decomposes only the NHWC form).
+// Remainders (a dimension that is not a multiple of the tile size): the
+// register loops of matmuls are peeled, so that their whole tiles are static
+// and vectorized, and the partial tiles become 8-column masked vectors
+// (step 4b, test/e2e/matmul-remainders.mlir). Partial tiles of other ops stay
+// scalar loops, and so do NCHW depthwise convolutions (upstream decomposes
+// only the NHWC form).
 module attributes {transform.with_named_sequence} {
   // Step 3's matchers: a structured op other than a contraction,
   // convolution or pooling, of rank
@@ -171,6 +175,15 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.yield
   }
+  // Splits a loop whose trip count may not divide its step into a main
+  // loop of whole steps (whose tiles become static) and a last, partial
+  // iteration. Fails (suppressed by the callers) when the loop divides.
+  transform.named_sequence @peel_if_needed(
+      %loop: !transform.op<"scf.for"> {transform.consumed}) {
+    %main, %rest = transform.loop.peel %loop
+        : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
   transform.named_sequence @__orchestra_x86_64_strategy(
       %module: !transform.any_op {transform.consumed}) {
     // 1. Parallel tiles of each fusion root, producers fused in.
@@ -266,6 +279,12 @@ module attributes {transform.with_named_sequence} {
       %t, %l:3 = transform.structured.tile_using_for %b tile_sizes [8, 32, 1]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
                                     !transform.any_op, !transform.any_op)
+      %ln = transform.cast %l#1 : !transform.any_op to !transform.op<"scf.for">
+      %lm = transform.cast %l#0 : !transform.any_op to !transform.op<"scf.for">
+      transform.include @peel_if_needed failures(suppress) (%ln)
+          : (!transform.op<"scf.for">) -> ()
+      transform.include @peel_if_needed failures(suppress) (%lm)
+          : (!transform.op<"scf.for">) -> ()
     }
     %bmms = transform.structured.match ops{["linalg.batch_matmul"]} in %module
         : (!transform.any_op) -> !transform.any_op
@@ -286,6 +305,9 @@ module attributes {transform.with_named_sequence} {
         @match_rank7 -> @tile_rank7, @match_rank8 -> @tile_rank8
         : (!transform.any_op) -> !transform.any_op
 
+    transform.apply_patterns to %elementwise {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
     // 4. Vectorization.
     %funcs = transform.structured.match ops{["func.func"]} in %elementwise
         : (!transform.any_op) -> !transform.any_op
@@ -303,6 +325,43 @@ module attributes {transform.with_named_sequence} {
         transform.apply_patterns.canonicalization
       } : !transform.any_op
     }
+
+    // 4b. Remainder tiles of (batch) matmuls: a dimension that is not a
+    //     multiple of the register tile leaves tiles of dynamic size, the
+    //     only contractions step 4 did not vectorize. They become rows of
+    //     8-column masked vectors (AVX-512 masked loads and stores).
+    %rest = transform.structured.match ops{["linalg.matmul"]} in %elementwise
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %rest : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.sequence %mm : !transform.any_op failures(suppress) {
+      ^bb1(%x: !transform.any_op):
+        %t, %l:2 = transform.structured.tile_using_for %x tile_sizes [1, 8, 0]
+            : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+                                      !transform.any_op)
+        transform.structured.vectorize %t vector_sizes [1, 8, 1]
+            : !transform.any_op
+      }
+    }
+    %rest_bmm = transform.structured.match ops{["linalg.batch_matmul"]}
+        in %elementwise : (!transform.any_op) -> !transform.any_op
+    transform.foreach %rest_bmm : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.sequence %mm : !transform.any_op failures(suppress) {
+      ^bb1(%x: !transform.any_op):
+        %t, %l:3 = transform.structured.tile_using_for %x
+            tile_sizes [1, 1, 8, 0]
+            : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+                                      !transform.any_op, !transform.any_op)
+        transform.structured.vectorize %t vector_sizes [1, 1, 8, 1]
+            : !transform.any_op
+      }
+    }
+    transform.apply_patterns to %elementwise {
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.lower_masked_transfers
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
 
     // 5. Convolutions and poolings, op by op: register tiles of one output
     //    row, 7 output columns (ResNet and MobileNet widths are multiples
