@@ -12,7 +12,11 @@
 //   1. tile the root's parallel loop into an `scf.forall` (one iteration per
 //      8 rows; the forall becomes an OpenMP loop over the device's cores) and
 //      fuse its producers into the tile (matmul + bias + activation,
-//      reduction + normalisation, ... become one loop nest per row block);
+//      reduction + normalisation, ... become one loop nest per row block).
+//      One-row roots (`orchestra.fusion_root_d1`) get 512-column tiles, and
+//      their matmuls (GEMV) stream the rows of B: steps of 8 rows of K by
+//      64 columns, vectorized at once (the columns' remainder goes on to
+//      step 2);
 //   2. tile matmuls to cache blocks of B (64 columns x 128 of K), then
 //      contractions to register-sized blocks (8x32 outputs: sixteen
 //      512-bit accumulators; K by 1), peeling the row and column loops
@@ -208,7 +212,7 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %roots_d1 : !transform.any_op {
     ^bb0(%root: !transform.any_op):
       %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [0, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+          tile_sizes [0, 512] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %func = transform.get_parent_op %forall {op_name = "func.func"}
           : (!transform.any_op) -> !transform.any_op
       %producers = transform.structured.match
@@ -217,6 +221,37 @@ module attributes {transform.with_named_sequence} {
       %fused, %loop = transform.structured.fuse_into_containing_op
           %producers into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+      // One-row matmuls: B is read once, so the loop over K is outside the
+      // loop over columns and every step reads 8 rows of 64 contiguous
+      // columns (the accumulators stay in L1, not in registers).
+      %gemvs = transform.structured.match ops{["linalg.matmul"]} in %loop
+          : (!transform.any_op) -> !transform.any_op
+      transform.foreach %gemvs : !transform.any_op {
+      ^bb1(%mv: !transform.any_op):
+        transform.sequence %mv : !transform.any_op failures(suppress) {
+        ^bb2(%x: !transform.any_op):
+          %t, %l:3 = transform.structured.tile_using_for %x
+              tile_sizes [1, 64, 8] interchange = [0, 2, 1]
+              : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+                                        !transform.any_op, !transform.any_op)
+          %ln = transform.cast %l#2 : !transform.any_op
+              to !transform.op<"scf.for">
+          transform.include @peel_if_needed failures(suppress) (%ln)
+              : (!transform.op<"scf.for">) -> ()
+          transform.apply_patterns to %l#1 {
+            transform.apply_patterns.canonicalization
+          } : !transform.any_op
+          %parts = transform.structured.match ops{["linalg.matmul"]} in %l#1
+              : (!transform.any_op) -> !transform.any_op
+          transform.foreach %parts : !transform.any_op {
+          ^bb3(%p: !transform.any_op):
+            transform.sequence %p : !transform.any_op failures(suppress) {
+            ^bb4(%q: !transform.any_op):
+              transform.structured.vectorize %q : !transform.any_op
+            }
+          }
+        }
+      }
     }
 
     // Roots of tasks around a matmul of at least 128 rows: 64 rows per

@@ -2,13 +2,15 @@
 // on random inputs: matmuls and a batch_matmul whose dimensions are not
 // multiples of the register tile (8x32) or the cache blocks (64 columns x
 // 128 of K). Whole tiles are peeled off and vectorized as usual; the
-// partial ones run as 8-column masked vectors.
+// partial ones run as 8-column masked vectors. One-row matmuls (GEMV, here
+// with a fused bias and ReLU) stream rows of B: 512-column parallel tiles,
+// 64 columns x 8 rows of K per step.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %python %S/Inputs/e2e.py gen %t/in a:f32:50x37 b:f32:37x45 bias:f32:45 x:f32:3x50x37 y:f32:3x37x45 p:f32:130x200 q:f32:200x100 v:f32:1x300 w:f32:300x70
+// RUN: %python %S/Inputs/e2e.py gen %t/in a:f32:50x37 b:f32:37x45 bias:f32:45 x:f32:3x50x37 y:f32:3x37x45 p:f32:130x200 q:f32:200x100 v:f32:1x300 w:f32:300x70 g:f32:1x96 h:f32:96x1100 hb:f32:1100
 // RUN: orchestra-compile %s --topology host -o %t/opt.orcx --quiet
-// RUN: orchestra-run %t/opt.orcx --input %t/in/a.npy --input %t/in/b.npy --input %t/in/bias.npy --input %t/in/x.npy --input %t/in/y.npy --input %t/in/p.npy --input %t/in/q.npy --input %t/in/v.npy --input %t/in/w.npy --output-dir %t/opt --quiet
+// RUN: orchestra-run %t/opt.orcx --input %t/in/a.npy --input %t/in/b.npy --input %t/in/bias.npy --input %t/in/x.npy --input %t/in/y.npy --input %t/in/p.npy --input %t/in/q.npy --input %t/in/v.npy --input %t/in/w.npy --input %t/in/g.npy --input %t/in/h.npy --input %t/in/hb.npy --output-dir %t/opt --quiet
 // RUN: orchestra-compile %s --topology host --strategy=none -o %t/plain.orcx --quiet
-// RUN: orchestra-run %t/plain.orcx --input %t/in/a.npy --input %t/in/b.npy --input %t/in/bias.npy --input %t/in/x.npy --input %t/in/y.npy --input %t/in/p.npy --input %t/in/q.npy --input %t/in/v.npy --input %t/in/w.npy --output-dir %t/plain --quiet
+// RUN: orchestra-run %t/plain.orcx --input %t/in/a.npy --input %t/in/b.npy --input %t/in/bias.npy --input %t/in/x.npy --input %t/in/y.npy --input %t/in/p.npy --input %t/in/q.npy --input %t/in/v.npy --input %t/in/w.npy --input %t/in/g.npy --input %t/in/h.npy --input %t/in/hb.npy --output-dir %t/plain --quiet
 // RUN: %python %S/Inputs/e2e.py compare %t/opt %t/plain
 // The partial tiles are vectorized (masked), not left as scalar loops.
 // RUN: orchestra-opt %S/Inputs/matmul-remainder-kernel.mlir --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
@@ -18,14 +20,21 @@
 // CHECK:         vector.create_mask {{.*}} : vector<1x8xi1>
 // CHECK:         vector.transfer_read {{.*}} : tensor<{{.*}}>, vector<1x8xf32>
 // CHECK-NOT:     linalg.matmul
+// CHECK-LABEL: func.func @t1_gemv
+// CHECK:         scf.forall {{.*}} in (3)
+// CHECK:         vector.transfer_read {{.*}} : tensor<96x1100xf32>, vector<8x64xf32>
+// CHECK:         vector.outerproduct {{.*}} : vector<1xf32>, vector<64xf32>
+// CHECK-NOT:     linalg.matmul
 
 #id = affine_map<(m, n) -> (m, n)>
 #row = affine_map<(m, n) -> (n)>
 func.func @main(%a: tensor<50x37xf32>, %b: tensor<37x45xf32>, %bias: tensor<45xf32>,
                 %x: tensor<3x50x37xf32>, %y: tensor<3x37x45xf32>,
                 %p: tensor<130x200xf32>, %q: tensor<200x100xf32>,
-                %v: tensor<1x300xf32>, %w: tensor<300x70xf32>)
-    -> (tensor<50x45xf32>, tensor<3x50x45xf32>, tensor<130x100xf32>, tensor<1x70xf32>) {
+                %v: tensor<1x300xf32>, %w: tensor<300x70xf32>,
+                %g: tensor<1x96xf32>, %h: tensor<96x1100xf32>, %hb: tensor<1100xf32>)
+    -> (tensor<50x45xf32>, tensor<3x50x45xf32>, tensor<130x100xf32>, tensor<1x70xf32>,
+        tensor<1x1100xf32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<50x45xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<50x45xf32>) -> tensor<50x45xf32>
@@ -46,5 +55,15 @@ func.func @main(%a: tensor<50x37xf32>, %b: tensor<37x45xf32>, %bias: tensor<45xf
   %ve = tensor.empty() : tensor<1x70xf32>
   %vf = linalg.fill ins(%zero : f32) outs(%ve : tensor<1x70xf32>) -> tensor<1x70xf32>
   %vm = linalg.matmul ins(%v, %w : tensor<1x300xf32>, tensor<300x70xf32>) outs(%vf : tensor<1x70xf32>) -> tensor<1x70xf32>
-  return %r, %bm, %wm, %vm : tensor<50x45xf32>, tensor<3x50x45xf32>, tensor<130x100xf32>, tensor<1x70xf32>
+  %ge = tensor.empty() : tensor<1x1100xf32>
+  %gf = linalg.fill ins(%zero : f32) outs(%ge : tensor<1x1100xf32>) -> tensor<1x1100xf32>
+  %gm = linalg.matmul ins(%g, %h : tensor<1x96xf32>, tensor<96x1100xf32>) outs(%gf : tensor<1x1100xf32>) -> tensor<1x1100xf32>
+  %gr = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%gm, %hb : tensor<1x1100xf32>, tensor<1100xf32>) outs(%ge : tensor<1x1100xf32>) {
+  ^bb0(%s: f32, %t: f32, %o: f32):
+    %u = arith.addf %s, %t : f32
+    %z = arith.maximumf %u, %zero : f32
+    linalg.yield %z : f32
+  } -> tensor<1x1100xf32>
+  return %r, %bm, %wm, %vm, %gr : tensor<50x45xf32>, tensor<3x50x45xf32>, tensor<130x100xf32>, tensor<1x70xf32>, tensor<1x1100xf32>
 }

@@ -64,7 +64,8 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<unsigned> repeat(
     "repeat",
     llvm::cl::desc("After the first (warm-up) run, time N more runs and print "
-                   "their median and minimum latency"),
+                   "their median and minimum latency, and of their steps "
+                   "alone (without copying inputs and outputs in and out)"),
     llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(runCategory));
 
 static llvm::cl::opt<std::string> topologySpec(
@@ -401,16 +402,35 @@ static llvm::Error runArtifact() {
     return std::chrono::duration<double, std::milli>(end - start).count();
   };
 
+  // The span of the last run's steps, from the first step's start to the
+  // last one's end, in milliseconds: the run without the staging of inputs
+  // and outputs (copies between the caller's buffers and the session's).
+  auto stepSpan = [&]() -> llvm::Expected<double> {
+    uint64_t first = UINT64_MAX, last = 0;
+    for (size_t i = 0, e = orx_session_trace_size(session.get()); i < e; ++i) {
+      orx_trace_event_t event;
+      if (Status status{orx_session_trace_event(session.get(), i, &event)})
+        return makeError(orx_status_message(status.get()));
+      first = std::min(first, event.start_ns);
+      last = std::max(last, event.end_ns);
+    }
+    return first < last ? (last - first) / 1e6 : 0.0;
+  };
+
   // The first run also warms up the caches and the workers.
   llvm::Expected<double> firstRun = runOnce();
   if (!firstRun)
     return firstRun.takeError();
-  std::vector<double> latencies;
+  std::vector<double> latencies, spans;
   for (unsigned i = 0; i < repeat; ++i) {
     llvm::Expected<double> latency = runOnce();
     if (!latency)
       return latency.takeError();
     latencies.push_back(*latency);
+    llvm::Expected<double> span = stepSpan();
+    if (!span)
+      return span.takeError();
+    spans.push_back(*span);
   }
 
   if (!outputDir.empty()) {
@@ -433,13 +453,16 @@ static llvm::Error runArtifact() {
       os << "output_" << i << ": " << formatType(outputs[i]) << "\n";
     os << "run time: " << llvm::format("%.3f", *firstRun) << " ms\n";
   }
+  auto printStatistics = [&](llvm::StringRef what, std::vector<double> &v) {
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    os << what << ": median " << llvm::format("%.3f", median) << " ms, min "
+       << llvm::format("%.3f", v.front()) << " ms\n";
+  };
   if (!latencies.empty()) {
-    std::sort(latencies.begin(), latencies.end());
-    size_t n = latencies.size();
-    double median = n % 2 ? latencies[n / 2]
-                          : (latencies[n / 2 - 1] + latencies[n / 2]) / 2;
-    os << "latency: median " << llvm::format("%.3f", median) << " ms, min "
-       << llvm::format("%.3f", latencies.front()) << " ms\n";
+    printStatistics("latency", latencies);
+    printStatistics("steps", spans);
   }
   return llvm::Error::success();
 }
