@@ -188,6 +188,200 @@ module attributes {transform.with_named_sequence} {
         : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
     transform.yield
   }
+  // Tuned matmuls (orchestra-tune, docs/Tuning.md): the tuning cache names
+  // one of the variants below for a matmul shape, and
+  // orchestra-apply-tuning-cache puts its name on the op as
+  // `orchestra.tile_variant`. A variant is cache blocks of B (NC columns x
+  // KC of K) and register tiles (MR x NR outputs, K by 1); its whole
+  // register tiles are vectorized here, and partial ones go on to step 2.
+  // The variants' names, `@matmul_variant_<name>`, are what orchestra-tune
+  // searches: add one here and it is tried, without rebuilding anything.
+  transform.named_sequence @matmul_blocks(
+      %mm: !transform.any_op {transform.consumed},
+      %nc: !transform.param<i64> {transform.readonly},
+      %kc: !transform.param<i64> {transform.readonly},
+      %mr: !transform.param<i64> {transform.readonly},
+      %nr: !transform.param<i64> {transform.readonly}) {
+    %b, %bl:2 = transform.structured.tile_using_for %mm
+        tile_sizes [0, %nc, %kc]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %t, %l:3 = transform.structured.tile_using_for %b
+        tile_sizes [%mr, %nr, 1]
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op,
+            !transform.any_op)
+    %ln = transform.cast %l#1 : !transform.any_op to !transform.op<"scf.for">
+    %lm = transform.cast %l#0 : !transform.any_op to !transform.op<"scf.for">
+    transform.include @peel_if_needed failures(suppress) (%ln)
+        : (!transform.op<"scf.for">) -> ()
+    transform.include @peel_if_needed failures(suppress) (%lm)
+        : (!transform.op<"scf.for">) -> ()
+    transform.apply_patterns to %bl#1 {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %parts = transform.structured.match ops{["linalg.matmul"]} in %bl#1
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %parts : !transform.any_op {
+    ^bb0(%p: !transform.any_op):
+      transform.sequence %p : !transform.any_op failures(suppress) {
+      ^bb1(%q: !transform.any_op):
+        transform.structured.vectorize %q : !transform.any_op
+      }
+    }
+    // What vectorize_children_and_apply_patterns (step 4) would do: the
+    // vectorized tiles become vector.contract (and later FMAs).
+    transform.apply_patterns to %bl#1 {
+      transform.apply_patterns.vector.reduction_to_contract
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+    } : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b128x128_r8x32(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 8 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 32 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b64x256_r8x32(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 64 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 8 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 32 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b128x256_r8x32(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 8 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 32 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b256x128_r8x32(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 8 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 32 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b32x512_r8x32(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 32 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 512 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 8 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 32 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b128x128_r4x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b64x128_r4x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 64 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b256x128_r4x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b128x256_r4x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b256x256_r4x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b128x128_r6x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 6 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b256x128_r6x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 6 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
   transform.named_sequence @__orchestra_x86_64_strategy(
       %module: !transform.any_op {transform.consumed}) {
     // 1. Parallel tiles of each fusion root, producers fused in.
@@ -300,7 +494,104 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
 
-    // 2. Register tiles of the contractions.
+    // 2. Register tiles of the contractions: first the matmuls a tuning
+    //    cache chose a variant for, then all the others.
+    %tuned_b128x128_r8x32 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b128x128_r8x32"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b128x128_r8x32 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b128x128_r8x32 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b64x256_r8x32 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b64x256_r8x32"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b64x256_r8x32 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b64x256_r8x32 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b128x256_r8x32 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b128x256_r8x32"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b128x256_r8x32 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b128x256_r8x32 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b256x128_r8x32 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b256x128_r8x32"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b256x128_r8x32 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b256x128_r8x32 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b32x512_r8x32 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b32x512_r8x32"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b32x512_r8x32 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b32x512_r8x32 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b128x128_r4x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b128x128_r4x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b128x128_r4x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b128x128_r4x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b64x128_r4x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b64x128_r4x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b64x128_r4x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b64x128_r4x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b256x128_r4x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b256x128_r4x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b256x128_r4x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b256x128_r4x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b128x256_r4x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b128x256_r4x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b128x256_r4x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b128x256_r4x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b256x256_r4x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b256x256_r4x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b256x256_r4x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b256x256_r4x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b128x128_r6x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b128x128_r6x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b128x128_r6x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b128x128_r6x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b256x128_r6x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b256x128_r6x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b256x128_r6x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b256x128_r6x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
     %matmuls = transform.structured.match ops{["linalg.matmul"]} in %module
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %matmuls : !transform.any_op {

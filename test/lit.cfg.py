@@ -34,6 +34,7 @@ tools = [
     ToolSubst("orchestra-translate", unresolved="fatal"),
     ToolSubst("orchestra-sched-bench", unresolved="fatal"),
     ToolSubst("orchestra-calibrate", unresolved="fatal"),
+    ToolSubst("orchestra-tune", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
 

@@ -1,7 +1,7 @@
 """SGEMM throughput of OrchestraOS against oneDNN and OpenBLAS, same run.
 
     /usr/bin/python3 bench/gemm/gemm_bench.py [--build build] [--repeat 20]
-        [--threads 1,2] [--shapes 256,512,...|MxNxK,...]
+        [--threads 1,2] [--shapes 256,512,...|MxNxK,...] [--tuning-cache F]
 
 For every shape and thread count: compile C = A * B (f32, row-major) with
 orchestra-compile for a one-CPU topology with that many threads, run it with
@@ -65,6 +65,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--tuning-cache", default="",
+                        help="compile with this orchestra-tune cache")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--shapes", default=",".join(
         [str(s) for s in SQUARE] + ["%dx%dx%d" % s for s in AWKWARD]),
@@ -95,7 +97,9 @@ def main():
                 artifact = os.path.join(tmp, "gemm.orcx")
                 subprocess.run([os.path.join(bin_dir, "orchestra-compile"),
                                 os.path.join(tmp, "gemm.mlir"), "--topology",
-                                topo, "-o", artifact, "--quiet"], check=True)
+                                topo, "-o", artifact, "--quiet"] +
+                               (["--tuning-cache", args.tuning_cache]
+                                if args.tuning_cache else []), check=True)
                 out_dir = os.path.join(tmp, "out")
                 run = subprocess.run(
                     [os.path.join(bin_dir, "orchestra-run"), artifact,

@@ -16,6 +16,16 @@
 using namespace mlir;
 using namespace mlir::orchestra;
 
+std::string orchestra::getStrategiesDir(const CompileOptions &options) {
+  if (!options.strategiesDir.empty())
+    return options.strategiesDir;
+  if (std::optional<std::string> env =
+          llvm::sys::Process::GetEnv("ORCHESTRA_STRATEGIES_DIR"))
+    if (!env->empty())
+      return *env;
+  return ORCHESTRA_STRATEGIES_DIR;
+}
+
 FailureOr<std::string>
 orchestra::buildCompilePipeline(const CompileOptions &options,
                                 std::string &error) {
@@ -41,6 +51,15 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
   // Stage 4: outlining and the plan's memory.
   pipeline += std::string(pipeline.empty() ? "" : ",") +
               "orchestra-outline-tasks,orchestra-plan-buffers";
+  // Tuned variants (orchestra-tune) onto the kernel ops, for stage 5.
+  if (!options.tuningCache.empty() && options.strategy != "none") {
+    if (!llvm::sys::fs::exists(options.tuningCache)) {
+      error = "tuning cache '" + options.tuningCache + "' not found";
+      return failure();
+    }
+    pipeline += ",orchestra-apply-tuning-cache{cache=\"" +
+                options.tuningCache + "\"}";
+  }
 
   // Stages 5-8: per-arch strategy and lowering. The strategy scripts are
   // loaded by the upstream preload pass and applied by the upstream
@@ -51,13 +70,7 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
     if (options.strategy != "default") {
       scripts.push_back(options.strategy);
     } else {
-      std::string dir = options.strategiesDir;
-      if (dir.empty())
-        if (std::optional<std::string> env =
-                llvm::sys::Process::GetEnv("ORCHESTRA_STRATEGIES_DIR"))
-          dir = *env;
-      if (dir.empty())
-        dir = ORCHESTRA_STRATEGIES_DIR;
+      std::string dir = getStrategiesDir(options);
       const TargetRegistry &registry = getTargetRegistry();
       for (StringRef arch : registry.getArchs()) {
         const TargetInfo *info = registry.lookup(arch);

@@ -73,6 +73,12 @@ static cl::opt<std::string> strategiesDir(
     cl::desc("Directory of the strategy scripts (default: "
              "$ORCHESTRA_STRATEGIES_DIR, else the source tree's strategies/)"),
     cl::value_desc("dir"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> tuningCache(
+    "tuning-cache",
+    cl::desc("Apply the strategy variants a tuning cache written by "
+             "orchestra-tune measured fastest for the kernels' shapes "
+             "(default: none; the strategies' defaults)"),
+    cl::value_desc("file"), cl::init(""), cl::cat(category));
 static cl::opt<std::string> scheduler(
     "scheduler",
     cl::desc("Scheduling algorithm: 'ils' (default: iterated local search "
@@ -160,6 +166,9 @@ static void printSummary(const orx::Artifact &artifact, ModuleOp module,
                        << peak.getInt() << " bytes (without "
                        << "reuse " << total.getInt() << ")\n";
       }
+  if (auto tuned = module->getAttrOfType<IntegerAttr>("orchestra.tuned_ops"))
+    llvm::errs() << "  tuning cache " << tuningCache << ": " << tuned.getInt()
+                 << " kernel op(s) given a tuned variant\n";
 }
 
 int main(int argc, char **argv) {
@@ -199,6 +208,7 @@ int main(int argc, char **argv) {
   options.strategy = strategy;
   options.strategiesDir = strategiesDir;
   options.deviceCodeDir = dumpDeviceCode;
+  options.tuningCache = tuningCache;
   options.scheduleOnly = emit == EmitKind::Schedule;
   std::string pipelineError;
   FailureOr<std::string> pipeline =

@@ -31,6 +31,9 @@ struct CompileOptions {
   /// Directory of the strategy scripts; empty uses
   /// $ORCHESTRA_STRATEGIES_DIR, else the source tree's strategies/.
   std::string strategiesDir;
+  /// A tuning cache (orchestra-tune) whose variants the strategies apply;
+  /// empty: none.
+  std::string tuningCache;
   /// Where GPU kernels' device code (PTX, cubins) is also written; empty:
   /// nowhere.
   std::string deviceCodeDir;
@@ -39,6 +42,10 @@ struct CompileOptions {
   /// Only stages 4-8, for a program that stages 1-3 already scheduled.
   bool afterSchedule = false;
 };
+
+/// The directory the default strategy scripts are read from: the option,
+/// else $ORCHESTRA_STRATEGIES_DIR, else the source tree's strategies/.
+std::string getStrategiesDir(const CompileOptions &options);
 
 /// The pass list (for a pass manager on the top-level module) of stages 1-8,
 /// or 1-3 with `scheduleOnly`. On failure `error` says why (a missing

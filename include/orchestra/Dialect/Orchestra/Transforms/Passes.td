@@ -223,6 +223,35 @@ def OutlineTasks : Pass<"orchestra-outline-tasks", "::mlir::ModuleOp"> {
   ];
 }
 
+def ApplyTuningCache : Pass<"orchestra-apply-tuning-cache",
+                             "::mlir::ModuleOp"> {
+  let summary = "Name the tuned strategy variant on the kernel ops a tuning "
+                "cache has an entry for";
+  let description = [{
+    Between outlining (stage 4) and the strategy scripts (stage 5). For
+    every `linalg.matmul` with static shapes inside a kernel module
+    (`orchestra.arch`), looks up the cache entry of its arch, its module's
+    thread count (`num_threads` of `orchestra.target`, 0 when not set), its
+    element type and its loop ranges (M, N, K), and sets
+    `orchestra.tile_variant = "<variant>"` on it; the arch's strategy script
+    applies `@matmul_variant_<variant>` to such ops. Entries naming the
+    variant `default` leave the op to the script's default path. The cache
+    is the JSON file orchestra-tune writes (docs/Tuning.md); a missing or
+    malformed file is an error. The number of ops given a variant is
+    recorded on the top-level module (`orchestra.tuned_ops`, which
+    orchestra-compile's summary prints); with `verbose`, every such op is
+    reported as a remark.
+  }];
+  let options = [
+    Option<"cachePath", "cache", "std::string", /*default=*/"\"\"",
+           "The tuning cache file (JSON, written by orchestra-tune)">,
+    Option<"verbose", "verbose", "bool", /*default=*/"false",
+           "Emit a remark on every op given a variant">,
+  ];
+
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def PlanBuffers : Pass<"orchestra-plan-buffers", "::mlir::ModuleOp"> {
   let summary = "Assign every value of the schedule a buffer in its memory "
                 "space, reusing memory by liveness";
