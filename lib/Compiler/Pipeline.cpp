@@ -57,8 +57,8 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
       error = "tuning cache '" + options.tuningCache + "' not found";
       return failure();
     }
-    pipeline += ",orchestra-apply-tuning-cache{cache=\"" +
-                options.tuningCache + "\"}";
+    pipeline +=
+        ",orchestra-apply-tuning-cache{cache=\"" + options.tuningCache + "\"}";
   }
 
   // Stages 5-8: per-arch strategy and lowering. The strategy scripts are

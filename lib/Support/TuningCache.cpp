@@ -49,8 +49,8 @@ llvm::Expected<TuningCache> TuningCache::parse(llvm::StringRef text,
                                                llvm::StringRef name) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
-    return makeError("tuning cache '" + name +
-                     "' is not valid JSON: " + llvm::toString(json.takeError()));
+    return makeError("tuning cache '" + name + "' is not valid JSON: " +
+                     llvm::toString(json.takeError()));
   const llvm::json::Object *root = json->getAsObject();
   if (!root)
     return makeError("tuning cache '" + name + "': expected a JSON object");
@@ -88,8 +88,7 @@ llvm::Expected<TuningCache> TuningCache::parse(llvm::StringRef text,
                   "\"shape\" and \"variant\"");
     if (*threads < 0)
       return fail("\"threads\" must not be negative");
-    if (variant->empty() ||
-        !llvm::all_of(*variant, [](char c) {
+    if (variant->empty() || !llvm::all_of(*variant, [](char c) {
           return llvm::isAlnum(c) || c == '_';
         }))
       return fail("\"variant\" must be a non-empty name of letters, digits "
@@ -127,15 +126,15 @@ std::string TuningCache::toJSON() const {
     llvm::json::Array shape;
     for (int64_t d : entry.key.shape)
       shape.push_back(d);
-    array.push_back(llvm::json::Object{
-        {"arch", entry.key.arch},
-        {"threads", entry.key.threads},
-        {"op", entry.key.op},
-        {"element_type", entry.key.elementType},
-        {"shape", std::move(shape)},
-        {"variant", entry.variant},
-        {"time_ms", entry.timeMs},
-        {"default_time_ms", entry.defaultTimeMs}});
+    array.push_back(
+        llvm::json::Object{{"arch", entry.key.arch},
+                           {"threads", entry.key.threads},
+                           {"op", entry.key.op},
+                           {"element_type", entry.key.elementType},
+                           {"shape", std::move(shape)},
+                           {"variant", entry.variant},
+                           {"time_ms", entry.timeMs},
+                           {"default_time_ms", entry.defaultTimeMs}});
   }
   llvm::json::Value root = llvm::json::Object{{"format", kFormat},
                                               {"version", kVersion},

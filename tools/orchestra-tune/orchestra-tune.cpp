@@ -59,8 +59,9 @@ namespace tuning = ::orchestra::tuning;
 
 static llvm::cl::OptionCategory category("orchestra-tune options");
 static llvm::cl::opt<std::string>
-    inputFilename(llvm::cl::Positional, llvm::cl::desc("<input .mlir or .onnx>"),
-                  llvm::cl::Required, llvm::cl::cat(category));
+    inputFilename(llvm::cl::Positional,
+                  llvm::cl::desc("<input .mlir or .onnx>"), llvm::cl::Required,
+                  llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     topologySpec("topology",
                  llvm::cl::desc("'host' (default) or a topology JSON file: "
@@ -147,7 +148,8 @@ collectCandidates(MLIRContext *context, ModuleOp module) {
   options.topology = topologySpec;
   options.scheduleOnly = true;
   std::string pipelineError;
-  FailureOr<std::string> pipeline = buildCompilePipeline(options, pipelineError);
+  FailureOr<std::string> pipeline =
+      buildCompilePipeline(options, pipelineError);
   if (failed(pipeline))
     return makeError(pipelineError);
   PassManager pm(context, ModuleOp::getOperationName());
@@ -332,7 +334,8 @@ compileBenchmark(const Candidate &candidate, StringRef variant,
     options.tuningCache = variantCache.str().str();
   }
   std::string pipelineError;
-  FailureOr<std::string> pipeline = buildCompilePipeline(options, pipelineError);
+  FailureOr<std::string> pipeline =
+      buildCompilePipeline(options, pipelineError);
   if (failed(pipeline))
     return makeError(pipelineError);
 
@@ -474,18 +477,17 @@ static llvm::Error tune() {
       return existing.takeError();
     cache = std::move(*existing);
   }
-  cache.machine = llvm::formatv("{0}, {1} hardware threads",
-                                llvm::sys::getHostCPUName(),
-                                std::thread::hardware_concurrency())
-                      .str();
+  cache.machine =
+      llvm::formatv("{0}, {1} hardware threads", llvm::sys::getHostCPUName(),
+                    std::thread::hardware_concurrency())
+          .str();
 
   llvm::SmallString<128> workDir;
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("orchestra-tune", workDir))
     return makeError("cannot create a temporary directory: " + ec.message());
-  auto cleanUp = llvm::make_scope_exit([&] {
-    (void)llvm::sys::fs::remove_directories(workDir);
-  });
+  auto cleanUp = llvm::make_scope_exit(
+      [&] { (void)llvm::sys::fs::remove_directories(workDir); });
 
   size_t index = 0, tuned = 0, kept = 0;
   for (const Candidate &candidate : *candidates) {
@@ -521,8 +523,7 @@ static llvm::Error tune() {
         for (unsigned run = 0; run < repeat; ++run) {
           llvm::Expected<double> time = (*benchmark)->run();
           if (!time)
-            return makeError(candidate.key.str() + ", variant '" +
-                             variants[v] +
+            return makeError(candidate.key.str() + ", variant '" + variants[v] +
                              "': " + llvm::toString(time.takeError()));
           (*benchmark)->times.push_back(*time);
         }

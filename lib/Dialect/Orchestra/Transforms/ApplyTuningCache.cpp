@@ -69,7 +69,8 @@ void ApplyTuningCachePass::runOnOperation() {
     if (!arch)
       return;
     int64_t threads = 0;
-    if (auto target = kernels->getAttrOfType<DictionaryAttr>("orchestra.target"))
+    if (auto target =
+            kernels->getAttrOfType<DictionaryAttr>("orchestra.target"))
       if (auto count = dyn_cast_or_null<IntegerAttr>(target.get("num_threads")))
         threads = count.getInt();
     kernels.walk([&](linalg::MatmulOp matmul) {
