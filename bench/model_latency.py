@@ -2,14 +2,16 @@
 PyTorch (eager and traced+frozen) in the same run, on the same inputs.
 
     /usr/bin/python3 bench/model_latency.py [--build build] [--repeat 20]
-        [--threads 2] [--models resnet18,mobilenet_v2,...]
+        [--threads 2] [--models resnet18,mobilenet_v2,...] [--tune]
 
 For each model: export it to ONNX with random weights (as the e2e tests
 do), compile it with orchestra-compile for the host (timed), run it with
 orchestra-run --repeat N (median after one warm-up run), check the output
 against PyTorch's; then, once every model has run, time PyTorch (median of
 N after warm-up, each in a fresh process, the best of 1..--threads threads).
-Prints a Markdown table with the ratios.
+Prints a Markdown table with the ratios. With --tune, orchestra-tune first
+measures the strategy variants of each model's matmuls on this machine and
+the models are compiled with the resulting cache.
 """
 import argparse
 import os
@@ -64,6 +66,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--tune", action="store_true",
+                        help="run orchestra-tune on each model first and "
+                        "compile with its tuning cache (tuning time is not "
+                        "in the compile time)")
     parser.add_argument("--torch-only", metavar="MODEL",
                         help="print PyTorch's eager and traced+frozen "
                         "medians for MODEL and exit")
@@ -82,11 +88,20 @@ def main():
             model_dir = os.path.join(tmp, name)
             torch_models.export(name, model_dir)
             artifact = os.path.join(model_dir, "model.orcx")
+            extra = []
+            if args.tune:
+                cache = os.path.join(tmp, "tuning.json")
+                print(f"{name}: tuning...", file=sys.stderr)
+                subprocess.run([os.path.join(bin_dir, "orchestra-tune"),
+                                os.path.join(model_dir, "model.onnx"),
+                                "--topology", "host", "--cache", cache,
+                                "--quiet"], check=True)
+                extra = ["--tuning-cache", cache]
             start = time.perf_counter()
             subprocess.run([os.path.join(bin_dir, "orchestra-compile"),
                             os.path.join(model_dir, "model.onnx"),
-                            "--topology", "host", "-o", artifact, "--quiet"],
-                           check=True)
+                            "--topology", "host", "-o", artifact, "--quiet"] +
+                           extra, check=True)
             compile_s = time.perf_counter() - start
             print(f"{name}: compiled in {compile_s:.1f} s, running...",
                   file=sys.stderr)

@@ -382,6 +382,54 @@ module attributes {transform.with_named_sequence} {
            !transform.param<i64>, !transform.param<i64>) -> ()
     transform.yield
   }
+  transform.named_sequence @matmul_variant_b512x128_r4x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 512 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b128x512_r4x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 512 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b256x512_r4x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 512 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  transform.named_sequence @matmul_variant_b512x256_r4x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 512 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
   transform.named_sequence @__orchestra_x86_64_strategy(
       %module: !transform.any_op {transform.consumed}) {
     // 1. Parallel tiles of each fusion root, producers fused in.
@@ -590,6 +638,38 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %tuned_b256x128_r6x64 : !transform.any_op {
     ^bb0(%mm: !transform.any_op):
       transform.include @matmul_variant_b256x128_r6x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b512x128_r4x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b512x128_r4x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b512x128_r4x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b512x128_r4x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b128x512_r4x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b128x512_r4x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b128x512_r4x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b128x512_r4x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b256x512_r4x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b256x512_r4x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b256x512_r4x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b256x512_r4x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
+    %tuned_b512x256_r4x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b512x256_r4x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b512x256_r4x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b512x256_r4x64 failures(propagate) (%mm)
           : (!transform.any_op) -> ()
     }
     %matmuls = transform.structured.match ops{["linalg.matmul"]} in %module
