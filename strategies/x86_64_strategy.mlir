@@ -20,7 +20,9 @@
 //   2. tile matmuls to cache blocks of B (64 columns x 128 of K), then
 //      contractions to register-sized blocks (8x32 outputs: sixteen
 //      512-bit accumulators; K by 1), peeling the row and column loops
-//      so that whole register tiles are static;
+//      so that whole register tiles are static; matmuls with at least 1024
+//      columns and 1024 of K get 128x512 blocks and 4x64 register tiles
+//      instead, and a tuning cache (orchestra-tune) can name any variant;
 //   3. tile every other structured op (elementwise, data movement,
 //      reductions) to one element of each outer loop and 8 of the
 //      innermost, so that no vector is larger than a register or two
@@ -430,6 +432,26 @@ module attributes {transform.with_named_sequence} {
            !transform.param<i64>, !transform.param<i64>) -> ()
     transform.yield
   }
+  // Untuned matmuls with at least 1024 columns and 1024 of K get
+  // @matmul_variant_b128x512_r4x64: what orchestra-tune chose for 1024^3 and
+  // 2048^3 on the development machine, 0.64 -> 0.80-0.84 of oneDNN on 2048^3
+  // (docs/PERFORMANCE.md).
+  transform.named_sequence @match_large_matmul(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.matmul"] : !transform.any_op
+    transform.match.structured failures(propagate) %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %n = transform.match.structured.dim %s[1]
+          : (!transform.any_op) -> !transform.param<i64>
+      %k = transform.match.structured.dim %s[2]
+          : (!transform.any_op) -> !transform.param<i64>
+      %large = transform.param.constant 1024 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi ge %n, %large : !transform.param<i64>
+      transform.match.param.cmpi ge %k, %large : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
   transform.named_sequence @__orchestra_x86_64_strategy(
       %module: !transform.any_op {transform.consumed}) {
     // 1. Parallel tiles of each fusion root, producers fused in.
@@ -672,7 +694,10 @@ module attributes {transform.with_named_sequence} {
       transform.include @matmul_variant_b512x256_r4x64 failures(propagate) (%mm)
           : (!transform.any_op) -> ()
     }
-    %matmuls = transform.structured.match ops{["linalg.matmul"]} in %module
+    %module_large = transform.foreach_match in %module
+        @match_large_matmul -> @matmul_variant_b128x512_r4x64
+        : (!transform.any_op) -> !transform.any_op
+    %matmuls = transform.structured.match ops{["linalg.matmul"]} in %module_large
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %matmuls : !transform.any_op {
     ^bb0(%mm: !transform.any_op):
@@ -692,7 +717,7 @@ module attributes {transform.with_named_sequence} {
       transform.include @peel_if_needed failures(suppress) (%lm)
           : (!transform.op<"scf.for">) -> ()
     }
-    %bmms = transform.structured.match ops{["linalg.batch_matmul"]} in %module
+    %bmms = transform.structured.match ops{["linalg.batch_matmul"]} in %module_large
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %bmms : !transform.any_op {
     ^bb0(%mm: !transform.any_op):
@@ -704,7 +729,7 @@ module attributes {transform.with_named_sequence} {
     }
 
     // 3. Register tiles of everything else.
-    %elementwise = transform.foreach_match in %module
+    %elementwise = transform.foreach_match in %module_large
         @match_rank1 -> @tile_rank1, @match_rank2 -> @tile_rank2,
         @match_rank3 -> @tile_rank3, @match_rank4 -> @tile_rank4,
         @match_rank5 -> @tile_rank5, @match_rank6 -> @tile_rank6,
