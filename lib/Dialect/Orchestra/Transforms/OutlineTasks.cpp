@@ -126,16 +126,21 @@ void tagFusionRoot(func::FuncOp func) {
                         });
   // A task around a matmul with many rows gets wider parallel tiles, whose
   // rows reuse each block of the right-hand side from the cache.
-  bool hasLargeMatmul = llvm::any_of(slice, [](Operation *op) {
-    auto matmul = dyn_cast<linalg::MatmulOp>(op);
-    if (!matmul)
-      return false;
-    SmallVector<int64_t> loops = matmul.getStaticLoopRanges();
-    return loops.size() == 3 && loops[0] >= 128;
-  });
+  // With many rows (1024 or more), twice as wide again.
+  auto hasMatmulOfRows = [&](int64_t rows) {
+    auto isLarge = [&](Operation *op) {
+      auto matmul = dyn_cast<linalg::MatmulOp>(op);
+      if (!matmul)
+        return false;
+      SmallVector<int64_t> loops = matmul.getStaticLoopRanges();
+      return loops.size() == 3 && loops[0] >= rows;
+    };
+    return isLarge(root) || llvm::any_of(slice, isLarge);
+  };
   StringRef tag;
-  if (parallelDim(0) && ranges[0] >= 128 &&
-      (hasLargeMatmul || isa<linalg::MatmulOp>(*root)))
+  if (parallelDim(0) && ranges[0] >= 1024 && hasMatmulOfRows(1024))
+    tag = "orchestra.fusion_root_tall";
+  else if (parallelDim(0) && ranges[0] >= 128 && hasMatmulOfRows(128))
     tag = "orchestra.fusion_root_wide";
   else if (parallelDim(0))
     tag = "orchestra.fusion_root";

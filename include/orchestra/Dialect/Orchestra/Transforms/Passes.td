@@ -209,7 +209,7 @@ def OutlineTasks : Pass<"orchestra-outline-tasks", "::mlir::ModuleOp"> {
     (`orchestra.fusion_root_d1` when only its second one is, or
     `orchestra.fusion_root_d1_conv` when the kernel also holds a
     convolution; `orchestra.fusion_root_wide` when it holds a matmul of at
-    least 128 rows) and every other structured op it depends on is tagged
+    least 128 rows, `orchestra.fusion_root_tall` of at least 1024) and every other structured op it depends on is tagged
     `orchestra.fusion_producer`, except the producer of a convolution's
     input: every tile of the convolution reads all of its input, so that
     producer runs once rather than once per tile.
