@@ -1,0 +1,140 @@
+"""Convolution latency of OrchestraOS against oneDNN, same run.
+
+    /usr/bin/python3 bench/conv/conv_bench.py [--build build] [--repeat 20]
+        [--threads 1,2] [--layers resnet18,mobilenet_v2]
+
+The layers are the distinct 2-D convolutions of ResNet-18 (dense) and the
+depthwise ones of MobileNetV2, batch 1, f32, without bias. For every layer and
+thread count: export a one-convolution ONNX model with PyTorch (random
+weights, which become constants), compile it with orchestra-compile for a
+one-CPU topology with that many threads, run it with orchestra-run --repeat N
+(the median of the plan's steps, `steps:`, after a warm-up), check the output
+against PyTorch, and time the same convolution with oneDNN
+(build/bin/conv-peers, its preferred layouts, reorders outside the timing).
+Prints a Markdown table of GFLOP/s and the ratio.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench", "gemm"))
+from gemm_bench import topology  # noqa: E402
+
+# (name, C, H=W, K, kernel, stride, pad, groups)
+LAYERS = {
+    "resnet18": [
+        ("conv1", 3, 224, 64, 7, 2, 3, 1),
+        ("layer1", 64, 56, 64, 3, 1, 1, 1),
+        ("layer2.down", 64, 56, 128, 3, 2, 1, 1),
+        ("layer2", 128, 28, 128, 3, 1, 1, 1),
+        ("layer2.1x1", 64, 56, 128, 1, 2, 0, 1),
+        ("layer3.down", 128, 28, 256, 3, 2, 1, 1),
+        ("layer3", 256, 14, 256, 3, 1, 1, 1),
+        ("layer4.down", 256, 14, 512, 3, 2, 1, 1),
+        ("layer4", 512, 7, 512, 3, 1, 1, 1),
+    ],
+    "mobilenet_v2": [
+        ("dw32", 32, 112, 32, 3, 1, 1, 32),
+        ("dw96/2", 96, 112, 96, 3, 2, 1, 96),
+        ("dw144", 144, 56, 144, 3, 1, 1, 144),
+        ("dw144/2", 144, 56, 144, 3, 2, 1, 144),
+        ("dw192", 192, 28, 192, 3, 1, 1, 192),
+        ("dw384", 384, 14, 384, 3, 1, 1, 384),
+        ("dw576", 576, 14, 576, 3, 1, 1, 576),
+        ("dw960", 960, 7, 960, 3, 1, 1, 960),
+    ],
+}
+
+
+def export(path, c, hw, k, kernel, stride, pad, groups, seed):
+    import torch
+    torch.manual_seed(seed)
+    conv = torch.nn.Conv2d(c, k, kernel, stride, pad, groups=groups,
+                           bias=False).eval()
+    x = torch.rand(1, c, hw, hw)
+    torch.onnx.export(conv, x, path, input_names=["input"],
+                      output_names=["output"], opset_version=17)
+    with torch.no_grad():
+        return x.numpy(), conv(x).numpy()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--layers", default="resnet18,mobilenet_v2")
+    args = parser.parse_args()
+    bin_dir = os.path.join(args.build, "bin")
+    peer = os.path.join(bin_dir, "conv-peers")
+    if not os.path.exists(peer):
+        sys.exit("conv_bench: build/bin/conv-peers is missing (install "
+                 "libdnnl-dev, then rebuild)")
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in args.layers.split(","):
+            for index, (name, c, hw, k, kernel, stride, pad, groups) in \
+                    enumerate(LAYERS[model]):
+                onnx = os.path.join(tmp, "conv.onnx")
+                x, want = export(onnx, c, hw, k, kernel, stride, pad, groups,
+                                 index)
+                np.save(os.path.join(tmp, "x.npy"), x)
+                out = (hw + 2 * pad - kernel) // stride + 1
+                flops = 2.0 * k * out * out * (c // groups) * kernel * kernel
+                for threads in (int(t) for t in args.threads.split(",")):
+                    print(f"{model} {name}, {threads} thread(s)...",
+                          file=sys.stderr)
+                    topo = os.path.join(tmp, "topology.json")
+                    with open(topo, "w") as f:
+                        json.dump(topology(threads), f)
+                    artifact = os.path.join(tmp, "conv.orcx")
+                    subprocess.run([os.path.join(bin_dir, "orchestra-compile"),
+                                    onnx, "--topology", topo, "-o", artifact,
+                                    "--quiet"], check=True)
+                    out_dir = os.path.join(tmp, "out")
+                    run = subprocess.run(
+                        [os.path.join(bin_dir, "orchestra-run"), artifact,
+                         "--input", "input=" + os.path.join(tmp, "x.npy"),
+                         "--output-dir", out_dir, "--repeat",
+                         str(args.repeat), "--quiet"],
+                        check=True, capture_output=True, text=True)
+                    ours = float(re.search(r"steps: median ([0-9.]+) ms",
+                                           run.stdout).group(1)) / 1e3
+                    got = np.load(os.path.join(out_dir, "output_0.npy"))
+                    ok = got.shape == want.shape and np.allclose(
+                        got, want, rtol=1e-3, atol=1e-3)
+                    peer_out = subprocess.run(
+                        [peer, "1", str(c), str(hw), str(hw), str(k),
+                         str(kernel), str(stride), str(pad), str(groups),
+                         str(threads), str(args.repeat)],
+                        check=True, capture_output=True, text=True)
+                    onednn = float(peer_out.stdout.split()[1])
+                    rows.append((model, name, c, hw, k, kernel, stride,
+                                 groups, threads, ours, onednn, flops, ok))
+
+    print("| model | layer | C x H x W -> K, kernel/stride | threads | "
+          "OrchestraOS ms | oneDNN ms | OrchestraOS GFLOP/s | oneDNN GFLOP/s "
+          "| vs oneDNN | correct |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for (model, name, c, hw, k, kernel, stride, groups, threads, ours, onednn,
+         flops, ok) in rows:
+        kind = " dw" if groups > 1 else ""
+        print(f"| {model} | {name} | {c}x{hw}x{hw} -> {k}, {kernel}x{kernel}/"
+              f"{stride}{kind} | {threads} | {ours * 1e3:.3f} | "
+              f"{onednn * 1e3:.3f} | {flops / ours / 1e9:.1f} | "
+              f"{flops / onednn / 1e9:.1f} | {onednn / ours:.2f} | "
+              f"{'yes' if ok else 'NO'} |")
+    return 0 if all(row[-1] for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
