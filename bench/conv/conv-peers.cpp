@@ -25,8 +25,8 @@
 #include <random>
 #include <vector>
 
-#include <oneapi/dnnl/dnnl.hpp>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.hpp>
 
 int main(int argc, char **argv) {
   if (argc != 12) {
@@ -39,9 +39,9 @@ int main(int argc, char **argv) {
        stride = std::atol(argv[7]), pad = std::atol(argv[8]),
        groups = std::atol(argv[9]);
   int threads = std::atoi(argv[10]), repeat = std::atoi(argv[11]);
-  if (n <= 0 || c <= 0 || h <= 0 || w <= 0 || k <= 0 || r <= 0 ||
-      stride <= 0 || pad < 0 || groups <= 0 || c % groups || k % groups ||
-      threads <= 0 || repeat <= 0) {
+  if (n <= 0 || c <= 0 || h <= 0 || w <= 0 || k <= 0 || r <= 0 || stride <= 0 ||
+      pad < 0 || groups <= 0 || c % groups || k % groups || threads <= 0 ||
+      repeat <= 0) {
     std::fprintf(stderr, "conv-peers: invalid arguments\n");
     return 2;
   }
@@ -54,9 +54,9 @@ int main(int argc, char **argv) {
   engine eng(engine::kind::cpu, 0);
   stream strm(eng);
   memory::dims src{n, c, h, w}, dst{n, k, oh, ow};
-  memory::dims weights = groups == 1
-                             ? memory::dims{k, c, r, r}
-                             : memory::dims{groups, k / groups, c / groups, r, r};
+  memory::dims weights =
+      groups == 1 ? memory::dims{k, c, r, r}
+                  : memory::dims{groups, k / groups, c / groups, r, r};
   memory::desc srcAny(src, dt::f32, tag::any), dstAny(dst, dt::f32, tag::any),
       weightsAny(weights, dt::f32, tag::any);
   convolution_forward::desc desc(
