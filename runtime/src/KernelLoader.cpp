@@ -6,6 +6,8 @@
 
 #include "KernelLoader.h"
 
+#include "KernelAllocator.h"
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -236,6 +238,7 @@ LoadedBinary::load(const BinaryDesc &binary, size_t index, std::string &error) {
             (dlopenError ? dlopenError : "unknown dlopen error");
     return nullptr;
   }
+  installKernelAllocator(result->handle);
   return result;
 }
 

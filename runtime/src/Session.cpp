@@ -6,6 +6,8 @@
 
 #include "Session.h"
 
+#include "KernelAllocator.h"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -328,6 +330,8 @@ bool Session::prepareGpuLaunch(const Artifact &artifact, size_t index,
   return true;
 }
 
+Session::Session() { retainKernelAllocator(); }
+
 void Session::startWorkers() {
   for (size_t device = 0; device < queues.size(); ++device)
     workers.emplace_back(&Session::workerMain, this, device);
@@ -349,6 +353,7 @@ Session::~Session() {
   for (Arena &arena : arenas)
     if (!arena.gpu)
       ::munmap(arena.base, arena.mappedBytes);
+  releaseKernelAllocator();
 }
 
 uint64_t Session::nowNs() const {

@@ -91,7 +91,7 @@ public:
   const std::vector<StepTiming> &getTrace() const { return trace; }
 
 private:
-  Session() = default;
+  Session();
 
   /// The completion flag of one step in the current run. A GPU step is Done
   /// once it is enqueued and its CUevent recorded.

@@ -414,3 +414,28 @@ TEST(RuntimeTest, SessionOutlivesArtifact) {
 }
 
 } // namespace
+
+// Kernels allocate their scratch buffers through the hooks the runtime sets
+// when it loads their binary; freed blocks are reused for the same size.
+TEST(RuntimeTest, KernelScratchBuffersAreReused) {
+  Artifact a = makeAddArtifact();
+  a.entryName = "scratch";
+  a.inputs = {vectorDesc("x")};
+  a.inputValues = {0};
+  a.outputs = {vectorDesc("y")};
+  a.outputValues = {1};
+  a.values.pop_back();
+  a.kernels = {{"scratch_reuse", 0}};
+  a.steps = {launch(0, "scratch", 0, {0, 1}, 1)};
+  SessionPtr session = createSession(a);
+  ASSERT_TRUE(session);
+  for (int run = 0; run < 2; ++run) {
+    std::vector<std::vector<float>> outputs = {std::vector<float>(16)};
+    Status status = runVectors(session.get(), {iota(0)}, outputs);
+    ASSERT_FALSE(status) << message(status);
+    EXPECT_EQ(outputs[0][0], 1.0f) << "the allocator hooks are not set";
+    EXPECT_EQ(outputs[0][1], 1.0f) << "the block is misaligned";
+    EXPECT_EQ(outputs[0][2], 1.0f) << "the freed block was not reused";
+    EXPECT_EQ(outputs[0][3], 1.0f) << "a block of another size was reused";
+  }
+}

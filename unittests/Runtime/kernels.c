@@ -38,3 +38,36 @@ void sleep_copy(void **args) {
   for (int i = 0; i < N; ++i)
     y[i] = x[i];
 }
+
+/* The allocator hooks the compiler adds to kernel binaries that allocate
+ * scratch buffers (orx_kernel_allocator: alloc, free); the runtime sets them
+ * when it loads the binary. */
+void *orx_kernel_allocator[2];
+
+/* Reports on the hooks, in y (x is unused): y[0] = 1 if they are set,
+ * y[1] = 1 if a 1 MiB block is 64-byte aligned and writable, y[2] = 1 if
+ * the block freed first comes back for the same size, y[3] = 1 if a block
+ * of another size is a different one. */
+void scratch_reuse(void **args) {
+  float *y = (float *)args[1];
+  for (int i = 0; i < N; ++i)
+    y[i] = 0.0f;
+  void *(*alloc)(unsigned long) =
+      (void *(*)(unsigned long))orx_kernel_allocator[0];
+  void (*release)(void *) = (void (*)(void *))orx_kernel_allocator[1];
+  if (!alloc || !release)
+    return;
+  y[0] = 1.0f;
+  unsigned long size = 1ul << 20;
+  char *a = (char *)alloc(size);
+  a[0] = 1;
+  a[size - 1] = 2;
+  y[1] = ((unsigned long)a % 64 == 0) ? 1.0f : 0.0f;
+  release(a);
+  char *b = (char *)alloc(size);
+  y[2] = (a == b) ? 1.0f : 0.0f;
+  char *c = (char *)alloc(size + 4096);
+  y[3] = (c != b) ? 1.0f : 0.0f;
+  release(c);
+  release(b);
+}

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::orchestra::cpu {
 #define GEN_PASS_DEF_CPUKERNELABI
@@ -96,6 +97,74 @@ LogicalResult CPUKernelABIPass::wrap(LLVM::LLVMFuncOp func, ArrayAttr abi) {
   return success();
 }
 
+/// Routes the module's calls to the C library's `callee` (`malloc` or
+/// `free`) through slot `slot` of the allocator hooks `hooks`: an internal
+/// wrapper calls the hook when the runtime set it and `callee` otherwise.
+static void routeThroughHook(ModuleOp module, LLVM::GlobalOp hooks,
+                             StringRef callee, int32_t slot) {
+  auto libc = module.lookupSymbol<LLVM::LLVMFuncOp>(callee);
+  if (!libc)
+    return;
+  MLIRContext *ctx = module.getContext();
+  Location loc = libc.getLoc();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  LLVM::LLVMFunctionType type = libc.getFunctionType();
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  auto wrapper = LLVM::LLVMFuncOp::create(
+      builder, loc, ("__orx_" + callee).str(), type, LLVM::Linkage::Internal);
+  SmallVector<LLVM::CallOp> calls;
+  module.walk([&](LLVM::CallOp call) {
+    if (call.getCallee() == callee)
+      calls.push_back(call);
+  });
+  for (LLVM::CallOp call : calls)
+    call.setCallee(wrapper.getSymName());
+
+  Block *entry = wrapper.addEntryBlock(builder);
+  Block *viaLibc = builder.createBlock(&wrapper.getBody());
+  Block *viaHook = builder.createBlock(&wrapper.getBody());
+  builder.setInsertionPointToStart(entry);
+  Value base = LLVM::AddressOfOp::create(builder, loc, hooks);
+  Value slotPtr =
+      LLVM::GEPOp::create(builder, loc, ptrType, hooks.getGlobalType(), base,
+                          ArrayRef<LLVM::GEPArg>{0, slot});
+  Value hook = LLVM::LoadOp::create(builder, loc, ptrType, slotPtr);
+  Value null = LLVM::ZeroOp::create(builder, loc, ptrType);
+  Value unset =
+      LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq, hook, null);
+  LLVM::CondBrOp::create(builder, loc, unset, viaLibc, viaHook);
+
+  builder.setInsertionPointToStart(viaLibc);
+  auto direct = LLVM::CallOp::create(builder, loc, libc, entry->getArguments());
+  LLVM::ReturnOp::create(builder, loc, direct.getResults());
+
+  builder.setInsertionPointToStart(viaHook);
+  SmallVector<Value> operands{hook};
+  llvm::append_range(operands, entry->getArguments());
+  auto indirect = LLVM::CallOp::create(builder, loc, type, operands);
+  LLVM::ReturnOp::create(builder, loc, indirect.getResults());
+}
+
+/// Adds the allocator hooks (kKernelAllocatorSymbol, null-initialised) and
+/// routes `malloc` and `free` through them, if the module allocates.
+static void routeAllocations(ModuleOp module) {
+  if (!module.lookupSymbol<LLVM::LLVMFuncOp>("malloc") &&
+      !module.lookupSymbol<LLVM::LLVMFuncOp>("free"))
+    return;
+  MLIRContext *ctx = module.getContext();
+  Location loc = module.getLoc();
+  auto hooksType = LLVM::LLVMArrayType::get(LLVM::LLVMPointerType::get(ctx), 2);
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  auto hooks = LLVM::GlobalOp::create(
+      builder, loc, hooksType, /*isConstant=*/false, LLVM::Linkage::External,
+      orchestra::cpu::kKernelAllocatorSymbol, Attribute());
+  builder.createBlock(&hooks.getInitializerRegion());
+  LLVM::ReturnOp::create(builder, loc,
+                         LLVM::ZeroOp::create(builder, loc, hooksType));
+  routeThroughHook(module, hooks, "malloc", 0);
+  routeThroughHook(module, hooks, "free", 1);
+}
+
 void CPUKernelABIPass::runOnOperation() {
   SmallVector<std::pair<LLVM::LLVMFuncOp, ArrayAttr>> kernels;
   for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>())
@@ -104,4 +173,5 @@ void CPUKernelABIPass::runOnOperation() {
   for (auto [func, abi] : kernels)
     if (failed(wrap(func, abi)))
       return signalPassFailure();
+  routeAllocations(getOperation());
 }

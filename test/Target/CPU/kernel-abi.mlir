@@ -30,3 +30,41 @@ llvm.func @k(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64, %a5: 
 llvm.func @bad(%a0: !llvm.ptr) attributes {orchestra.abi = [tensor<4xf32>]} {
   llvm.return
 }
+
+// -----
+
+// Scratch buffers: calls to malloc and free go through internal wrappers
+// that call the runtime's hooks (the exported orx_kernel_allocator, null
+// until the runtime sets it) or, while a hook is null, the C library.
+
+// CHECK-LABEL: llvm.func internal @scratch(
+// CHECK:         %[[P:.*]] = llvm.call @__orx_malloc(%{{.*}}) : (i64) -> !llvm.ptr
+// CHECK:         llvm.call @__orx_free(%[[P]]) : (!llvm.ptr) -> ()
+// CHECK:       llvm.mlir.global external @orx_kernel_allocator() {{.*}} : !llvm.array<2 x ptr> {
+// CHECK:         %[[Z:.*]] = llvm.mlir.zero : !llvm.array<2 x ptr>
+// CHECK:         llvm.return %[[Z]]
+// CHECK:       llvm.func internal @__orx_malloc(%[[N:.*]]: i64) -> !llvm.ptr {
+// CHECK:         %[[G:.*]] = llvm.mlir.addressof @orx_kernel_allocator
+// CHECK:         %[[SLOT:.*]] = llvm.getelementptr %[[G]][0, 0]
+// CHECK:         %[[HOOK:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         %[[UNSET:.*]] = llvm.icmp "eq" %[[HOOK]], %[[NULL]]
+// CHECK:         llvm.cond_br %[[UNSET]], ^[[LIBC:.*]], ^[[VIAHOOK:.*]]
+// CHECK:       ^[[LIBC]]:
+// CHECK:         %[[R:.*]] = llvm.call @malloc(%[[N]])
+// CHECK:         llvm.return %[[R]]
+// CHECK:       ^[[VIAHOOK]]:
+// CHECK:         %[[R2:.*]] = llvm.call %[[HOOK]](%[[N]]) : !llvm.ptr, (i64) -> !llvm.ptr
+// CHECK:         llvm.return %[[R2]]
+// CHECK:       llvm.func internal @__orx_free(%[[Q:.*]]: !llvm.ptr) {
+// CHECK:         llvm.getelementptr %{{.*}}[0, 1]
+// CHECK:         llvm.call @free(%[[Q]])
+// CHECK:         llvm.call %{{.*}}(%[[Q]]) : !llvm.ptr, (!llvm.ptr) -> ()
+llvm.func @malloc(i64) -> !llvm.ptr
+llvm.func @free(!llvm.ptr)
+llvm.func @scratch(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64) attributes {orchestra.abi = [tensor<4xf32>]} {
+  %c = llvm.mlir.constant(256 : i64) : i64
+  %p = llvm.call @malloc(%c) : (i64) -> !llvm.ptr
+  llvm.call @free(%p) : (!llvm.ptr) -> ()
+  llvm.return
+}

@@ -31,6 +31,13 @@ namespace orchestra::cpu {
 /// The prefix of the symbol a CPU kernel is exported under.
 inline constexpr llvm::StringLiteral kKernelSymbolPrefix = "orx_kernel_";
 
+/// The global of a CPU kernel binary through which the runtime supplies the
+/// allocator of the kernels' scratch buffers: two function pointers,
+/// `void *(*)(uint64_t)` and `void (*)(void *)`, null (malloc and free) until
+/// the runtime sets them.
+inline constexpr llvm::StringLiteral kKernelAllocatorSymbol =
+    "orx_kernel_allocator";
+
 #define GEN_PASS_REGISTRATION
 #include "orchestra/Target/CPU/Passes.h.inc"
 

@@ -51,6 +51,14 @@ def CPUKernelABI : Pass<"orchestra-cpu-kernel-abi", "::mlir::ModuleOp"> {
     and result types, recorded by `orchestra-outline-tasks`), this pass adds
     that wrapper, which builds the memref descriptors of the lowered
     function, and makes the lowered function internal so that it is inlined.
+
+    Scratch buffers (the `memref.alloc`s left inside kernels, lowered to
+    `malloc`/`free`) go through the runtime's allocator: the pass adds the
+    exported global `orx_kernel_allocator` (two function pointers, null by
+    default) and routes every `malloc`/`free` call through it, falling back
+    to the C library while it is null. The runtime sets it to an allocator
+    that keeps freed blocks for reuse, so that a kernel run does not map and
+    fault in fresh pages for every scratch buffer.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
