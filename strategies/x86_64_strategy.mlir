@@ -7,7 +7,10 @@
 //   * `orchestra.fusion_root` / `orchestra.fusion_root_d1`: the op producing
 //     the kernel's first result, whose first (second) loop is parallel
 //     (`_wide` / `_tall`: around a matmul of at least 128 / 1024 rows, tiled
-//     to 64 / 128 rows; `_d1_conv`: around a convolution);
+//     to 64 / 128 rows; `_d1_conv`: around an NCHW convolution;
+//     `_nhwc_rows` / `_nhwc_rows_channels`: around a channels-last
+//     convolution or pooling, tiled by output rows, and by 16 channels
+//     when there are fewer than 14 rows);
 //   * `orchestra.fusion_producer`: every structured op the root depends on.
 //
 // Steps:
@@ -578,6 +581,43 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
 
+    // Roots of tasks around a channels-last convolution (batch 1, output
+    // N x H x W x C): one output row per parallel tile, and 16 channels too
+    // when the rows are fewer than 14 (7x7 maps would leave a core idle).
+    // The convolutions' inputs are computed once, outside the loop.
+    %roots_nhwc = transform.structured.match
+        attributes{orchestra.fusion_root_nhwc_rows} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_nhwc : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [0, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %roots_nhwc_c = transform.structured.match
+        attributes{orchestra.fusion_root_nhwc_rows_channels} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_nhwc_c : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [0, 1, 0, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+
     // Fold the tile-size computations of the loops above (a root whose
     // parallel dimension is smaller than the tile leaves a single-iteration
     // loop and `affine.min` sizes) so that the tiles below are static.
@@ -860,6 +900,18 @@ module attributes {transform.with_named_sequence} {
              !transform.any_op, !transform.any_op, !transform.any_op,
              !transform.any_op)
     }
+    %pools_nhwc = transform.structured.match
+        ops{["linalg.pooling_nhwc_max", "linalg.pooling_nhwc_sum"]}
+        in %elementwise : (!transform.any_op) -> !transform.any_op
+    transform.foreach %pools_nhwc : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      // (n, oh, ow, c, kh, kw)
+      %t, %l:5 = transform.structured.tile_using_for %c
+          tile_sizes [1, 1, 7, 16, 1, 0]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+             !transform.any_op, !transform.any_op, !transform.any_op,
+             !transform.any_op)
+    }
     %pools = transform.structured.match
         ops{["linalg.pooling_nchw_max", "linalg.pooling_nchw_sum"]}
         in %elementwise : (!transform.any_op) -> !transform.any_op
@@ -878,7 +930,8 @@ module attributes {transform.with_named_sequence} {
     %windowed = transform.structured.match
         ops{["linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf",
              "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.pooling_nchw_max",
-             "linalg.pooling_nchw_sum"]}
+             "linalg.pooling_nchw_sum", "linalg.pooling_nhwc_max",
+             "linalg.pooling_nhwc_sum"]}
         in %elementwise : (!transform.any_op) -> !transform.any_op
     transform.foreach %windowed : !transform.any_op {
     ^bb0(%c: !transform.any_op):

@@ -13,18 +13,23 @@
 // RUN: orchestra-run %t/plain.orcx --input %t/in/x.npy --input %t/in/w.npy --input %t/in/d.npy --output-dir %t/plain --quiet
 // RUN: %python %S/Inputs/e2e.py compare %t/opt %t/plain
 
-// The convolutions run channels-last (orchestra-convert-convolutions-to-nhwc):
-// the 3x3 convolution as 7x16 outer products and the depthwise convolution
-// as 7x16 fused multiply-adds, 16 lanes of channels. The poolings are
-// vectorized in NCHW (the 3-wide sum pooling output is one partial tile of
-// static size).
+// The convolutions and poolings run channels-last
+// (orchestra-convert-convolutions-to-nhwc), and the layout flows from one to
+// the next: the 3x3 convolution as 7x16 outer products and the depthwise
+// convolution as 7x16 fused multiply-adds, 16 lanes of channels. Their tasks
+// are parallel over output rows (14 rows), or over rows and 16-channel
+// tiles when there are fewer than 14 (7 rows x 2). The last task, rooted at
+// the transpose back to NCHW, keeps its 16-channel tiles.
 // CHECK-LABEL: func.func @t1_conv_2d_nhwc_hwcf
+// CHECK:       scf.forall ({{.*}}) in (14)
 // CHECK:       vector.outerproduct {{.*}} : vector<7xf32>, vector<16xf32>
-// CHECK-LABEL: func.func @t2_pooling_nchw_max
+// CHECK-LABEL: func.func @t2_pooling_nhwc_max
+// CHECK:       scf.forall ({{.*}}) in (7, 2)
 // CHECK:       arith.maximumf {{.*}} : vector<1x1x16xf32>
 // CHECK-LABEL: func.func @t3_depthwise_conv_2d_nhwc_hwc
+// CHECK:       scf.forall ({{.*}}) in (7, 2)
 // CHECK:       vector.fma {{.*}} : vector<1x7x16xf32>
-// CHECK-LABEL: func.func @t4_pooling_nchw_sum
+// CHECK-LABEL: func.func @t4_pooling_nhwc_sum
 // CHECK:       arith.addf {{.*}} : vector<1x1x16xf32>
 
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>

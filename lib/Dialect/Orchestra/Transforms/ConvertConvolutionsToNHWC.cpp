@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -74,6 +75,172 @@ struct ConvertToNHWC : OpRewritePattern<SourceOp> {
   SmallVector<int64_t> filterPermutation;
 };
 
+/// Whether `op` is elementwise in the sense the layout patterns need: every
+/// loop parallel, one result written through the identity map, its initial
+/// value unread, every input read through a projected permutation (the
+/// identity, or a broadcast such as a per-channel bias).
+bool isLayoutAgnosticElementwise(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return false;
+  OpOperand *init = op.getDpsInitOperand(0);
+  if (!op.getMatchingIndexingMap(init).isIdentity() ||
+      op.payloadUsesValueFromOperand(init))
+    return false;
+  return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    return isa<RankedTensorType>(input->get().getType()) &&
+           op.getMatchingIndexingMap(input).isProjectedPermutation();
+  });
+}
+
+/// A copy of the elementwise `op` over `inputs` read through `maps`, whose
+/// result has shape `shape`.
+Value cloneElementwise(PatternRewriter &rewriter, linalg::GenericOp op,
+                       ValueRange inputs, ArrayRef<AffineMap> maps,
+                       ArrayRef<int64_t> shape) {
+  Location loc = op.getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Value init = tensor::EmptyOp::create(rewriter, loc, shape,
+                                       resultType.getElementType());
+  SmallVector<AffineMap> indexingMaps(maps);
+  indexingMaps.push_back(rewriter.getMultiDimIdentityMap(shape.size()));
+  auto clone = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+      indexingMaps, op.getIteratorTypesArray());
+  rewriter.cloneRegionBefore(op.getRegion(), clone.getRegion(),
+                             clone.getRegion().end());
+  return clone->getResult(0);
+}
+
+/// elementwise(transpose(x, p), ...) -> transpose(elementwise'(x, ...), p):
+/// the elementwise op runs in the layout of x. Every full-rank input must be
+/// a transpose by the same permutation, read through the identity (the
+/// others, broadcasts, are read through permuted maps), so that no transpose
+/// is added. A transpose that meets its inverse below cancels, which is how
+/// the channels-last layout of convolutions flows through activations,
+/// residual additions and paddings to the next convolution.
+struct SinkTransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isLayoutAgnosticElementwise(op))
+      return rewriter.notifyMatchFailure(op, "not elementwise");
+    unsigned rank = op.getNumLoops();
+    std::optional<SmallVector<int64_t>> permutation;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (map.getNumResults() != rank)
+        continue;
+      auto transpose = input->get().getDefiningOp<linalg::TransposeOp>();
+      if (!map.isIdentity() || !transpose)
+        return rewriter.notifyMatchFailure(op, "a full-rank input is not a "
+                                               "transpose");
+      ArrayRef<int64_t> p = transpose.getPermutation();
+      if (permutation && ArrayRef<int64_t>(*permutation) != p)
+        return rewriter.notifyMatchFailure(op, "different permutations");
+      permutation = SmallVector<int64_t>(p);
+    }
+    if (!permutation)
+      return rewriter.notifyMatchFailure(op, "no transposed input");
+
+    // The new loop e_i runs over dimension i of x; the old loop d_k is
+    // e_{p[k]}.
+    AffineMap toOld =
+        AffineMap::getPermutationMap(*permutation, rewriter.getContext());
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (map.getNumResults() == rank) {
+        inputs.push_back(
+            input->get().getDefiningOp<linalg::TransposeOp>().getInput());
+        maps.push_back(map);
+        continue;
+      }
+      inputs.push_back(input->get());
+      maps.push_back(map.compose(toOld));
+    }
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<int64_t> shape(rank);
+    for (auto [k, dim] : llvm::enumerate(*permutation))
+      shape[dim] = resultType.getDimSize(k);
+    Value result = cloneElementwise(rewriter, op, inputs, maps, shape);
+    rewriter.replaceOp(op,
+                       transpose(rewriter, op.getLoc(), result, *permutation));
+    return success();
+  }
+};
+
+/// pad(transpose(x, p)) -> transpose(pad'(x), p) for a constant padding
+/// value: the padding of dimension k moves to dimension p[k].
+struct SinkTransposeThroughPad : OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::PadOp pad,
+                                PatternRewriter &rewriter) const override {
+    auto transposeOp = pad.getSource().getDefiningOp<linalg::TransposeOp>();
+    Value padValue = pad.getConstantPaddingValue();
+    if (!transposeOp || !padValue || !pad.getResultType().hasStaticShape())
+      return rewriter.notifyMatchFailure(pad, "not a constant padding of a "
+                                              "transpose");
+    ArrayRef<int64_t> permutation = transposeOp.getPermutation();
+    SmallVector<OpFoldResult> oldLow = pad.getMixedLowPad();
+    SmallVector<OpFoldResult> oldHigh = pad.getMixedHighPad();
+    SmallVector<OpFoldResult> low(permutation.size()), high(permutation.size());
+    SmallVector<int64_t> shape(permutation.size());
+    for (auto [k, dim] : llvm::enumerate(permutation)) {
+      low[dim] = oldLow[k];
+      high[dim] = oldHigh[k];
+      shape[dim] = pad.getResultType().getDimSize(k);
+    }
+    auto type =
+        RankedTensorType::get(shape, pad.getResultType().getElementType());
+    auto padded =
+        tensor::PadOp::create(rewriter, pad.getLoc(), type,
+                              transposeOp.getInput(), low, high, padValue);
+    rewriter.replaceOp(pad, transpose(rewriter, pad.getLoc(),
+                                      padded.getResult(), permutation));
+    return success();
+  }
+};
+
+/// transpose(broadcast(...), p) -> broadcast'(...): an elementwise op whose
+/// inputs are all broadcasts (a convolution's bias spread over its output,
+/// which becomes the convolution's initial value) is computed in the
+/// transposed layout directly.
+struct FoldTransposeOfBroadcast : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp transposeOp,
+                                PatternRewriter &rewriter) const override {
+    auto producer = transposeOp.getInput().getDefiningOp<linalg::GenericOp>();
+    if (!producer || !producer->hasOneUse() ||
+        !isLayoutAgnosticElementwise(producer))
+      return rewriter.notifyMatchFailure(transposeOp, "not a broadcast");
+    unsigned rank = producer.getNumLoops();
+    if (llvm::any_of(producer.getDpsInputOperands(), [&](OpOperand *input) {
+          return producer.getMatchingIndexingMap(input).getNumResults() == rank;
+        }))
+      return rewriter.notifyMatchFailure(transposeOp, "a full-rank input");
+    // Result loop e_k runs over the producer's dimension p[k]: d_{p[k]} =
+    // e_k.
+    AffineMap toOld = AffineMap::getPermutationMap(
+        invertPermutationVector(transposeOp.getPermutation()),
+        rewriter.getContext());
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : producer.getDpsInputOperands()) {
+      inputs.push_back(input->get());
+      maps.push_back(producer.getMatchingIndexingMap(input).compose(toOld));
+    }
+    auto type = cast<RankedTensorType>(transposeOp->getResult(0).getType());
+    rewriter.replaceOp(transposeOp, cloneElementwise(rewriter, producer, inputs,
+                                                     maps, type.getShape()));
+    return success();
+  }
+};
+
 class ConvertConvolutionsToNHWCPass
     : public orchestra::impl::ConvertConvolutionsToNHWCBase<
           ConvertConvolutionsToNHWCPass> {
@@ -88,6 +255,14 @@ public:
     patterns.add<ConvertToNHWC<linalg::DepthwiseConv2DNchwChwOp,
                                linalg::DepthwiseConv2DNhwcHwcOp>>(
         &getContext(), ArrayRef<int64_t>{1, 2, 0});
+    // Poolings: the window is a shape, not data.
+    patterns
+        .add<ConvertToNHWC<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
+             ConvertToNHWC<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>>(
+            &getContext(), ArrayRef<int64_t>{0, 1});
+    // The channels-last layout flows from one convolution to the next.
+    patterns.add<SinkTransposeThroughElementwise, SinkTransposeThroughPad,
+                 FoldTransposeOfBroadcast>(&getContext());
     // A fill transposed is a fill of the transposed shape, and transposes
     // of transposes compose.
     linalg::FillOp::getCanonicalizationPatterns(patterns, &getContext());

@@ -86,7 +86,13 @@ void tagFusionRoot(func::FuncOp func) {
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   if (ret.getNumOperands() == 0)
     return;
-  auto root = ret.getOperand(0).getDefiningOp<linalg::LinalgOp>();
+  // A task that ends by padding its result (for the next task's
+  // convolution or pooling) is rooted at the padded value: the padding is a
+  // copy after the parallel loop.
+  Value result = ret.getOperand(0);
+  while (auto pad = result.getDefiningOp<tensor::PadOp>())
+    result = pad.getSource();
+  auto root = result.getDefiningOp<linalg::LinalgOp>();
   if (!root || root->getNumResults() != 1)
     return;
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
@@ -137,8 +143,25 @@ void tagFusionRoot(func::FuncOp func) {
     };
     return isLarge(root) || llvm::any_of(slice, isLarge);
   };
+  // A task around a channels-last convolution or pooling whose output (N = 1,
+  // H, W, C) the root shares is tiled by output rows, or by rows and 16
+  // channels when there are too few rows to share among the cores.
+  bool channelsLastConvolution = llvm::any_of(
+      llvm::concat<Operation *const>(ArrayRef<Operation *>{root.getOperation()},
+                                     slice.getArrayRef()),
+      [&](Operation *op) {
+        return isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+                   linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op) &&
+               op->getResult(0).getType() == root->getResult(0).getType();
+      });
   StringRef tag;
-  if (parallelDim(0) && ranges[0] >= 1024 && hasMatmulOfRows(1024))
+  // (The first four loops of a convolution or pooling are those of its
+  // output.)
+  if (channelsLastConvolution && ranges.size() >= 4 && ranges[0] == 1 &&
+      parallelDim(1))
+    tag = ranges[1] >= 14 ? "orchestra.fusion_root_nhwc_rows"
+                          : "orchestra.fusion_root_nhwc_rows_channels";
+  else if (parallelDim(0) && ranges[0] >= 1024 && hasMatmulOfRows(1024))
     tag = "orchestra.fusion_root_tall";
   else if (parallelDim(0) && ranges[0] >= 128 && hasMatmulOfRows(128))
     tag = "orchestra.fusion_root_wide";

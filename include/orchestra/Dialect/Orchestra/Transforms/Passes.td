@@ -90,16 +90,30 @@ def ConvertConvolutionsToNHWC
   let summary = "Run NCHW convolutions in the channels-last layout";
   let description = [{
     Pipeline stage 1. Rewrites `linalg.conv_2d_nchw_fchw` as
-    `linalg.conv_2d_nhwc_hwcf` and `linalg.depthwise_conv_2d_nchw_chw` as
-    `linalg.depthwise_conv_2d_nhwc_hwc`, with `linalg.transpose`s of the
-    input and output tensors around them and of the filter. The function's
-    values stay NCHW; only the convolution runs channels-last, where the
-    channels are the contiguous innermost dimension of the input, the filter
-    and the output, so the vectorized 1-D form of the convolution loads and
-    stores whole vectors of channels instead of gathering them. Constant
-    filters are transposed at compile time by
-    `orchestra-pretranspose-constant-operands`, which runs next; the input
-    and output transposes cost one pass over each tensor.
+    `linalg.conv_2d_nhwc_hwcf`, `linalg.depthwise_conv_2d_nchw_chw` as
+    `linalg.depthwise_conv_2d_nhwc_hwc` and the NCHW max and sum poolings as
+    their NHWC forms, with `linalg.transpose`s of the input and output
+    tensors around them and of the filter. Channels are then the contiguous
+    innermost dimension of the input, the filter and the output, so the
+    vectorized 1-D form of the convolution loads and stores whole vectors of
+    channels instead of gathering them. Constant filters are transposed at
+    compile time by `orchestra-pretranspose-constant-operands`, which runs
+    next.
+
+    The layout then flows from one convolution to the next, so that the
+    transposes between them cancel:
+    - an elementwise `linalg.generic` (all loops parallel, its initial value
+      unread) whose full-rank inputs are all transposes by the same
+      permutation runs in the layout of their sources, and one transpose
+      follows it instead (broadcast inputs such as a per-channel bias are
+      read through permuted maps);
+    - a constant `tensor.pad` of a transpose pads the source instead;
+    - a transpose of an elementwise op whose inputs are all broadcasts (the
+      bias that initialises a convolution) is that op in the transposed
+      layout;
+    - transposes of transposes compose, and the identity disappears.
+    In a CNN only the transposes of the network's input and before its
+    first non-convolutional consumer (a flatten, a matmul) are left.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
