@@ -35,11 +35,12 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
     scheduleOptions += " entry=" + options.entry;
   // Stage 1 (MLIR input): elementwise arith/math on tensors to linalg;
   // convolutions channels-last; constant operands stored in the layout the
-  // kernels read.
+  // kernels read; matmul epilogues in the matmul's shape.
   // Stage 2: scheduling. Stage 3: transfer clean-up, speculation.
   std::string pipeline = "func.func(convert-elementwise-to-linalg,"
                          "orchestra-convert-convolutions-to-nhwc,"
-                         "orchestra-pretranspose-constant-operands),"
+                         "orchestra-pretranspose-constant-operands,"
+                         "orchestra-fold-matmul-reshapes),"
                          "orchestra-schedule{" +
                          scheduleOptions +
                          "},canonicalize,divergence-to-speculation";

@@ -87,11 +87,18 @@ void tagFusionRoot(func::FuncOp func) {
   if (ret.getNumOperands() == 0)
     return;
   // A task that ends by padding its result (for the next task's
-  // convolution or pooling) is rooted at the padded value: the padding is a
-  // copy after the parallel loop.
+  // convolution or pooling) or reshaping it is rooted at the padded or
+  // reshaped value: the padding is a copy after the parallel loop, and a
+  // reshape is a view.
   Value result = ret.getOperand(0);
-  while (auto pad = result.getDefiningOp<tensor::PadOp>())
-    result = pad.getSource();
+  while (Operation *op = result.getDefiningOp()) {
+    if (auto pad = dyn_cast<tensor::PadOp>(op))
+      result = pad.getSource();
+    else if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+      result = op->getOperand(0);
+    else
+      break;
+  }
   auto root = result.getDefiningOp<linalg::LinalgOp>();
   if (!root || root->getNumResults() != 1)
     return;

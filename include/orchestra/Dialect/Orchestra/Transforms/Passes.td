@@ -121,6 +121,30 @@ def ConvertConvolutionsToNHWC
   ];
 }
 
+def FoldMatmulReshapes
+    : Pass<"orchestra-fold-matmul-reshapes", "::mlir::func::FuncOp"> {
+  let summary = "Run a matmul's elementwise consumers in the matmul's shape";
+  let description = [{
+    Pipeline stage 1. A matmul of a higher-rank tensor (ONNX `MatMul` of a
+    (sequence, batch, features) activation by a weight matrix) imports as a
+    `tensor.collapse_shape` to 2-D, a `linalg.matmul` and a
+    `tensor.expand_shape` back, followed by the bias and activation in the
+    original rank. The reshape then separates the matmul from its epilogue:
+    the task's fusion root (the activation) cannot fuse the matmul into its
+    parallel tiles, and the matmul runs on one core. This pass moves the
+    `tensor.expand_shape` below the elementwise consumers, collapsing their
+    loops instead (upstream's fold-reshape-by-collapsing patterns, limited to
+    reshapes of the results of structured ops other than convolutions), and
+    folds the reshapes that meet their inverse. The matmul, bias and
+    activation then form one 2-D group, which the strategy tiles like any
+    matmul with an epilogue.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def PretransposeConstantOperands
     : Pass<"orchestra-pretranspose-constant-operands", "::mlir::func::FuncOp"> {
   let summary = "Store constant matmul operands in the layout the kernel reads";
