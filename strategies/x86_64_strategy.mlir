@@ -7,7 +7,8 @@
 //   * `orchestra.fusion_root` / `orchestra.fusion_root_d1`: the op producing
 //     the kernel's first result, whose first (second) loop is parallel
 //     (`_wide` / `_tall`: around a matmul of at least 128 / 1024 rows, tiled
-//     to 64 / 128 rows; `_d1_conv`: around an NCHW convolution;
+//     to 64 / 128 rows; `_short`: a first loop of 2 to 15 iterations and
+//     no matmul, tiled to one; `_d1_conv`: around an NCHW convolution;
 //     `_nhwc_rows` / `_nhwc_rows_channels`: around a channels-last
 //     convolution or pooling, tiled by output rows, and by 16 channels
 //     when there are fewer than 14 rows);
@@ -466,6 +467,24 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%root: !transform.any_op):
       %tiled, %forall = transform.structured.tile_using_forall %root
           tile_sizes [8] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    // Roots whose first loop is too short for two 8-row tiles (the heads of
+    // an attention softmax): one row of it per tile.
+    %roots_short = transform.structured.match
+        attributes{orchestra.fusion_root_short} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_short : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %func = transform.get_parent_op %forall {op_name = "func.func"}
           : (!transform.any_op) -> !transform.any_op
       %producers = transform.structured.match

@@ -62,6 +62,7 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       // Math ops without an LLVM intrinsic (erf, atan, ...) become libm
       // calls, one per vector lane: before the vector lowering, which
       // lowers the lane extracts and inserts.
+      "orchestra-cpu-approximate-math,"
       "convert-math-to-llvm,convert-math-to-libm,"
       "convert-vector-to-llvm,"
       "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"

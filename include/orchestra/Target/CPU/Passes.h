@@ -22,6 +22,12 @@ class LLVMDialect;
 namespace linalg {
 class LinalgDialect;
 } // namespace linalg
+namespace math {
+class MathDialect;
+} // namespace math
+namespace vector {
+class VectorDialect;
+} // namespace vector
 
 namespace orchestra::cpu {
 

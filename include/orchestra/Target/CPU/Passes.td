@@ -27,6 +27,25 @@ def CPUSetNumThreads : Pass<"orchestra-cpu-set-num-threads",
   ];
 }
 
+def CPUApproximateMath : Pass<"orchestra-cpu-approximate-math",
+                              "::mlir::ModuleOp"> {
+  let summary = "Vectorized polynomial approximations of exp, log, tanh, erf";
+  let description = [{
+    Stage 7 for `x86_64`, before the math dialect is lowered to LLVM. LLVM
+    lowers `math.exp` and friends on vectors to one C library call per lane,
+    which made the exponentials of a softmax cost more than the matmuls
+    around it. This pass rewrites `exp`, `expm1`, `log`, `log1p`, `log2`,
+    `tanh` and `erf` (f32, and f16/bf16 through f32) as upstream's
+    polynomial approximations, which are plain vector arithmetic (FMAs) and
+    accurate to a few ulp; the other functions stay library calls.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def CPUExpandStridedCopies : Pass<"orchestra-cpu-expand-strided-copies",
                                   "::mlir::ModuleOp"> {
   let summary = "Turn copies between non-identity memrefs into linalg.copy";

@@ -172,6 +172,12 @@ void tagFusionRoot(func::FuncOp func) {
     tag = "orchestra.fusion_root_tall";
   else if (parallelDim(0) && ranges[0] >= 128 && hasMatmulOfRows(128))
     tag = "orchestra.fusion_root_wide";
+  // A first loop too short for two 8-row tiles (the heads of an attention
+  // softmax) is tiled by one, unless a matmul needs the rows for its
+  // register tiles.
+  else if (parallelDim(0) && ranges[0] >= 2 && ranges[0] < 16 &&
+           !hasMatmulOfRows(1))
+    tag = "orchestra.fusion_root_short";
   else if (parallelDim(0))
     tag = "orchestra.fusion_root";
   else if (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1))

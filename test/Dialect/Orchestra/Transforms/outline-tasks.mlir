@@ -19,7 +19,7 @@
 // CHECK:           return
 // CHECK:       module @kernels_x86_64_1 attributes {orchestra.arch = "x86_64", orchestra.target = {arch = "x86_64", device_id = 1 : i64}}
 // CHECK:         func.func @t1_neg
-// CHECK:           linalg.negf {orchestra.fusion_root}
+// CHECK:           linalg.negf {orchestra.fusion_root_short}
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 module {
