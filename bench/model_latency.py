@@ -2,14 +2,16 @@
 PyTorch (eager and traced+frozen) in the same run, on the same inputs.
 
     /usr/bin/python3 bench/model_latency.py [--build build] [--repeat 20]
-        [--threads 2] [--models resnet18,mobilenet_v2,...] [--tune]
+        [--rounds 3] [--threads 2] [--models resnet18,mobilenet_v2,...]
+        [--tune]
 
 For each model: export it to ONNX with random weights (as the e2e tests
-do), compile it with orchestra-compile for the host (timed), run it with
-orchestra-run --repeat N (median after one warm-up run), check the output
-against PyTorch's; then, once every model has run, time PyTorch (median of
-N after warm-up, each in a fresh process, the best of 1..--threads threads).
-Prints a Markdown table with the ratios. With --tune, orchestra-tune first
+do) and compile it with orchestra-compile for the host (timed). Then, in
+each of --rounds rounds and for each model: run it with orchestra-run
+--repeat N (median after one warm-up run), check the output against
+PyTorch's, and time PyTorch right after (median of N after warm-up, each in
+a fresh process, the best of 1..--threads threads). Prints a Markdown table
+of the medians over the rounds, with the median ratio and its range. With --tune, orchestra-tune first
 measures the strategy variants of each model's matmuls on this machine and
 the models are compiled with the resulting cache.
 """
@@ -60,11 +62,50 @@ def torch_medians(name, threads, repeat):
     return eager, frozen
 
 
+def run_orchestra(bin_dir, model_dir, repeat):
+    """orchestra-run's median latency (ms) and whether the output matches
+    PyTorch's."""
+    out_dir = os.path.join(model_dir, "out")
+    run = subprocess.run(
+        [os.path.join(bin_dir, "orchestra-run"),
+         os.path.join(model_dir, "model.orcx"), "--input",
+         "input=" + os.path.join(model_dir, "input_0.npy"),
+         "--output-dir", out_dir, "--repeat", str(repeat), "--quiet"],
+        check=True, capture_output=True, text=True)
+    match = re.search(r"latency: median ([0-9.]+) ms", run.stdout)
+    got = np.load(os.path.join(out_dir, "output_0.npy"))
+    expected = np.load(os.path.join(model_dir, "expected_0.npy"))
+    return float(match.group(1)), bool(
+        np.allclose(got, expected, rtol=1e-3, atol=1e-4))
+
+
+def run_torch(name, threads, repeat):
+    """PyTorch's eager and traced+frozen medians (ms), each the best of 1 to
+    `threads` threads, measured in fresh processes: PyTorch's BLAS threads
+    keep spinning for a while after each call and would steal the cores from
+    orchestra-run, and its BLAS and OpenMP pools can oversubscribe the
+    cores."""
+    best = None
+    for count in range(1, threads + 1):
+        out = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--torch-only", name,
+             "--threads", str(count), "--repeat", str(repeat)], check=True,
+            capture_output=True, text=True).stdout.split()
+        eager, frozen = float(out[0]), float(out[1])
+        best = (eager, frozen) if best is None else (
+            min(best[0], eager), min(best[1], frozen))
+    return best
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="measure every model this many times, "
+                        "OrchestraOS and PyTorch back to back, and report "
+                        "the medians")
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--tune", action="store_true",
                         help="run orchestra-tune on each model first and "
@@ -103,47 +144,40 @@ def main():
                             "--topology", "host", "-o", artifact, "--quiet"] +
                            extra, check=True)
             compile_s = time.perf_counter() - start
-            print(f"{name}: compiled in {compile_s:.1f} s, running...",
-                  file=sys.stderr)
-            out_dir = os.path.join(model_dir, "out")
-            run = subprocess.run(
-                [os.path.join(bin_dir, "orchestra-run"), artifact, "--input",
-                 "input=" + os.path.join(model_dir, "input_0.npy"),
-                 "--output-dir", out_dir, "--repeat", str(args.repeat),
-                 "--quiet"], check=True, capture_output=True, text=True)
-            match = re.search(r"latency: median ([0-9.]+) ms", run.stdout)
-            ours = float(match.group(1))
-            got = np.load(os.path.join(out_dir, "output_0.npy"))
-            expected = np.load(os.path.join(model_dir, "expected_0.npy"))
-            ok = np.allclose(got, expected, rtol=1e-3, atol=1e-4)
-            rows.append([name, compile_s, ours, None, None, ok])
-    # PyTorch last: its BLAS threads keep spinning for a while after each
-    # call and would steal the cores from orchestra-run. Each measurement
-    # runs in a fresh process, and PyTorch gets the best of its thread
-    # settings up to --threads (its BLAS and OpenMP pools can oversubscribe
-    # the cores).
-    for row in rows:
-        print(f"{row[0]}: timing PyTorch...", file=sys.stderr)
-        best = None
-        for threads in range(1, args.threads + 1):
-            out = subprocess.run(
-                [sys.executable, os.path.abspath(__file__), "--torch-only",
-                 row[0], "--threads", str(threads), "--repeat",
-                 str(args.repeat)], check=True, capture_output=True,
-                text=True).stdout.split()
-            eager, frozen = float(out[0]), float(out[1])
-            best = (eager, frozen) if best is None else (
-                min(best[0], eager), min(best[1], frozen))
-        row[3], row[4] = best
+            print(f"{name}: compiled in {compile_s:.1f} s", file=sys.stderr)
+            rows.append({"name": name, "dir": model_dir, "compile": compile_s,
+                         "ours": [], "eager": [], "frozen": [], "ok": True})
+
+        # Each round times every model with OrchestraOS and then with
+        # PyTorch, so that both see the same state of a shared machine; the
+        # table reports medians over the rounds.
+        for round_index in range(args.rounds):
+            for row in rows:
+                print(f"{row['name']}: round {round_index + 1}/{args.rounds}",
+                      file=sys.stderr)
+                ours, ok = run_orchestra(bin_dir, row["dir"], args.repeat)
+                row["ours"].append(ours)
+                row["ok"] = row["ok"] and ok
+                eager, frozen = run_torch(row["name"], args.threads,
+                                          args.repeat)
+                row["eager"].append(eager)
+                row["frozen"].append(frozen)
 
     print(f"| model | compile | OrchestraOS | PyTorch eager | PyTorch "
           f"traced+frozen | OrchestraOS / traced | output matches |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
-    for name, compile_s, ours, eager, frozen, ok in rows:
-        print(f"| {name} | {compile_s:.1f} s | {ours:.2f} ms | {eager:.2f} ms "
-              f"| {frozen:.2f} ms | {ours / frozen:.1f}x | "
-              f"{'yes' if ok else 'NO'} |")
-    return 0 if all(row[5] for row in rows) else 1
+    for row in rows:
+        ours = statistics.median(row["ours"])
+        eager = statistics.median(row["eager"])
+        frozen = statistics.median(row["frozen"])
+        ratios = sorted(o / f for o, f in zip(row["ours"], row["frozen"]))
+        spread = (f" ({ratios[0]:.2f}-{ratios[-1]:.2f})"
+                  if len(ratios) > 1 else "")
+        print(f"| {row['name']} | {row['compile']:.1f} s | {ours:.2f} ms "
+              f"| {eager:.2f} ms | {frozen:.2f} ms | "
+              f"{statistics.median(ratios):.2f}x{spread} | "
+              f"{'yes' if row['ok'] else 'NO'} |")
+    return 0 if all(row["ok"] for row in rows) else 1
 
 
 if __name__ == "__main__":
