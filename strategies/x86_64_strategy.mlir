@@ -11,7 +11,9 @@
 //     no matmul, tiled to one; `_d1_conv`: around an NCHW convolution;
 //     `_nhwc_rows` / `_nhwc_rows_channels`: around a channels-last
 //     convolution or pooling, tiled by output rows, and by 16 channels
-//     when there are fewer than 14 rows);
+//     when there are fewer than 14 rows; `_nhwc_channels`: a channels-last
+//     convolution of fewer than 14 rows and a multiple of 32 channels,
+//     tiled by 32 channels over all rows);
 //   * `orchestra.fusion_producer`: every structured op the root depends on.
 //
 // Steps:
@@ -620,6 +622,26 @@ module attributes {transform.with_named_sequence} {
           %producers into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
+    // Roots of channels-last convolutions with fewer than 14 rows and a
+    // multiple of 32 channels (ResNet's layer4): 32 channels over all rows
+    // per parallel tile, so that each tile's slice of the filter stays in
+    // the core's cache across the rows instead of being read once per row.
+    %roots_nhwc_f = transform.structured.match
+        attributes{orchestra.fusion_root_nhwc_channels} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_nhwc_f : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [0, 0, 0, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
     %roots_nhwc_c = transform.structured.match
         attributes{orchestra.fusion_root_nhwc_rows_channels} in %module
         : (!transform.any_op) -> !transform.any_op
@@ -876,8 +898,9 @@ module attributes {transform.with_named_sequence} {
 
     // 5. Convolutions and poolings, op by op: register tiles of one output
     //    row, 7 output columns (ResNet and MobileNet widths are multiples
-    //    of 7), 16 output channels (the vector lanes) and 4 input channels,
-    //    decomposed into 1-D ops and vectorized. Only the curated patterns
+    //    of 7), 16 output channels (the vector lanes; 32 for channels-last
+    //    convolutions) and 4 input channels (1 channels-last), decomposed
+    //    into 1-D ops and vectorized. Only the curated patterns
     //    below run afterwards: the subset-folding patterns of step 4
     //    miscompile the rank-reducing slices of decomposed convolutions
     //    (docs/Pipeline.md). Tiles left dynamic by a remainder stay scalar
@@ -895,6 +918,11 @@ module attributes {transform.with_named_sequence} {
              !transform.any_op, !transform.any_op, !transform.any_op,
              !transform.any_op, !transform.any_op)
     }
+    // Channels-last convolutions: 7 columns x 32 channels (fourteen 512-bit
+    // accumulators, each filter vector used 7 times and each input
+    // broadcast twice), one input channel per step. The column and channel
+    // loops are peeled, so that a remainder (144 channels, 30 columns) is a
+    // static tile of its own.
     %convs_nhwc = transform.structured.match
         ops{["linalg.conv_2d_nhwc_hwcf"]} in %elementwise
         : (!transform.any_op) -> !transform.any_op
@@ -902,10 +930,16 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%c: !transform.any_op):
       // (n, oh, ow, f, kh, kw, c)
       %t, %l:6 = transform.structured.tile_using_for %c
-          tile_sizes [1, 1, 7, 16, 1, 0, 4]
+          tile_sizes [1, 1, 7, 32, 1, 0, 1]
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
              !transform.any_op, !transform.any_op, !transform.any_op,
              !transform.any_op, !transform.any_op)
+      %lf = transform.cast %l#3 : !transform.any_op to !transform.op<"scf.for">
+      %lw = transform.cast %l#2 : !transform.any_op to !transform.op<"scf.for">
+      transform.include @peel_if_needed failures(suppress) (%lf)
+          : (!transform.op<"scf.for">) -> ()
+      transform.include @peel_if_needed failures(suppress) (%lw)
+          : (!transform.op<"scf.for">) -> ()
     }
     %depthwise_nhwc = transform.structured.match
         ops{["linalg.depthwise_conv_2d_nhwc_hwc"]} in %elementwise

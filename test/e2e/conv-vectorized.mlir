@@ -1,5 +1,5 @@
 // The vectorized convolution path (convolutions channels-last, tiles of 7
-// output columns and 16 channels, decomposed to 1-D and vectorized op by op),
+// output columns and 32 (convolutions) or 16 channels, decomposed to 1-D and vectorized op by op),
 // against the plain loop lowering on random inputs: a 3x3 convolution with
 // padding, relu, a 2x2 max pooling, a 3x3 depthwise convolution and a 2x2 sum
 // pooling, at widths (14, 7) that the vector tiles divide and one (3) smaller
@@ -15,14 +15,14 @@
 
 // The convolutions and poolings run channels-last
 // (orchestra-convert-convolutions-to-nhwc), and the layout flows from one to
-// the next: the 3x3 convolution as 7x16 outer products and the depthwise
+// the next: the 3x3 convolution as 7x32 outer products and the depthwise
 // convolution as 7x16 fused multiply-adds, 16 lanes of channels. Their tasks
 // are parallel over output rows (14 rows), or over rows and 16-channel
 // tiles when there are fewer than 14 (7 rows x 2). The last task, rooted at
 // the transpose back to NCHW, keeps its 16-channel tiles.
 // CHECK-LABEL: func.func @t1_conv_2d_nhwc_hwcf
 // CHECK:       scf.forall ({{.*}}) in (14)
-// CHECK:       vector.outerproduct {{.*}} : vector<7xf32>, vector<16xf32>
+// CHECK:       vector.outerproduct {{.*}} : vector<7xf32>, vector<32xf32>
 // CHECK-LABEL: func.func @t2_pooling_nhwc_max
 // CHECK:       scf.forall ({{.*}}) in (7, 2)
 // CHECK:       arith.maximumf {{.*}} : vector<1x1x16xf32>

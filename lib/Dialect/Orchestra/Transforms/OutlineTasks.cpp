@@ -153,22 +153,36 @@ void tagFusionRoot(func::FuncOp func) {
   // A task around a channels-last convolution or pooling whose output (N = 1,
   // H, W, C) the root shares is tiled by output rows, or by rows and 16
   // channels when there are too few rows to share among the cores.
-  bool channelsLastConvolution = llvm::any_of(
-      llvm::concat<Operation *const>(ArrayRef<Operation *>{root.getOperation()},
-                                     slice.getArrayRef()),
-      [&](Operation *op) {
-        return isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
-                   linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op) &&
-               op->getResult(0).getType() == root->getResult(0).getType();
+  // With fewer rows, a task around a dense convolution whose channels come
+  // in 32s is tiled by 32 channels over all rows: a row tile would read the
+  // whole filter, which for these deep layers is larger than the cache.
+  SmallVector<Operation *> rootAndSlice = {root.getOperation()};
+  llvm::append_range(rootAndSlice, slice);
+  auto sharesRootOutput = [&](Operation *op) {
+    return op->getResult(0).getType() == root->getResult(0).getType();
+  };
+  bool channelsLastConvolution = llvm::any_of(rootAndSlice, [&](Operation *op) {
+    return isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+               linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op) &&
+           sharesRootOutput(op);
+  });
+  bool denseChannelsLastConvolution =
+      llvm::any_of(rootAndSlice, [&](Operation *op) {
+        return isa<linalg::Conv2DNhwcHwcfOp>(op) && sharesRootOutput(op);
       });
   StringRef tag;
   // (The first four loops of a convolution or pooling are those of its
   // output.)
   if (channelsLastConvolution && ranges.size() >= 4 && ranges[0] == 1 &&
-      parallelDim(1))
-    tag = ranges[1] >= 14 ? "orchestra.fusion_root_nhwc_rows"
-                          : "orchestra.fusion_root_nhwc_rows_channels";
-  else if (parallelDim(0) && ranges[0] >= 1024 && hasMatmulOfRows(1024))
+      parallelDim(1)) {
+    if (ranges[1] >= 14)
+      tag = "orchestra.fusion_root_nhwc_rows";
+    else if (denseChannelsLastConvolution && parallelDim(3) &&
+             ranges[3] % 32 == 0)
+      tag = "orchestra.fusion_root_nhwc_channels";
+    else
+      tag = "orchestra.fusion_root_nhwc_rows_channels";
+  } else if (parallelDim(0) && ranges[0] >= 1024 && hasMatmulOfRows(1024))
     tag = "orchestra.fusion_root_tall";
   else if (parallelDim(0) && ranges[0] >= 128 && hasMatmulOfRows(128))
     tag = "orchestra.fusion_root_wide";
