@@ -923,8 +923,31 @@ module attributes {transform.with_named_sequence} {
     // broadcast twice), one input channel per step. The column and channel
     // loops are peeled, so that a remainder (144 channels, 30 columns) is a
     // static tile of its own.
+    // (orchestra-outline-tasks tags each with its width: channel counts
+    // whose remainder of 32 would not be a power of two, such as 24, get
+    // `orchestra.conv_channels_16` and 16-channel tiles.)
+    %convs_nhwc_16 = transform.structured.match
+        ops{["linalg.conv_2d_nhwc_hwcf"]}
+        attributes{orchestra.conv_channels_16} in %elementwise
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %convs_nhwc_16 : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      // (n, oh, ow, f, kh, kw, c)
+      %t, %l:6 = transform.structured.tile_using_for %c
+          tile_sizes [1, 1, 7, 16, 1, 0, 1]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+             !transform.any_op, !transform.any_op, !transform.any_op,
+             !transform.any_op, !transform.any_op)
+      %lf = transform.cast %l#3 : !transform.any_op to !transform.op<"scf.for">
+      %lw = transform.cast %l#2 : !transform.any_op to !transform.op<"scf.for">
+      transform.include @peel_if_needed failures(suppress) (%lf)
+          : (!transform.op<"scf.for">) -> ()
+      transform.include @peel_if_needed failures(suppress) (%lw)
+          : (!transform.op<"scf.for">) -> ()
+    }
     %convs_nhwc = transform.structured.match
-        ops{["linalg.conv_2d_nhwc_hwcf"]} in %elementwise
+        ops{["linalg.conv_2d_nhwc_hwcf"]}
+        attributes{orchestra.conv_channels_32} in %elementwise
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %convs_nhwc : !transform.any_op {
     ^bb0(%c: !transform.any_op):

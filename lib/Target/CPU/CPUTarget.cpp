@@ -56,6 +56,9 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       "convert-bufferization-to-memref,orchestra-cpu-expand-strided-copies,"
       "convert-linalg-to-loops,"
       "scf-forall-to-parallel,convert-scf-to-openmp,"
+      // Small scratch buffers of each parallel iteration go on the stack of
+      // its memref.alloca_scope instead of through the allocator.
+      "orchestra-cpu-stack-scratch-buffers,"
       "orchestra-cpu-set-num-threads,lower-affine,"
       "func.func(lower-vector-multi-reduction,convert-vector-to-scf{full-"
       "unroll=true}),"

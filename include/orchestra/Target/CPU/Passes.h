@@ -25,6 +25,9 @@ class LinalgDialect;
 namespace math {
 class MathDialect;
 } // namespace math
+namespace memref {
+class MemRefDialect;
+} // namespace memref
 namespace vector {
 class VectorDialect;
 } // namespace vector

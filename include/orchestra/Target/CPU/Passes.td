@@ -60,6 +60,32 @@ def CPUExpandStridedCopies : Pass<"orchestra-cpu-expand-strided-copies",
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CPUStackScratchBuffers : Pass<"orchestra-cpu-stack-scratch-buffers",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Put small per-iteration scratch buffers on the stack";
+  let description = [{
+    Stage 7 for `x86_64`, after `convert-scf-to-openmp` (which gives every
+    parallel loop body its own `memref.alloca_scope`). A tile of a parallel
+    loop often needs a few small scratch buffers (a transposed filter slice,
+    an accumulator tile); as `memref.alloc`s they call the kernel allocator
+    once per tile from every thread, and those calls cost more than the
+    tile's arithmetic. This pass turns a `memref.alloc` of static shape into
+    a `memref.alloca` when it sits directly in an automatic allocation scope
+    (a loop body's `memref.alloca_scope`, or the function), is freed by a
+    `memref.dealloc` in the same block, and fits the size limits; the
+    `memref.dealloc` goes. The stack space is released when the scope ends,
+    so it does not grow with the iterations.
+  }];
+  let options = [
+    Option<"maxBufferBytes", "max-buffer-bytes", "int64_t", "32768",
+           "Largest buffer put on the stack">,
+    Option<"maxScopeBytes", "max-scope-bytes", "int64_t", "131072",
+           "Largest total of stack buffers in one scope (worker threads "
+           "have small stacks)">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def CPUKernelABI : Pass<"orchestra-cpu-kernel-abi", "::mlir::ModuleOp"> {
   let summary = "Wrap every kernel in the runtime's calling convention";
   let description = [{

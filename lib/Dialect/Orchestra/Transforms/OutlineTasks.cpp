@@ -206,6 +206,24 @@ void tagFusionRoot(func::FuncOp func) {
       op->setAttr("orchestra.fusion_producer", unit);
 }
 
+/// Tags channels-last convolutions with the width of their register tiles
+/// (`orchestra.conv_channels_32` or `_16`): 32 output channels, unless that
+/// leaves a remainder that is not a power of two (24 of MobileNetV2's 24
+/// channels), which LLVM splits into vectors badly; 16-channel tiles leave
+/// one vector (8) instead.
+void tagConvolutionTiles(func::FuncOp func) {
+  func.walk([](linalg::Conv2DNhwcHwcfOp conv) {
+    auto output = cast<ShapedType>(conv.getDpsInitOperand(0)->get().getType());
+    int64_t channels = output.getShape().back();
+    int64_t remainder = channels % 32;
+    bool narrow = !ShapedType::isDynamic(channels) && remainder != 0 &&
+                  !llvm::isPowerOf2_64(remainder);
+    conv->setAttr(narrow ? "orchestra.conv_channels_16"
+                         : "orchestra.conv_channels_32",
+                  UnitAttr::get(conv.getContext()));
+  });
+}
+
 class OutlineTasksPass
     : public orchestra::impl::OutlineTasksBase<OutlineTasksPass> {
 public:
@@ -278,6 +296,7 @@ void OutlineTasksPass::runOnOperation() {
       abiAttrs.push_back(TypeAttr::get(type));
     func->setAttr("orchestra.abi", ArrayAttr::get(ctx, abiAttrs));
     tagFusionRoot(func);
+    tagConvolutionTiles(func);
 
     builder.setInsertionPoint(task);
     auto launch = LaunchOp::create(
