@@ -440,10 +440,14 @@ module attributes {transform.with_named_sequence} {
            !transform.param<i64>, !transform.param<i64>) -> ()
     transform.yield
   }
-  // Untuned matmuls with at least 1024 columns and 1024 of K get
-  // @matmul_variant_b128x512_r4x64: what orchestra-tune chose for 1024^3 and
-  // 2048^3 on the development machine, 0.64 -> 0.80-0.84 of oneDNN on 2048^3
-  // (docs/PERFORMANCE.md).
+  // Untuned matmuls with at least 1024 columns and 768 of K get
+  // @matmul_variant_b128x128_r6x64 (24 accumulators, enough to keep two
+  // full-width 512-bit FMA pipes busy): what orchestra-tune chose for 2048^3
+  // and 384x3072x768 on a Zen 5 machine, 0.72 -> 0.88 of oneDNN on 1024^3
+  // and 0.69 -> 0.83 on 2048^3 (docs/PERFORMANCE.md). Narrower ones with at
+  // least 512 columns and 2048 of K (a transformer's second feed-forward
+  // matmul) get @matmul_variant_b512x256_r4x64, the tuner's choice for
+  // 128x512x2048 on both machines it ran on.
   transform.named_sequence @match_large_matmul(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.matmul"] : !transform.any_op
@@ -454,8 +458,26 @@ module attributes {transform.with_named_sequence} {
       %k = transform.match.structured.dim %s[2]
           : (!transform.any_op) -> !transform.param<i64>
       %large = transform.param.constant 1024 : i64 -> !transform.param<i64>
+      %deep = transform.param.constant 768 : i64 -> !transform.param<i64>
       transform.match.param.cmpi ge %n, %large : !transform.param<i64>
-      transform.match.param.cmpi ge %k, %large : !transform.param<i64>
+      transform.match.param.cmpi ge %k, %deep : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @match_deep_matmul(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.matmul"] : !transform.any_op
+    transform.match.structured failures(propagate) %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %n = transform.match.structured.dim %s[1]
+          : (!transform.any_op) -> !transform.param<i64>
+      %k = transform.match.structured.dim %s[2]
+          : (!transform.any_op) -> !transform.param<i64>
+      %wide = transform.param.constant 512 : i64 -> !transform.param<i64>
+      %deep = transform.param.constant 2048 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi ge %n, %wide : !transform.param<i64>
+      transform.match.param.cmpi ge %k, %deep : !transform.param<i64>
       transform.match.structured.yield
     }
     transform.yield %op : !transform.any_op
@@ -797,7 +819,8 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op) -> ()
     }
     %module_large = transform.foreach_match in %module
-        @match_large_matmul -> @matmul_variant_b128x512_r4x64
+        @match_large_matmul -> @matmul_variant_b128x128_r6x64,
+        @match_deep_matmul -> @matmul_variant_b512x256_r4x64
         : (!transform.any_op) -> !transform.any_op
     %matmuls = transform.structured.match ops{["linalg.matmul"]} in %module_large
         : (!transform.any_op) -> !transform.any_op
