@@ -392,6 +392,18 @@ module attributes {transform.with_named_sequence} {
            !transform.param<i64>, !transform.param<i64>) -> ()
     transform.yield
   }
+  transform.named_sequence @matmul_variant_b128x256_r6x64(
+      %mm: !transform.any_op {transform.consumed}) {
+    %nc = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %mr = transform.param.constant 6 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 64 : i64 -> !transform.param<i64>
+    transform.include @matmul_blocks failures(propagate)
+        (%mm, %nc, %kc, %mr, %nr)
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> ()
+    transform.yield
+  }
   transform.named_sequence @matmul_variant_b512x128_r4x64(
       %mm: !transform.any_op {transform.consumed}) {
     %nc = transform.param.constant 512 : i64 -> !transform.param<i64>
@@ -441,10 +453,10 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
   // Untuned matmuls with at least 1024 columns and 768 of K get
-  // @matmul_variant_b128x128_r6x64 (24 accumulators, enough to keep two
-  // full-width 512-bit FMA pipes busy): what orchestra-tune chose for 2048^3
-  // and 384x3072x768 on a Zen 5 machine, 0.72 -> 0.88 of oneDNN on 1024^3
-  // and 0.69 -> 0.83 on 2048^3 (docs/PERFORMANCE.md). Narrower ones with at
+  // @matmul_variant_b128x256_r6x64 (24 accumulators, enough to keep two
+  // full-width 512-bit FMA pipes busy, and 256 of K per cache block of B):
+  // on a Zen 5 machine 0.72 -> 0.90-0.93 of oneDNN on 1024^3 and 0.69 ->
+  // 0.85-0.89 on 2048^3 (docs/PERFORMANCE.md). Narrower ones with at
   // least 512 columns and 2048 of K (a transformer's second feed-forward
   // matmul) get @matmul_variant_b512x256_r4x64, the tuner's choice for
   // 128x512x2048 on both machines it ran on.
@@ -786,6 +798,14 @@ module attributes {transform.with_named_sequence} {
       transform.include @matmul_variant_b256x128_r6x64 failures(propagate) (%mm)
           : (!transform.any_op) -> ()
     }
+    %tuned_b128x256_r6x64 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.tile_variant = "b128x256_r6x64"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tuned_b128x256_r6x64 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      transform.include @matmul_variant_b128x256_r6x64 failures(propagate) (%mm)
+          : (!transform.any_op) -> ()
+    }
     %tuned_b512x128_r4x64 = transform.structured.match ops{["linalg.matmul"]}
         attributes{orchestra.tile_variant = "b512x128_r4x64"} in %module
         : (!transform.any_op) -> !transform.any_op
@@ -819,7 +839,7 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op) -> ()
     }
     %module_large = transform.foreach_match in %module
-        @match_large_matmul -> @matmul_variant_b128x128_r6x64,
+        @match_large_matmul -> @matmul_variant_b128x256_r6x64,
         @match_deep_matmul -> @matmul_variant_b512x256_r4x64
         : (!transform.any_op) -> !transform.any_op
     %matmuls = transform.structured.match ops{["linalg.matmul"]} in %module_large
