@@ -116,6 +116,25 @@ public:
     groupOf[op] = group;
   }
 
+  /// Moves the ops of `from` into `into`; `from` is left empty (and is no
+  /// task). The caller ensures that only `into` used `from`'s values.
+  void merge(unsigned into, unsigned from) {
+    Group &source = groups[from];
+    Group &target = groups[into];
+    for (Operation *op : source.ops) {
+      target.ops.push_back(op);
+      groupOf[op] = into;
+    }
+    target.hasAnchor |= source.hasAnchor;
+    for (unsigned dep : source.deps)
+      if (dep != into)
+        target.deps.insert(dep);
+    target.deps.remove(from);
+    source.ops.clear();
+    source.deps.clear();
+    source.hasAnchor = false;
+  }
+
   std::optional<unsigned> lookup(Operation *op) const {
     auto it = groupOf.find(op);
     if (it == groupOf.end())
@@ -208,8 +227,37 @@ Grouping buildGroups(Block &body,
     }
     unsigned group = joined ? (grouping.add(*joined, op, kind), *joined)
                             : grouping.create(op, kind);
+    // The producer group of the op's initial value (the bias broadcast that
+    // initializes a convolution, when the convolution joined the group of
+    // its input or filter) comes along too when it has no anchor and only
+    // this op reads it: as a task of its own it would write a whole tensor
+    // to memory that the op's tiles compute in cache.
+    SmallVector<Value> inits;
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+      for (OpOperand &init : dps.getDpsInitsMutable())
+        inits.push_back(init.get());
+    for (Value init : inits) {
+      Operation *def = init.getDefiningOp();
+      std::optional<unsigned> g = def ? grouping.lookup(def) : std::nullopt;
+      if (!g || *g == group || grouping.groups[*g].hasAnchor ||
+          grouping.groups[*g].ops.empty() ||
+          getSupport(op) != getSupport(grouping.groups[*g].ops.front()))
+        continue;
+      bool onlyForOp = llvm::all_of(grouping.groups[*g].ops, [&](Operation *p) {
+        return llvm::all_of(p->getUsers(), [&](Operation *user) {
+          std::optional<unsigned> userGroup = grouping.lookup(user);
+          return user == op || op->isProperAncestor(user) ||
+                 (userGroup && *userGroup == *g);
+        });
+      });
+      bool cycle = llvm::any_of(grouping.groups[*g].deps, [&](unsigned dep) {
+        return dep != group && grouping.dependsOn(dep, group);
+      });
+      if (onlyForOp && !cycle)
+        grouping.merge(group, *g);
+    }
     for (unsigned producer : producerGroups)
-      if (producer != group)
+      if (producer != group && !grouping.groups[producer].ops.empty())
         grouping.groups[group].deps.insert(producer);
   }
   return grouping;
@@ -281,6 +329,9 @@ EntryTasks collectTasks(Block &body, const CostModel &model) {
   EntryTasks entry;
   for (unsigned g : topologicalOrder(grouping)) {
     Group &group = grouping.groups[g];
+    // (Groups merged into another are empty.)
+    if (group.ops.empty())
+      continue;
     llvm::sort(group.ops, [](Operation *a, Operation *b) {
       return a->isBeforeInBlock(b);
     });
