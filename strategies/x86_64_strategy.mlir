@@ -198,6 +198,28 @@ module attributes {transform.with_named_sequence} {
         : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
     transform.yield
   }
+  // Register tiles of a channels-last convolution: one output row, 7
+  // columns, `%lanes` output channels and one input channel per step. The
+  // column and channel loops are peeled, so that a remainder (16 of 48
+  // channels, 3 of 10 columns) is a static tile of its own.
+  transform.named_sequence @conv_nhwc_register_tiles(
+      %c: !transform.any_op {transform.consumed},
+      %lanes: !transform.param<i64> {transform.readonly}) {
+    // (n, oh, ow, f, kh, kw, c)
+    %t, %l:6 = transform.structured.tile_using_for %c
+        tile_sizes [1, 1, 7, %lanes, 1, 0, 1]
+        : (!transform.any_op, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op,
+            !transform.any_op, !transform.any_op, !transform.any_op,
+            !transform.any_op)
+    %lf = transform.cast %l#3 : !transform.any_op to !transform.op<"scf.for">
+    %lw = transform.cast %l#2 : !transform.any_op to !transform.op<"scf.for">
+    transform.include @peel_if_needed failures(suppress) (%lf)
+        : (!transform.op<"scf.for">) -> ()
+    transform.include @peel_if_needed failures(suppress) (%lw)
+        : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   // Tuned matmuls (orchestra-tune, docs/Tuning.md): the tuning cache names
   // one of the variants below for a matmul shape, and
   // orchestra-apply-tuning-cache puts its name on the op as
@@ -963,9 +985,8 @@ module attributes {transform.with_named_sequence} {
     }
     // Channels-last convolutions: 7 columns x 32 channels (fourteen 512-bit
     // accumulators, each filter vector used 7 times and each input
-    // broadcast twice), one input channel per step. The column and channel
-    // loops are peeled, so that a remainder (144 channels, 30 columns) is a
-    // static tile of its own.
+    // broadcast twice), one input channel per step
+    // (@conv_nhwc_register_tiles, remainders peeled).
     // (orchestra-outline-tasks tags each with its width: channel counts
     // whose remainder of 32 would not be a power of two, such as 24, get
     // `orchestra.conv_channels_16` and 16-channel tiles.)
@@ -975,18 +996,9 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %convs_nhwc_16 : !transform.any_op {
     ^bb0(%c: !transform.any_op):
-      // (n, oh, ow, f, kh, kw, c)
-      %t, %l:6 = transform.structured.tile_using_for %c
-          tile_sizes [1, 1, 7, 16, 1, 0, 1]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
-             !transform.any_op, !transform.any_op, !transform.any_op,
-             !transform.any_op, !transform.any_op)
-      %lf = transform.cast %l#3 : !transform.any_op to !transform.op<"scf.for">
-      %lw = transform.cast %l#2 : !transform.any_op to !transform.op<"scf.for">
-      transform.include @peel_if_needed failures(suppress) (%lf)
-          : (!transform.op<"scf.for">) -> ()
-      transform.include @peel_if_needed failures(suppress) (%lw)
-          : (!transform.op<"scf.for">) -> ()
+      %lanes = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.include @conv_nhwc_register_tiles failures(propagate)
+          (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
     }
     %convs_nhwc = transform.structured.match
         ops{["linalg.conv_2d_nhwc_hwcf"]}
@@ -994,18 +1006,9 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %convs_nhwc : !transform.any_op {
     ^bb0(%c: !transform.any_op):
-      // (n, oh, ow, f, kh, kw, c)
-      %t, %l:6 = transform.structured.tile_using_for %c
-          tile_sizes [1, 1, 7, 32, 1, 0, 1]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
-             !transform.any_op, !transform.any_op, !transform.any_op,
-             !transform.any_op, !transform.any_op)
-      %lf = transform.cast %l#3 : !transform.any_op to !transform.op<"scf.for">
-      %lw = transform.cast %l#2 : !transform.any_op to !transform.op<"scf.for">
-      transform.include @peel_if_needed failures(suppress) (%lf)
-          : (!transform.op<"scf.for">) -> ()
-      transform.include @peel_if_needed failures(suppress) (%lw)
-          : (!transform.op<"scf.for">) -> ()
+      %lanes = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.include @conv_nhwc_register_tiles failures(propagate)
+          (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
     }
     %depthwise_nhwc = transform.structured.match
         ops{["linalg.depthwise_conv_2d_nhwc_hwc"]} in %elementwise
