@@ -8,7 +8,10 @@
 //     the kernel's first result, whose first (second) loop is parallel
 //     (`_wide` / `_tall`: around a matmul of at least 128 / 1024 rows, tiled
 //     to 64 / 128 rows; `_short`: a first loop of 2 to 15 iterations and
-//     no matmul, tiled to one; `_d1_conv`: around an NCHW convolution;
+//     no matmul, tiled to one; roots tiled by rows carry the rows of a
+//     tile as `orchestra.tile_rows`, which orchestra-cpu-select-tiles
+//     chooses before this script runs, fewer when that balances the
+//     device's threads; `_d1_conv`: around an NCHW convolution;
 //     `_nhwc_rows` / `_nhwc_rows_channels`: around a channels-last
 //     convolution or pooling, tiled by output rows, and by 16 channels
 //     when there are fewer than 14 rows; `_nhwc_channels`: a channels-last
@@ -18,7 +21,8 @@
 //
 // Steps:
 //   1. tile the root's parallel loop into an `scf.forall` (one iteration per
-//      8 rows; the forall becomes an OpenMP loop over the device's cores) and
+//      `orchestra.tile_rows` rows, 8 by default; the forall becomes an
+//      OpenMP loop over the device's cores) and
 //      fuse its producers into the tile (matmul + bias + activation,
 //      reduction + normalisation, ... become one loop nest per row block).
 //      One-row roots (`orchestra.fusion_root_d1`) get 512-column tiles, and
@@ -518,31 +522,37 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @__orchestra_x86_64_strategy(
       %module: !transform.any_op {transform.consumed}) {
-    // 1. Parallel tiles of each fusion root, producers fused in.
-    %roots = transform.structured.match attributes{orchestra.fusion_root}
-        in %module : (!transform.any_op) -> !transform.any_op
-    transform.foreach %roots : !transform.any_op {
-    ^bb0(%root: !transform.any_op):
-      %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [8] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %func = transform.get_parent_op %forall {op_name = "func.func"}
-          : (!transform.any_op) -> !transform.any_op
-      %producers = transform.structured.match
-          attributes{orchestra.fusion_producer} in %func
-          : (!transform.any_op) -> !transform.any_op
-      %fused, %loop = transform.structured.fuse_into_containing_op
-          %producers into %forall
-          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    }
-    // Roots whose first loop is too short for two 8-row tiles (the heads of
-    // an attention softmax): one row of it per tile.
+    // 1. Parallel tiles of each fusion root, producers fused in. Roots
+    // tiled by rows (`orchestra.fusion_root`, `_short`, `_wide`, `_tall`)
+    // take the rows of a tile from `orchestra.tile_rows`, which
+    // orchestra-cpu-select-tiles chose for the tag and the device's threads:
+    // 8 rows (a matmul's register tile), 1 (the heads of an attention
+    // softmax, too few rows for two 8-row tiles), 64 around a matmul of at
+    // least 128 rows and 128 around one of at least 1024, so that the rows
+    // reuse each block of B (step 2) from the cache (2048^3: 0.82 -> 0.90
+    // of oneDNN); fewer when that balances the threads.
+    %roots_plain = transform.structured.match
+        attributes{orchestra.fusion_root} in %module
+        : (!transform.any_op) -> !transform.any_op
     %roots_short = transform.structured.match
         attributes{orchestra.fusion_root_short} in %module
         : (!transform.any_op) -> !transform.any_op
-    transform.foreach %roots_short : !transform.any_op {
+    %roots_wide = transform.structured.match
+        attributes{orchestra.fusion_root_wide} in %module
+        : (!transform.any_op) -> !transform.any_op
+    %roots_tall = transform.structured.match
+        attributes{orchestra.fusion_root_tall} in %module
+        : (!transform.any_op) -> !transform.any_op
+    %roots = transform.merge_handles %roots_plain, %roots_short, %roots_wide,
+        %roots_tall : !transform.any_op
+    transform.foreach %roots : !transform.any_op {
     ^bb0(%root: !transform.any_op):
+      %rows = transform.orchestra.param_from_attr %root["orchestra.tile_rows"]
+          : (!transform.any_op) -> !transform.param<i64>
       %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+          tile_sizes [%rows]
+          : (!transform.any_op, !transform.param<i64>)
+          -> (!transform.any_op, !transform.any_op)
       %func = transform.get_parent_op %forall {op_name = "func.func"}
           : (!transform.any_op) -> !transform.any_op
       %producers = transform.structured.match
@@ -552,6 +562,7 @@ module attributes {transform.with_named_sequence} {
           %producers into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
+
     %roots_d1 = transform.structured.match
         attributes{orchestra.fusion_root_d1} in %module
         : (!transform.any_op) -> !transform.any_op
@@ -598,45 +609,6 @@ module attributes {transform.with_named_sequence} {
           }
         }
       }
-    }
-
-    // Roots of tasks around a matmul of at least 128 rows: 64 rows per
-    // parallel tile, so that the blocks of B (step 2) are reused by 8
-    // register tiles.
-    %roots_wide = transform.structured.match
-        attributes{orchestra.fusion_root_wide} in %module
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %roots_wide : !transform.any_op {
-    ^bb0(%root: !transform.any_op):
-      %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [64] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %func = transform.get_parent_op %forall {op_name = "func.func"}
-          : (!transform.any_op) -> !transform.any_op
-      %producers = transform.structured.match
-          attributes{orchestra.fusion_producer} in %func
-          : (!transform.any_op) -> !transform.any_op
-      %fused, %loop = transform.structured.fuse_into_containing_op
-          %producers into %forall
-          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    }
-
-    // Roots of tasks around a matmul of at least 1024 rows: 128 rows per
-    // parallel tile (2048^3: 0.82 -> 0.90 of oneDNN).
-    %roots_tall = transform.structured.match
-        attributes{orchestra.fusion_root_tall} in %module
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %roots_tall : !transform.any_op {
-    ^bb0(%root: !transform.any_op):
-      %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [128] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %func = transform.get_parent_op %forall {op_name = "func.func"}
-          : (!transform.any_op) -> !transform.any_op
-      %producers = transform.structured.match
-          attributes{orchestra.fusion_producer} in %func
-          : (!transform.any_op) -> !transform.any_op
-      %fused, %loop = transform.structured.fuse_into_containing_op
-          %producers into %forall
-          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
 
     // Roots of tasks around a convolution (batch 1): 16 output channels per

@@ -7,6 +7,7 @@
 #include "orchestra/InitAll.h"
 
 #include "orchestra/Dialect/Orchestra/IR/OrchestraDialect.h"
+#include "orchestra/Dialect/Orchestra/TransformOps/OrchestraTransformOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 
 #ifdef ORCHESTRA_HAS_CPU_TARGET
@@ -28,6 +29,7 @@ void mlir::orchestra::registerAllDialectsAndExtensions(
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<OrchestraDialect>();
+  registerTransformDialectExtension(registry);
 }
 
 void mlir::orchestra::registerAllPasses() {

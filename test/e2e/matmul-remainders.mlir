@@ -16,7 +16,7 @@
 // RUN: orchestra-run %t/plain.orcx --input %t/in/a.npy --input %t/in/b.npy --input %t/in/bias.npy --input %t/in/x.npy --input %t/in/y.npy --input %t/in/p.npy --input %t/in/q.npy --input %t/in/v.npy --input %t/in/w.npy --input %t/in/g.npy --input %t/in/h.npy --input %t/in/hb.npy --input %t/in/l.npy --input %t/in/rr.npy --input %t/in/ta.npy --input %t/in/tb.npy --output-dir %t/plain --quiet
 // RUN: %python %S/Inputs/e2e.py compare %t/opt %t/plain
 // The partial tiles are vectorized (masked), not left as scalar loops.
-// RUN: orchestra-opt %S/Inputs/matmul-remainder-kernel.mlir --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
+// RUN: orchestra-opt %S/Inputs/matmul-remainder-kernel.mlir --orchestra-cpu-select-tiles --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
 // CHECK-LABEL: func.func @t0_matmul
 // CHECK-NOT:     linalg.matmul
 // CHECK:         vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>

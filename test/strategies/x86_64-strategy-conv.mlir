@@ -4,7 +4,7 @@
 // decomposed into a 1-D convolution and vectorized: 7x16 outer products
 // (16 lanes of output channels) accumulated over input channels and the
 // filter's columns.
-// RUN: orchestra-opt %s --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
+// RUN: orchestra-opt %s --orchestra-cpu-select-tiles --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
 
 // CHECK-LABEL: func.func @t0_conv
 // CHECK:         scf.forall (%{{.*}}) in (2)

@@ -2,7 +2,7 @@
 // orchestra.fusion_root_wide by orchestra-outline-tasks): 64-row parallel
 // tiles, cache blocks of B of 64 columns x 128 of K, then 8x32 register
 // tiles with the accumulator hoisted out of the innermost K loop.
-// RUN: orchestra-opt %s --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
+// RUN: orchestra-opt %s --orchestra-cpu-select-tiles --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
 
 // CHECK-LABEL: func.func @t0_matmul
 // CHECK:         scf.forall (%{{.*}}) in (2)

@@ -3,7 +3,7 @@
 // and register tiles of `@matmul_variant_<name>`; its whole register tiles
 // are vectorized, their accumulators hoisted out of the K loop like the
 // default path's; untagged matmuls keep the default 8x32 tiles.
-// RUN: orchestra-opt %s --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy --canonicalize | FileCheck %s
+// RUN: orchestra-opt %s --orchestra-cpu-select-tiles --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy --canonicalize | FileCheck %s
 
 // CHECK-LABEL: func.func @r4x64
 // CHECK:         scf.for {{.*}} step %c256

@@ -5,7 +5,7 @@
 // convolutions to one output row, every other op to 1x..x8 tiles, and
 // everything with static tiles is vectorized with no vector larger than a
 // register block.
-// RUN: orchestra-opt %s --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
+// RUN: orchestra-opt %s --orchestra-cpu-select-tiles --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s
 
 // CHECK-LABEL: func.func @t0_matmul
 // CHECK:         scf.forall (%{{.*}}) in (4)

@@ -9,6 +9,36 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CPUSelectTiles : Pass<"orchestra-cpu-select-tiles", "::mlir::ModuleOp"> {
+  let summary = "Size the parallel row tiles of x86_64 kernels for the "
+                "device's threads";
+  let description = [{
+    Stage 5 for `x86_64`, before the strategy script. `orchestra-outline-tasks`
+    tags the fusion root of each kernel by its structure:
+    `orchestra.fusion_root` (a parallel first loop), `_short` (2 to 15
+    rows, no matmul), `_wide` (around a matmul of at least 128 rows) and
+    `_tall` (at least 1024). The strategy tiles such a root into an
+    `scf.forall` over rows, which becomes an OpenMP loop whose iterations
+    the device's threads share in contiguous chunks. This pass chooses the
+    rows of one tile and records them on the root as `orchestra.tile_rows`
+    (read by the script with `transform.orchestra.param_from_attr`).
+
+    Each tag has a nominal tile: 128 rows for `_tall` and 64 for `_wide`
+    (a block of A that the rows reuse from the cache with each block of B),
+    8 for `orchestra.fusion_root` (one register tile of a matmul) and 1 for
+    `_short`. With `num_threads` threads (the kernel module's
+    `orchestra.target`; 1 when absent), the busiest thread computes
+    `ceil(tiles / num_threads)` tiles. The pass takes the nominal tile
+    unless a smaller one, down to half of it in steps of 8 rows, gives the
+    busiest thread fewer rows: 1040 rows on 2 threads are 9 tiles of 128
+    (640 rows for one thread, 400 for the other), but 10 tiles of 104 (520
+    each), which took a 1040^3 matmul from 0.59 to 0.84 of oneDNN. The
+    8-row tiles of tasks without a contraction or convolution shrink in
+    steps of one row (24 rows: 4 tiles of 6, not 3 of 8). A root that
+    already has `orchestra.tile_rows` keeps it.
+  }];
+}
+
 def CPUSetNumThreads : Pass<"orchestra-cpu-set-num-threads",
                             "::mlir::ModuleOp"> {
   let summary = "Give every OpenMP parallel region of a kernel module the "

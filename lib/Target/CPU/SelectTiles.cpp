@@ -1,0 +1,121 @@
+//===- SelectTiles.cpp - Parallel row tiles of x86_64 kernels -------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::orchestra::cpu {
+#define GEN_PASS_DEF_CPUSELECTTILES
+#include "orchestra/Target/CPU/Passes.h.inc"
+} // namespace mlir::orchestra::cpu
+
+using namespace mlir;
+
+namespace {
+
+/// The nominal rows of a parallel tile of a root with this tag, and the
+/// step by which the pass may shrink it.
+struct RowTiling {
+  StringLiteral tag;
+  int64_t nominal;
+  int64_t step;
+};
+
+// The rows of the tags' tiles; docs/Passes/OrchestraCPUPasses.md says why.
+constexpr RowTiling kRowTilings[] = {
+    {"orchestra.fusion_root_tall", 128, 8},
+    {"orchestra.fusion_root_wide", 64, 8},
+    {"orchestra.fusion_root", 8, 8},
+    {"orchestra.fusion_root_short", 1, 1},
+};
+
+/// The rows that the busiest of `threads` threads computes when `rows`
+/// rows are cut into tiles of `tileRows` and the tiles are shared in
+/// contiguous chunks (OpenMP's static schedule).
+int64_t busiestThreadRows(int64_t rows, int64_t tileRows, int64_t threads) {
+  int64_t tiles = llvm::divideCeil(rows, tileRows);
+  return std::min<int64_t>(rows, llvm::divideCeil(tiles, threads) * tileRows);
+}
+
+/// The rows of one tile: the nominal tile, unless a smaller one (down to
+/// half of it, in `step`s) leaves the busiest thread fewer rows.
+int64_t selectTileRows(int64_t rows, int64_t threads, int64_t nominal,
+                       int64_t step) {
+  int64_t best = nominal;
+  int64_t bestCost = busiestThreadRows(rows, nominal, threads);
+  for (int64_t tile = nominal - step; tile >= std::max<int64_t>(1, nominal / 2);
+       tile -= step) {
+    int64_t cost = busiestThreadRows(rows, tile, threads);
+    if (cost < bestCost) {
+      best = tile;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+/// Whether the kernel around `root` computes a contraction or convolution,
+/// whose register tiles want whole multiples of 8 rows.
+bool hasRegisterTiledOp(Operation *root) {
+  auto func = root->getParentOfType<func::FuncOp>();
+  WalkResult found = func.walk([](linalg::LinalgOp op) {
+    if (linalg::isaContractionOpInterface(op) ||
+        isa<linalg::ConvolutionOpInterface>(op.getOperation()))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+class CPUSelectTilesPass
+    : public orchestra::cpu::impl::CPUSelectTilesBase<CPUSelectTilesPass> {
+public:
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int64_t threads = 1;
+    if (auto target =
+            module->getAttrOfType<DictionaryAttr>("orchestra.target")) {
+      if (auto count =
+              dyn_cast_or_null<IntegerAttr>(target.get("num_threads"))) {
+        threads = count.getInt();
+        if (threads < 1) {
+          module.emitError() << "num_threads " << threads << " is out of range";
+          return signalPassFailure();
+        }
+      }
+    }
+    Builder builder(&getContext());
+    module.walk([&](linalg::LinalgOp root) {
+      if (root->hasAttr(kTileRowsAttrName))
+        return;
+      for (const RowTiling &tiling : kRowTilings) {
+        if (!root->hasAttr(tiling.tag))
+          continue;
+        SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+        if (ranges.empty() || ShapedType::isDynamic(ranges.front()))
+          return;
+        int64_t step = tiling.step;
+        // Without register tiles, any number of rows makes a good tile.
+        if (tiling.nominal == 8 && !hasRegisterTiledOp(root))
+          step = 1;
+        int64_t rows =
+            selectTileRows(ranges.front(), threads, tiling.nominal, step);
+        root->setAttr(kTileRowsAttrName, builder.getI64IntegerAttr(rows));
+        return;
+      }
+    });
+  }
+
+private:
+  static constexpr StringLiteral kTileRowsAttrName = "orchestra.tile_rows";
+};
+
+} // namespace
