@@ -21,6 +21,7 @@
 //     are not fused here (see docs/Passes/NVIDIA.md);
 //   * after bufferization, every block-level forall becomes a `gpu.launch`
 //     (`@nvidia_map_to_gpu`), including the copies bufferization left.
+// RUN: orchestra-opt %s | orchestra-opt -o /dev/null
 module attributes {transform.with_named_sequence} {
 
   //===--------------------------------------------------------------------===//

@@ -9,6 +9,8 @@
 // CHECK: variant b128x128_r8x32: matches
 // CHECK: variant b64x128_r4x64: matches
 // CHECK: variant b128x128_r6x64: matches
+// CHECK: variant b128x256_r6x64_packed: matches
+// CHECK: variant b64x128_r4x64_packed: matches
 // CHECK: {{[0-9]+}} variants match the plain lowering
 
 #id = affine_map<(m, n) -> (m, n)>

@@ -15,6 +15,17 @@
 // CHECK:             scf.for {{.*}} -> (vector<6x64xf32>)
 // CHECK:               vector.outerproduct {{.*}} : vector<6xf32>, vector<64xf32>
 // CHECK-NOT:     linalg.matmul
+// A packed variant copies each cache block of B into a buffer of its own
+// (a `tensor.pad` kept as a copy), padding partial blocks (300 of K, 200
+// columns) with zeros to whole ones, so that all register tiles are whole.
+// CHECK-LABEL: func.func @packed
+// CHECK:         scf.for {{.*}} to %c200 step %c64
+// CHECK:           scf.for {{.*}} to %c300 step %c128
+// CHECK:             tensor.pad {{.*}} nofold low[0, 0]
+// CHECK:             scf.for {{.*}} -> (vector<4x64xf32>)
+// CHECK:               vector.transfer_read {{.*}} : tensor<128x64xf32>, vector<1x64xf32>
+// CHECK:               vector.outerproduct {{.*}} : vector<4xf32>, vector<64xf32>
+// CHECK-NOT:     linalg.matmul
 // CHECK-LABEL: func.func @untagged
 // CHECK:             scf.for {{.*}} -> (vector<8x32xf32>)
 // CHECK:               vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
@@ -34,6 +45,13 @@ module @kernels_x86_64_0 attributes {orchestra.arch = "x86_64"} {
     %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<96x128xf32>) -> tensor<96x128xf32>
     %m = linalg.matmul {orchestra.fusion_root, orchestra.tile_variant = "b128x128_r6x64"} ins(%x, %w : tensor<96x128xf32>, tensor<128x128xf32>) outs(%f : tensor<96x128xf32>) -> tensor<96x128xf32>
     return %m : tensor<96x128xf32>
+  }
+  func.func @packed(%x: tensor<128x300xf32>, %w: tensor<300x200xf32>) -> tensor<128x200xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x200xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<128x200xf32>) -> tensor<128x200xf32>
+    %m = linalg.matmul {orchestra.fusion_root_wide, orchestra.tile_variant = "b64x128_r4x64_packed"} ins(%x, %w : tensor<128x300xf32>, tensor<300x200xf32>) outs(%f : tensor<128x200xf32>) -> tensor<128x200xf32>
+    return %m : tensor<128x200xf32>
   }
   func.func @untagged(%x: tensor<64x128xf32>, %w: tensor<128x128xf32>) -> tensor<64x128xf32> {
     %zero = arith.constant 0.0 : f32
