@@ -32,7 +32,8 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       {"features",
        TargetKeyType::String,
        /*required=*/false,
-       "LLVM target features, e.g. \"+avx512f,+fma\" (default: those of the "
+       "LLVM target features, e.g. \"+avx512f,+fma\", added to the CPU's "
+       "(default: the CPU's own when `cpu` is given, else those of the "
        "compiling machine)",
        std::nullopt,
        {}},

@@ -6,6 +6,8 @@
 
 #include "orchestra/Target/CPU/Passes.h"
 
+#include "orchestra/Target/CPU/CPUDescription.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -81,69 +83,32 @@ public:
 
 private:
   FailureOr<std::unique_ptr<llvm::TargetMachine>>
-  createTargetMachine(ModuleOp module, std::string &cpuName,
-                      std::string &featureString);
+  createTargetMachine(ModuleOp module,
+                      const orchestra::cpu::CPUDescription &description);
 };
 
 } // namespace
 
 FailureOr<std::unique_ptr<llvm::TargetMachine>>
-CPUEmitBinaryPass::createTargetMachine(ModuleOp module, std::string &cpuName,
-                                       std::string &featureString) {
-  llvm::InitializeNativeTarget();
+CPUEmitBinaryPass::createTargetMachine(
+    ModuleOp module, const orchestra::cpu::CPUDescription &description) {
   llvm::InitializeNativeTargetAsmPrinter();
-
-  auto target = module->getAttrOfType<DictionaryAttr>("orchestra.target");
-  auto stringKey = [&](StringRef key) -> std::string {
-    if (!target)
-      return "";
-    auto value = dyn_cast_or_null<StringAttr>(target.get(key));
-    return value ? value.str() : "";
-  };
-  cpuName = !cpu.empty() ? cpu : stringKey("cpu");
-  featureString = !features.empty() ? features : stringKey("features");
-  if (cpuName.empty() || cpuName == "native")
-    cpuName = llvm::sys::getHostCPUName().str();
-  if (featureString.empty() || featureString == "native") {
-    SmallVector<std::string> hostFeatures;
-    for (const auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
-      hostFeatures.push_back(((enabled ? "+" : "-") + name).str());
-    llvm::sort(hostFeatures);
-    featureString = llvm::join(hostFeatures, ",");
-  }
-
   llvm::Triple triple(llvm::sys::getProcessTriple());
-  std::string error;
-  const llvm::Target *llvmTarget =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!llvmTarget) {
-    module.emitError() << "cannot generate code for " << triple.str() << ": "
-                       << error;
-    return failure();
-  }
-  if (!llvmTarget->hasTargetMachine()) {
+  const llvm::Target &llvmTarget = description.getLLVMTarget();
+  if (!llvmTarget.hasTargetMachine()) {
     module.emitError() << "no code generator for " << triple.str();
     return failure();
   }
-  // An unknown CPU name only gives an LLVM warning on stderr; refuse it.
-  const llvm::MCSubtargetInfo *probe =
-      llvmTarget->createMCSubtargetInfo(triple, "", "");
-  bool validCPU = probe && probe->isCPUStringValid(cpuName);
-  delete probe;
-  if (!validCPU) {
-    module.emitError() << "unknown CPU '" << cpuName << "' for "
-                       << triple.str();
-    return failure();
-  }
   llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
-      triple, cpuName, featureString, options, llvm::Reloc::PIC_, std::nullopt,
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget.createTargetMachine(
+      triple, description.getCPU(), description.getFeatures(), options,
+      llvm::Reloc::PIC_, std::nullopt,
       optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
       : optLevel == 0 ? llvm::CodeGenOptLevel::None
                       : llvm::CodeGenOptLevel::Default));
   if (!machine) {
-    module.emitError() << "cannot create a code generator for CPU '" << cpuName
-                       << "'";
+    module.emitError() << "cannot create a code generator for CPU '"
+                       << description.getCPU() << "'";
     return failure();
   }
   return machine;
@@ -165,9 +130,19 @@ void CPUEmitBinaryPass::runOnOperation() {
           ctx, func.getSymName().drop_front(
                    orchestra::cpu::kKernelSymbolPrefix.size())));
 
-  std::string cpuName, featureString;
+  std::string error;
+  FailureOr<orchestra::cpu::CPUDescription> description =
+      orchestra::cpu::CPUDescription::get(
+          module->getAttrOfType<DictionaryAttr>("orchestra.target"), cpu,
+          features, error);
+  if (failed(description)) {
+    module.emitError() << error;
+    return signalPassFailure();
+  }
+  std::string cpuName = description->getCPU().str();
+  std::string featureString = description->getFeatures().str();
   FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
-      createTargetMachine(module, cpuName, featureString);
+      createTargetMachine(module, *description);
   if (failed(machine))
     return signalPassFailure();
 
@@ -278,9 +253,8 @@ void CPUEmitBinaryPass::runOnOperation() {
 
   // Features the code may use and the runtime must find on the CPU.
   SmallVector<Attribute> required;
-  for (StringRef feature : llvm::split(featureString, ','))
-    if (feature.consume_front("+") &&
-        llvm::is_contained(kCheckedFeatures, feature))
+  for (StringRef feature : kCheckedFeatures)
+    if (description->hasFeature(feature))
       required.push_back(StringAttr::get(ctx, feature));
 
   module.getBody()->clear();

@@ -144,7 +144,8 @@ def CPUEmitBinary : Pass<"orchestra-cpu-emit-binary", "::mlir::ModuleOp"> {
     Stage 8 for `x86_64`. Translates the kernel module (LLVM and OpenMP
     dialects) to LLVM IR, optimises it, generates an object file for the
     CPU and features of the module's `orchestra.target` (`cpu`, `features`
-    keys; default: the compiling machine's, as `-march=native` would), and
+    keys; default: the compiling machine's, as `-march=native` would; a
+    `cpu` alone means that CPU's own features, as `-march=<cpu>` would), and
     links it into an ELF shared object with `ld.lld` (against the OpenMP
     runtime and libm). The module's body is replaced by attributes:
     `orchestra.binary` (the shared object), `orchestra.binary_format`,
