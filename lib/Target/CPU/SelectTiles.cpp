@@ -99,9 +99,14 @@ public:
       for (const RowTiling &tiling : kRowTilings) {
         if (!root->hasAttr(tiling.tag))
           continue;
+        // (orchestra-outline-tasks tags only static first loops; the
+        // script needs the attribute on every tagged root regardless.)
         SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-        if (ranges.empty() || ShapedType::isDynamic(ranges.front()))
+        if (ranges.empty() || ShapedType::isDynamic(ranges.front())) {
+          root->setAttr(kTileRowsAttrName,
+                        builder.getI64IntegerAttr(tiling.nominal));
           return;
+        }
         int64_t step = tiling.step;
         // Without register tiles, any number of rows makes a good tile.
         if (tiling.nominal == 8 && !hasRegisterTiledOp(root))

@@ -117,3 +117,16 @@ module @kernels_x86_64_3 attributes {orchestra.arch = "x86_64"} {
     return %m : tensor<1040x64xf32>
   }
 }
+
+// -----
+
+// A dynamic first loop (not tagged by orchestra-outline-tasks, but the
+// script reads the attribute of every tagged root) gets the nominal tile.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK:         linalg.matmul {{.*}}orchestra.tile_rows = 64 : i64
+module @kernels_x86_64_4 attributes {orchestra.target = {arch = "x86_64", device_id = 4 : i64, num_threads = 2 : i64}} {
+  func.func @dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x64xf32>, %c: tensor<?x64xf32>) -> tensor<?x64xf32> {
+    %m = linalg.matmul {orchestra.fusion_root_wide} ins(%a, %b : tensor<?x64xf32>, tensor<64x64xf32>) outs(%c : tensor<?x64xf32>) -> tensor<?x64xf32>
+    return %m : tensor<?x64xf32>
+  }
+}
