@@ -2,16 +2,26 @@
 
     /usr/bin/python3 bench/conv/conv_bench.py [--build build] [--repeat 20]
         [--threads 1,2] [--layers resnet18,mobilenet_v2]
+        [--layout nhwc|onnx]
 
 The layers are the distinct 2-D convolutions of ResNet-18 (dense) and the
 depthwise ones of MobileNetV2, batch 1, f32, without bias. For every layer and
-thread count: export a one-convolution ONNX model with PyTorch (random
-weights, which become constants), compile it with orchestra-compile for a
-one-CPU topology with that many threads, run it with orchestra-run --repeat N
-(the median of the plan's steps, `steps:`, after a warm-up), check the output
-against PyTorch, and time the same convolution with oneDNN
-(build/bin/conv-peers, its preferred layouts, reorders outside the timing).
-Prints a Markdown table of GFLOP/s and the ratio.
+thread count, the convolution is compiled with orchestra-compile for a
+one-CPU topology with that many threads, run with orchestra-run --repeat N
+(the median of the plan's steps, `steps:`, after a warm-up), checked against
+PyTorch, and the same convolution is timed with oneDNN (build/bin/conv-peers,
+its preferred layouts, reorders outside the timing). Prints a Markdown table
+of GFLOP/s and the ratio.
+
+--layout says what is compiled:
+  nhwc (default): the convolution as it runs inside a model, where the
+      layout pass has made it channels-last and the previous task has
+      padded its input: an MLIR program of one linalg.conv_2d_nhwc_hwcf
+      (or depthwise_conv_2d_nhwc_hwc) on a padded NHWC input and an HWCF
+      (HWC) filter, both inputs of the program;
+  onnx: a one-convolution ONNX model exported with PyTorch (NCHW at its
+      boundary, the weights constants), so the time includes the
+      transposes into and out of channels-last and the padding.
 """
 import argparse
 import json
@@ -66,12 +76,64 @@ def export(path, c, hw, k, kernel, stride, pad, groups, seed):
         return x.numpy(), conv(x).numpy()
 
 
+def nhwc_program(c, hw, k, kernel, stride, pad, groups):
+    """An MLIR program of one channels-last convolution on a padded input."""
+    padded = hw + 2 * pad
+    out = (padded - kernel) // stride + 1
+    if groups == 1:
+        filt = f"tensor<{kernel}x{kernel}x{c}x{k}xf32>"
+        op = "linalg.conv_2d_nhwc_hwcf"
+    else:
+        filt = f"tensor<{kernel}x{kernel}x{c}xf32>"
+        op = "linalg.depthwise_conv_2d_nhwc_hwc"
+    x = f"tensor<1x{padded}x{padded}x{c}xf32>"
+    y = f"tensor<1x{out}x{out}x{k}xf32>"
+    return f"""func.func @main(%x: {x}, %w: {filt}) -> {y} {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : {y}
+  %f = linalg.fill ins(%zero : f32) outs(%e : {y}) -> {y}
+  %r = {op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}}
+      ins(%x, %w : {x}, {filt}) outs(%f : {y}) -> {y}
+  return %r : {y}
+}}
+"""
+
+
+def nhwc_inputs(tmp, c, hw, k, kernel, stride, pad, groups, seed):
+    """Writes the padded NHWC input and the filter of a random convolution
+    and returns the program's path and PyTorch's output in NHWC."""
+    import torch
+    torch.manual_seed(seed)
+    conv = torch.nn.Conv2d(c, k, kernel, stride, pad, groups=groups,
+                           bias=False).eval()
+    x = torch.rand(1, c, hw, hw)
+    with torch.no_grad():
+        want = conv(x).numpy().transpose(0, 2, 3, 1)
+    xp = np.pad(x.numpy().transpose(0, 2, 3, 1),
+                ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+    weight = conv.weight.detach().numpy()
+    if groups == 1:
+        filt = weight.transpose(2, 3, 1, 0)  # (K, C, kh, kw) -> HWCF
+    else:
+        filt = weight[:, 0].transpose(1, 2, 0)  # (C, 1, kh, kw) -> HWC
+    np.save(os.path.join(tmp, "x.npy"), np.ascontiguousarray(xp))
+    np.save(os.path.join(tmp, "w.npy"), np.ascontiguousarray(filt))
+    program = os.path.join(tmp, "conv.mlir")
+    with open(program, "w") as f:
+        f.write(nhwc_program(c, hw, k, kernel, stride, pad, groups))
+    return program, want
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--layers", default="resnet18,mobilenet_v2")
+    parser.add_argument("--layout", choices=["nhwc", "onnx"], default="nhwc",
+                        help="compile the convolution as it runs in a model "
+                        "(nhwc, default) or as a one-op ONNX model with NCHW "
+                        "at its boundary (onnx)")
     args = parser.parse_args()
     bin_dir = os.path.join(args.build, "bin")
     peer = os.path.join(bin_dir, "conv-peers")
@@ -84,10 +146,17 @@ def main():
         for model in args.layers.split(","):
             for index, (name, c, hw, k, kernel, stride, pad, groups) in \
                     enumerate(LAYERS[model]):
-                onnx = os.path.join(tmp, "conv.onnx")
-                x, want = export(onnx, c, hw, k, kernel, stride, pad, groups,
-                                 index)
-                np.save(os.path.join(tmp, "x.npy"), x)
+                if args.layout == "onnx":
+                    program = os.path.join(tmp, "conv.onnx")
+                    x, want = export(program, c, hw, k, kernel, stride, pad,
+                                     groups, index)
+                    np.save(os.path.join(tmp, "x.npy"), x)
+                    inputs = ["--input", "input=" + os.path.join(tmp, "x.npy")]
+                else:
+                    program, want = nhwc_inputs(tmp, c, hw, k, kernel, stride,
+                                                pad, groups, index)
+                    inputs = ["--input", os.path.join(tmp, "x.npy"),
+                              "--input", os.path.join(tmp, "w.npy")]
                 out = (hw + 2 * pad - kernel) // stride + 1
                 flops = 2.0 * k * out * out * (c // groups) * kernel * kernel
                 for threads in (int(t) for t in args.threads.split(",")):
@@ -98,13 +167,12 @@ def main():
                         json.dump(topology(threads), f)
                     artifact = os.path.join(tmp, "conv.orcx")
                     subprocess.run([os.path.join(bin_dir, "orchestra-compile"),
-                                    onnx, "--topology", topo, "-o", artifact,
+                                    program, "--topology", topo, "-o", artifact,
                                     "--quiet"], check=True)
                     out_dir = os.path.join(tmp, "out")
                     run = subprocess.run(
-                        [os.path.join(bin_dir, "orchestra-run"), artifact,
-                         "--input", "input=" + os.path.join(tmp, "x.npy"),
-                         "--output-dir", out_dir, "--repeat",
+                        [os.path.join(bin_dir, "orchestra-run"), artifact] +
+                        inputs + ["--output-dir", out_dir, "--repeat",
                          str(args.repeat), "--quiet"],
                         check=True, capture_output=True, text=True)
                     ours = float(re.search(r"steps: median ([0-9.]+) ms",
