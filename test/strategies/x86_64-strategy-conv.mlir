@@ -12,6 +12,17 @@
 // CHECK:             vector.outerproduct {{.*}} : vector<7xf32>, vector<16xf32>
 // CHECK-NOT:         linalg.conv_2d_nchw_fchw
 // CHECK:           scf.forall.in_parallel
+// A channels-last 3x3 convolution with 256 input channels (ResNet's
+// layer3): the filter's rows and blocks of 64 input channels are loops
+// outside the output rows, so that a block of the filter stays in L1 while
+// every row uses it; inside, the 7x32 register tiles as usual.
+// CHECK-LABEL: func.func @deep_nhwc
+// CHECK:         scf.forall
+// CHECK:           scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK:             scf.for %{{.*}} = %c0 to %c256 step %c64
+// CHECK:               scf.for %{{.*}} = %c0 to %c7 step %c1
+// CHECK:                 vector.outerproduct {{.*}} : vector<7xf32>, vector<32xf32>
+// CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
 #id = affine_map<(n, c, h, w) -> (n, c, h, w)>
 module @kernels_x86_64_0 attributes {orchestra.arch = "x86_64"} {
   func.func @t0_conv(%x: tensor<1x8x16x16xf32>, %w: tensor<32x8x3x3xf32>) -> tensor<1x32x14x14xf32> {
@@ -27,5 +38,13 @@ module @kernels_x86_64_0 attributes {orchestra.arch = "x86_64"} {
       linalg.yield %m : f32
     } -> tensor<1x32x14x14xf32>
     return %r : tensor<1x32x14x14xf32>
+  }
+  func.func @deep_nhwc(%x: tensor<1x9x9x256xf32>, %w: tensor<3x3x256x64xf32>) -> tensor<1x7x7x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x7x7x64xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
+    %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, orchestra.fusion_root_nhwc_channels, orchestra.conv_channels_32, strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<1x9x9x256xf32>, tensor<3x3x256x64xf32>) outs(%f : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
+    return %c : tensor<1x7x7x64xf32>
   }
 }

@@ -16,14 +16,16 @@
 // CHECK:               vector.outerproduct {{.*}} : vector<6xf32>, vector<64xf32>
 // CHECK-NOT:     linalg.matmul
 // A packed variant copies each cache block of B into a buffer of its own
-// (a `tensor.pad` kept as a copy), padding partial blocks (300 of K, 200
-// columns) with zeros to whole ones, so that all register tiles are whole.
+// (a `tensor.pad` kept as a copy, which step 7 writes as a fill and an
+// insert_slice), padding partial blocks (300 of K, 200 columns) with zeros
+// to whole ones, so that all register tiles are whole.
 // CHECK-LABEL: func.func @packed
 // CHECK:         scf.for {{.*}} to %c200 step %c64
 // CHECK:           scf.for {{.*}} to %c300 step %c128
-// CHECK:             tensor.pad {{.*}} nofold low[0, 0]
+// CHECK:             %[[FILL:.*]] = linalg.fill {{.*}} -> tensor<128x64xf32>
+// CHECK:             %[[PACKED:.*]] = tensor.insert_slice {{.*}} into %[[FILL]]{{.*}} into tensor<128x64xf32>
 // CHECK:             scf.for {{.*}} -> (vector<4x64xf32>)
-// CHECK:               vector.transfer_read {{.*}} : tensor<128x64xf32>, vector<1x64xf32>
+// CHECK:               vector.transfer_read %[[PACKED]]{{.*}} : tensor<128x64xf32>, vector<1x64xf32>
 // CHECK:               vector.outerproduct {{.*}} : vector<4xf32>, vector<64xf32>
 // CHECK-NOT:     linalg.matmul
 // CHECK-LABEL: func.func @untagged

@@ -51,12 +51,15 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
   // parallel loops to OpenMP, vectors and everything else to LLVM, wrap the
   // kernels in the runtime's ABI and link a shared object.
   x86.loweringPipeline =
-      "canonicalize,"
+      // A tensor.empty that a padded result is computed into becomes a
+      // slice of the padded tensor (the strategy's step 7), so the kernel
+      // writes it in place.
+      "canonicalize,eliminate-empty-tensors,"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs "
       "modify-public-functions},"
-      "canonicalize,buffer-deallocation-pipeline,"
+      "cse,canonicalize,buffer-deallocation-pipeline,"
       "convert-bufferization-to-memref,orchestra-cpu-expand-strided-copies,"
       "convert-linalg-to-loops,"
       "scf-forall-to-parallel,convert-scf-to-openmp,"

@@ -88,8 +88,9 @@ void tagFusionRoot(func::FuncOp func) {
     return;
   // A task that ends by padding its result (for the next task's
   // convolution or pooling) or reshaping it is rooted at the padded or
-  // reshaped value: the padding is a copy after the parallel loop, and a
-  // reshape is a view.
+  // reshaped value: the parallel loop writes into the interior of the
+  // padded buffer (x86_64: the strategy's step 7 and
+  // eliminate-empty-tensors), and a reshape is a view.
   Value result = ret.getOperand(0);
   while (Operation *op = result.getDefiningOp()) {
     if (auto pad = dyn_cast<tensor::PadOp>(op))
