@@ -1238,7 +1238,8 @@ module attributes {transform.with_named_sequence} {
     //    of the padded buffer (`eliminate-empty-tensors` in the lowering
     //    pipeline makes the loop's destination a slice of it), instead of
     //    into a buffer of its own that one thread then copies over
-    //    (MobileNetV2: 5.2 -> 3.9 ms, docs/PERFORMANCE.md).
+    //    (MobileNetV2: 5.2 -> 3.9 ms, docs/PERFORMANCE.md);
+    //    `orchestra-cpu-fill-pad-borders` then fills only the border.
     %pads = transform.structured.match ops{["tensor.pad"]} in %elementwise
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %pads : !transform.any_op {

@@ -54,7 +54,7 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       // A tensor.empty that a padded result is computed into becomes a
       // slice of the padded tensor (the strategy's step 7), so the kernel
       // writes it in place.
-      "canonicalize,eliminate-empty-tensors,"
+      "orchestra-cpu-fill-pad-borders,canonicalize,eliminate-empty-tensors,"
       "one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs "

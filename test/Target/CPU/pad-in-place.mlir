@@ -1,14 +1,19 @@
 // A task that pads its result for the next task's convolution computes its
 // parallel loop straight into the interior of the padded buffer: the
 // strategy writes the padding as a fill and an insert_slice (its step 7),
-// and `eliminate-empty-tensors` (in the x86_64 lowering pipeline, before
+// `orchestra-cpu-fill-pad-borders` fills only the border, and
+// `eliminate-empty-tensors` (both in the x86_64 lowering pipeline, before
 // bufferization) turns the loop's destination into a slice of the padded
-// tensor. Nothing is copied after the loop.
-// RUN: orchestra-opt %s --orchestra-cpu-select-tiles --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy --canonicalize --eliminate-empty-tensors --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --cse --canonicalize | FileCheck %s
+// tensor. Nothing is copied after the loop, and the interior is written
+// once.
+// RUN: orchestra-opt %s --orchestra-cpu-select-tiles --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy --orchestra-cpu-fill-pad-borders --canonicalize --eliminate-empty-tensors --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --cse --canonicalize | FileCheck %s
 
 // CHECK-LABEL: func.func @relu_then_pad
 // CHECK:         %[[PADDED:.*]] = memref.alloc() {{.*}} : memref<1x18x18x32xf32>
-// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%[[PADDED]] : memref<1x18x18x32xf32>)
+// CHECK-NOT:     linalg.fill ins(%{{.*}} : f32) outs(%[[PADDED]]
+// CHECK:         %[[TOP:.*]] = memref.subview %[[PADDED]][0, 0, 0, 0] [1, 1, 18, 32]
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%[[TOP]]
+// CHECK-COUNT-3: linalg.fill
 // CHECK:         %[[INTERIOR:.*]] = memref.subview %[[PADDED]][0, 1, 1, 0] [1, 16, 16, 32]
 // CHECK:         scf.forall
 // CHECK:           memref.subview %[[INTERIOR]]

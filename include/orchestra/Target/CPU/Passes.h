@@ -28,6 +28,9 @@ class MathDialect;
 namespace memref {
 class MemRefDialect;
 } // namespace memref
+namespace tensor {
+class TensorDialect;
+} // namespace tensor
 namespace vector {
 class VectorDialect;
 } // namespace vector

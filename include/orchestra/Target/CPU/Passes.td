@@ -39,6 +39,28 @@ def CPUSelectTiles : Pass<"orchestra-cpu-select-tiles", "::mlir::ModuleOp"> {
   }];
 }
 
+def CPUFillPadBorders : Pass<"orchestra-cpu-fill-pad-borders",
+                               "::mlir::ModuleOp"> {
+  let summary = "Fill only the border of a padded tensor";
+  let description = [{
+    Stage 7 for `x86_64`, right after the strategy, which writes every
+    `tensor.pad` as a fill of the padded tensor and an `insert_slice` of the
+    source. Filling the whole tensor writes the interior twice, and the
+    fill runs on one thread outside the parallel loops: for the 114x114x96
+    input of MobileNetV2's first depthwise convolution, 5 MB of stores
+    before the task's parallel loop writes the same interior again. This
+    pass replaces the whole fill by fills of the border: along each
+    dimension, the slabs before and after the source (within the source's
+    extent along the dimensions before it, whole along those after it), each
+    inserted into the padded tensor before the source is. After
+    `eliminate-empty-tensors` all of them are written in place.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def CPUSetNumThreads : Pass<"orchestra-cpu-set-num-threads",
                             "::mlir::ModuleOp"> {
   let summary = "Give every OpenMP parallel region of a kernel module the "
