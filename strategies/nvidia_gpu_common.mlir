@@ -6,13 +6,25 @@
 //   * tensor cores: a kernel whose fusion root
 //     `orchestra-nvidia-select-recipes` marked `orchestra.gpu_recipe = "mma"`
 //     is tiled into 64x64 block tiles (`#gpu.block<linear_dim_*>`) with its
-//     fill, matmul and epilogue fused; the matmul over 8 warps of 16x32
-//     outputs (`#gpu.warp<linear_dim_*>`), in 16x8x16 steps vectorized into
-//     `vector.contract`s whose accumulators stay in registers across the K
-//     loop. After bufferization `orchestra-nvidia-vector-to-mma` turns them
-//     into `nvgpu.ldmatrix` + `nvgpu.mma.sync` (m16n8k16, f16 inputs, f16 or
-//     f32 accumulators). The matmul tile the epilogue reads lives in shared
-//     memory (`#gpu.address_space<workgroup>`); the epilogue is vectorized
+//     fill, matmul and epilogue fused. The block's threads zero the
+//     accumulator tile (in shared memory when an epilogue reads it); the K
+//     loop steps through K 32 at a time, staging each step's 64x32 A and
+//     32x64 B tiles in shared memory (`structured.promote_tensor`), and
+//     runs the matmul over 8 warps of 32x16 outputs
+//     (`#gpu.warp<linear_dim_*>`), vectorized. After bufferization
+//     (@nvidia_map_to_gpu): the staged tiles get one buffer per pipeline
+//     stage (`memref.multibuffer`), every thread copies one 16-byte row
+//     chunk per tile and step, the block synchronizes where the script says
+//     (`transform.orchestra.gpu_barrier_before/after`), the warps'
+//     contractions are unrolled to m16n8k16, their accumulators are hoisted
+//     out of the K loop into registers, and the copies become
+//     `nvgpu.device_async_copy` groups. `orchestra-nvidia-vector-to-mma`
+//     then turns the contractions into `nvgpu.ldmatrix` + `nvgpu.mma.sync`
+//     (f16 inputs, f16 or f32 accumulators), and @nvidia_lower_vectors
+//     software-pipelines each K loop over its `orchestra.gpu_k_stages`
+//     stages (3, fewer for short K loops): the copies of step k+S are issued
+//     while step k computes, and each step waits for its group right before
+//     its first use. The epilogue reads the accumulator tile, vectorized
 //     over the block's 256 threads;
 //   * SIMT (everything else, f32 matmuls included): every structured op in
 //     block tiles of its own, sized by how many of its leading loops are
@@ -294,29 +306,51 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %mma_roots : !transform.any_op {
     ^bb0(%root: !transform.any_op):
+      %stages = transform.orchestra.param_from_attr
+          %root["orchestra.gpu_k_stages"]
+          : (!transform.any_op) -> !transform.any_param
       %tiled, %forall = transform.structured.tile_using_forall %root
           tile_sizes [64, 64]
           (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       transform.include @nvidia_fuse_producers failures(propagate) (%forall)
           : (!transform.any_op) -> ()
+      transform.annotate %forall "orchestra.gpu_k_stages" = %stages
+          : !transform.any_op, !transform.any_param
       %matmul = transform.structured.match ops{["linalg.matmul"]}
           attributes{orchestra.gpu_mma} in %forall
           : (!transform.any_op) -> !transform.any_op
-      %warp_tile, %warps = transform.structured.tile_using_forall %matmul
-          tile_sizes [16, 32]
-          (mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>])
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      // The accumulator tile is zeroed by the block's threads.
       %fill = transform.structured.match ops{["linalg.fill"]} in %forall
           : (!transform.any_op) -> !transform.any_op
-      %fused_fill, %w = transform.structured.fuse_into_containing_op
-          %fill into %warps
-          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %mma, %loops:2 = transform.structured.tile_using_for %warp_tile
-          tile_sizes [0, 8, 16]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
-      transform.structured.vectorize %mma : !transform.any_op
-      transform.structured.vectorize %fused_fill : !transform.any_op
+      %fill_t, %fill_threads = transform.structured.tile_using_forall %fill
+          num_threads [8, 32]
+          (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.annotate %fill_threads "orchestra.gpu_barrier_after"
+          : !transform.any_op
+      // The K loop, in steps of 32; each step's A and B tiles are staged
+      // in shared memory.
+      %mk, %k_loop = transform.structured.tile_using_for %matmul
+          tile_sizes [0, 0, 32]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.annotate %k_loop "orchestra.gpu_k_loop" : !transform.any_op
+      %a = transform.get_operand %mk[0]
+          : (!transform.any_op) -> !transform.any_value
+      %b = transform.get_operand %mk[1]
+          : (!transform.any_op) -> !transform.any_value
+      %a_shared = transform.structured.promote_tensor
+          to #gpu.address_space<workgroup> %a : !transform.any_value
+      %b_shared = transform.structured.promote_tensor
+          to #gpu.address_space<workgroup> %b : !transform.any_value
+      // 8 warps of 32x16 outputs each.
+      %mw, %warps = transform.structured.tile_using_forall %mk
+          tile_sizes [32, 16]
+          (mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>])
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.annotate %warps "orchestra.gpu_mma_warps" : !transform.any_op
+      transform.structured.vectorize %mw : !transform.any_op
+      transform.structured.vectorize %fill_t : !transform.any_op
     }
 
     // 2. Everything else: block tiles of each op (the results between the
@@ -381,6 +415,16 @@ module attributes {transform.with_named_sequence} {
   //===--------------------------------------------------------------------===//
   // Stage 7 (on memrefs, after bufferization).
   //===--------------------------------------------------------------------===//
+  // Tensor-core kernels (block-level foralls that carry the stage count of
+  // their K loop's pipeline, `orchestra.gpu_k_stages`): the operand tiles a
+  // K loop stages in shared memory get one buffer per pipeline stage, and
+  // each thread of the block copies one 16-byte row chunk of them per K
+  // step. The blocks synchronize explicitly (they are mapped without a
+  // barrier after every loop): after zeroing the accumulator tile, before
+  // the warps read the staged operands, after they read them (before the
+  // next step is copied over them), and after the K loop (before the
+  // epilogue reads the accumulators).
+  // A block-level forall (one directly in a function).
   transform.named_sequence @nvidia_match_grid_forall(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["scf.forall"] : !transform.any_op
@@ -388,6 +432,113 @@ module attributes {transform.with_named_sequence} {
     transform.match.operation_name %parent ["func.func"] : !transform.any_op
     transform.yield %op : !transform.any_op
   }
+  transform.named_sequence @nvidia_match_mma_block_any(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %forall = transform.include @nvidia_match_grid_forall failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %stages = transform.orchestra.param_from_attr
+        %forall["orchestra.gpu_k_stages"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.yield %forall : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_mma_block_3(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %forall = transform.include @nvidia_match_grid_forall failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %stages = transform.orchestra.param_from_attr
+        %forall["orchestra.gpu_k_stages"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %three = transform.param.constant 3 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %stages, %three : !transform.param<i64>
+    transform.yield %forall : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_mma_block_2(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %forall = transform.include @nvidia_match_grid_forall failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %stages = transform.orchestra.param_from_attr
+        %forall["orchestra.gpu_k_stages"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %two = transform.param.constant 2 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %stages, %two : !transform.param<i64>
+    transform.yield %forall : !transform.any_op
+  }
+  // The staged tiles of a K loop, 3 or 2 buffers each. (The copies
+  // overwrite whole tiles: no analysis needed.)
+  transform.named_sequence @nvidia_multibuffer_3(
+      %copy: !transform.any_op {transform.readonly}) {
+    %buffer = transform.get_producer_of_operand %copy[1]
+        : (!transform.any_op) -> !transform.any_op
+    %alloc = transform.cast %buffer
+        : !transform.any_op to !transform.op<"memref.alloc">
+    %stages = transform.memref.multibuffer %alloc
+        {factor = 3 : i64, skip_analysis}
+        : (!transform.op<"memref.alloc">) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @nvidia_multibuffer_2(
+      %copy: !transform.any_op {transform.readonly}) {
+    %buffer = transform.get_producer_of_operand %copy[1]
+        : (!transform.any_op) -> !transform.any_op
+    %alloc = transform.cast %buffer
+        : !transform.any_op to !transform.op<"memref.alloc">
+    %stages = transform.memref.multibuffer %alloc
+        {factor = 2 : i64, skip_analysis}
+        : (!transform.op<"memref.alloc">) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @nvidia_stage_operands_3(
+      %forall: !transform.any_op {transform.readonly}) {
+    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %copies : !transform.any_op {
+    ^bb0(%copy: !transform.any_op):
+      transform.include @nvidia_multibuffer_3 failures(propagate) (%copy)
+          : (!transform.any_op) -> ()
+    }
+    transform.include @nvidia_stage_operands failures(propagate) (%forall)
+        : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @nvidia_stage_operands_2(
+      %forall: !transform.any_op {transform.readonly}) {
+    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %copies : !transform.any_op {
+    ^bb0(%copy: !transform.any_op):
+      transform.include @nvidia_multibuffer_2 failures(propagate) (%copy)
+          : (!transform.any_op) -> ()
+    }
+    transform.include @nvidia_stage_operands failures(propagate) (%forall)
+        : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @nvidia_stage_operands(
+      %forall: !transform.any_op {transform.readonly}) {
+    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    %chunks, %copy_threads = transform.structured.tile_using_forall %copies
+        tile_sizes [1, 8]
+        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.structured.vectorize %chunks : !transform.any_op
+    %zeroed = transform.structured.match
+        attributes{orchestra.gpu_barrier_after} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_after %zeroed : !transform.any_op
+    %warps = transform.structured.match
+        attributes{orchestra.gpu_mma_warps} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_before %warps : !transform.any_op
+    transform.orchestra.gpu_barrier_after %warps : !transform.any_op
+    // A K loop of one step has been folded away by now.
+    %k_loops = transform.structured.match
+        attributes{orchestra.gpu_k_loop} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_after %k_loops : !transform.any_op
+    transform.yield
+  }
+  // Other kernels: a barrier after every loop mapped to threads.
   transform.named_sequence @nvidia_launch(
       %forall: !transform.any_op {transform.consumed}) {
     %launch = transform.gpu.map_forall_to_blocks %forall generate_gpu_launch
@@ -397,15 +548,71 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
+  // The tensor-core kernels synchronize where their strategy placed
+  // barriers (see @nvidia_stage_operands), not after every loop; the
+  // accumulators are carried through the K loop in registers, and the
+  // copies of each K step into shared memory are asynchronous
+  // (`nvgpu.device_async_copy`), software-pipelined over 3 stages with the
+  // wait for a stage just before its first use.
+  transform.named_sequence @nvidia_launch_mma(
+      %forall: !transform.any_op {transform.consumed}) {
+    %stages = transform.orchestra.param_from_attr
+        %forall["orchestra.gpu_k_stages"]
+        : (!transform.any_op) -> !transform.any_param
+    %launch = transform.gpu.map_forall_to_blocks %forall generate_gpu_launch
+        : (!transform.any_op) -> !transform.any_op
+    %mapped = transform.gpu.map_nested_forall_to_threads %launch
+        block_dims = [256, 1, 1] sync_after_distribute = false
+        : (!transform.any_op) -> !transform.any_op
+    transform.annotate %mapped "orchestra.gpu_k_stages" = %stages
+        : !transform.any_op, !transform.any_param
+    transform.apply_patterns to %mapped {
+      transform.apply_patterns.gpu.unroll_vectors_subgroup_mma [16, 8, 16]
+    } : !transform.any_op
+    transform.yield
+  }
+  // After mapping: the accumulators of the tensor-core K loops move into
+  // registers (their reads and writes of the accumulator tile are hoisted
+  // out of the loop), the copies into shared memory become asynchronous
+  // (`nvgpu.device_async_copy`, one group per K step, 16 bytes each,
+  // bypassing L1), and each K loop is software-pipelined over 3 stages:
+  // the copies of step k+2 are issued while step k computes, and the wait
+  // for a step comes just before its first use.
+  transform.named_sequence @nvidia_pipeline_mma(
+      %func: !transform.any_op {transform.consumed}) {
+    transform.apply_patterns to %func {
+      transform.apply_patterns.memref.fold_memref_alias_ops
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.apply_cse to %func : !transform.any_op
+    %hoisted = transform.structured.hoist_redundant_vector_transfers %func
+        : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %hoisted {
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %async = transform.nvgpu.create_async_groups %hoisted {bypass_l1}
+        : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %async {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
   // Every block-level forall becomes a `gpu.launch` whose nested foralls run
   // on its warps and threads.
   transform.named_sequence @nvidia_map_to_gpu(
       %module: !transform.any_op {transform.readonly}) {
-    // Copies bufferization left between buffers (as linalg.copy, see
-    // orchestra-nvidia-copies-to-linalg) get block and thread tiles too.
     %func = transform.structured.match ops{["func.func"]} in %module
         : (!transform.any_op) -> !transform.any_op
-    %tiled = transform.foreach_match in %func
+    transform.bufferization.buffer_loop_hoisting %func : !transform.any_op
+    %staged = transform.foreach_match in %func
+        @nvidia_match_mma_block_3 -> @nvidia_stage_operands_3,
+        @nvidia_match_mma_block_2 -> @nvidia_stage_operands_2,
+        @nvidia_match_mma_block_any -> @nvidia_stage_operands
+        : (!transform.any_op) -> !transform.any_op
+    // Copies bufferization left between buffers (as linalg.copy, see
+    // orchestra-nvidia-copies-to-linalg) get block and thread tiles too.
+    %tiled = transform.foreach_match in %staged
         @nvidia_match_func_level_p4 -> @nvidia_blocks_p4,
         @nvidia_match_func_level_p3 -> @nvidia_blocks_p3,
         @nvidia_match_func_level_p2 -> @nvidia_blocks_p2,
@@ -418,12 +625,15 @@ module attributes {transform.with_named_sequence} {
         @nvidia_match_block_level_p1 -> @nvidia_threads_p1
         : (!transform.any_op) -> !transform.any_op
     %mapped = transform.foreach_match in %threads
+        @nvidia_match_mma_block_any -> @nvidia_launch_mma,
         @nvidia_match_grid_forall -> @nvidia_launch
         : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %mapped {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
     transform.apply_cse to %mapped : !transform.any_op
+    transform.include @nvidia_pipeline_mma failures(propagate) (%mapped)
+        : (!transform.any_op) -> ()
     transform.yield
   }
   // After `convert-vector-to-gpu`: the vector transfers that are not
@@ -442,6 +652,33 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.vector.lower_shape_cast
       transform.apply_patterns.canonicalization
     } : !transform.any_op
+    // The K loops of the tensor-core kernels: software pipelining over 3
+    // stages (the other loops of these kernels have no copies into shared
+    // memory and are left alone). This runs after the vector-to-MMA
+    // conversion: the upstream pipeliner cannot look at transfers from
+    // shared memory (the MMA operand reads) in a loop.
+    %launches_3 = transform.structured.match
+        attributes{orchestra.gpu_k_stages = 3 : i64} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %launches_3 : !transform.any_op {
+    ^bb0(%launch: !transform.any_op):
+      %loops = transform.structured.match ops{["scf.for"]} in %launch
+          : (!transform.any_op) -> !transform.op<"scf.for">
+      %pipelined = transform.nvgpu.pipeline_shared_memory_copies
+          failures(suppress) %loops {depth = 3 : i64, peel_epilogue}
+          : (!transform.op<"scf.for">) -> !transform.any_op
+    }
+    %launches_2 = transform.structured.match
+        attributes{orchestra.gpu_k_stages = 2 : i64} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %launches_2 : !transform.any_op {
+    ^bb0(%launch: !transform.any_op):
+      %loops = transform.structured.match ops{["scf.for"]} in %launch
+          : (!transform.any_op) -> !transform.op<"scf.for">
+      %pipelined = transform.nvgpu.pipeline_shared_memory_copies
+          failures(suppress) %loops {depth = 2 : i64, peel_epilogue}
+          : (!transform.op<"scf.for">) -> !transform.any_op
+    }
     transform.yield
   }
 }

@@ -4,22 +4,32 @@
 // RUN: orchestra-opt %s --split-input-file --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_hopper_strategy.mlir --orchestra-nvidia-select-recipes --transform-interpreter=entry-point=__orchestra_nvidia_hopper_strategy | FileCheck %s
 // RUN: orchestra-opt %s --split-input-file --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_blackwell_strategy.mlir --orchestra-nvidia-select-recipes --transform-interpreter=entry-point=__orchestra_nvidia_blackwell_strategy | FileCheck %s
 
-// Tensor cores: 64x64 block tiles, the matmul over 8 warps of 16x32, in
-// 16x8x16 contractions whose accumulator is carried through the K loop in
-// registers (vector iter_arg); the matmul tile in shared memory; the
-// epilogue over the block's 256 threads, vectorized.
+// Tensor cores: 64x64 block tiles whose accumulator tile (in shared memory)
+// the block's threads zero; the K loop in steps of 32 stages each step's A
+// and B tiles in shared memory and runs the matmul over 8 warps of 32x16,
+// vectorized (unrolled to 16x8x16 tensor-core steps after mapping); the
+// stages of its pipeline (here 2: K = 64) come from
+// orchestra-nvidia-select-recipes; the epilogue over the block's 256
+// threads, vectorized.
 // CHECK-LABEL: func.func @matmul_bias_relu
 // CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (2, 4)
-// CHECK:           bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<64x64xf16>
-// CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (4, 2)
-// CHECK:             scf.for
-// CHECK:               scf.for {{.*}} iter_args({{.*}}) -> ({{.*}}vector<16x8xf16>)
-// CHECK:                 vector.contract {{.*}} : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf16>
-// CHECK:           } {mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>]}
+// CHECK:           %[[ACC:.+]] = bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<64x64xf16>
+// CHECK:           %[[ZERO:.+]] = scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32) shared_outs(%{{.*}} = %[[ACC]])
+// CHECK:             vector.transfer_write {{.*}} : vector<8x2xf16>, tensor<8x2xf16>
+// CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>], orchestra.gpu_barrier_after}
+// CHECK:           scf.for %{{.*}} = %c0 to %c64 step %c32 iter_args(%{{.*}} = %[[ZERO]])
+// CHECK:             bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<64x32xf16>
+// CHECK:             bufferization.materialize_in_destination {{.*}} : (tensor<64x32xf16>, tensor<64x32xf16>)
+// CHECK:             bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<32x64xf16>
+// CHECK:             bufferization.materialize_in_destination {{.*}} : (tensor<32x64xf16>, tensor<32x64xf16>)
+// CHECK:             scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (2, 4)
+// CHECK:               vector.contract {{.*}} : vector<32x32xf16>, vector<32x16xf16> into vector<32x16xf16>
+// CHECK:             } {mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>], orchestra.gpu_mma_warps}
+// CHECK:           } {orchestra.gpu_k_loop}
 // CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
 // CHECK:             arith.maximumf {{.*}} : vector<8x2xf16>
 // CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]}
-// CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+// CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>], orchestra.gpu_k_stages = 2 : i64}
 module {
   func.func @matmul_bias_relu(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>, %bias: tensor<256xf16>) -> tensor<128x256xf16> {
     %zero = arith.constant 0.0 : f16

@@ -24,9 +24,7 @@ static constexpr StringLiteral kFusionRootPrefix = "orchestra.fusion_root";
 static constexpr StringLiteral kFusionProducer = "orchestra.fusion_producer";
 static constexpr StringLiteral kRecipe = "orchestra.gpu_recipe";
 static constexpr StringLiteral kMma = "orchestra.gpu_mma";
-
-/// The tensor-core steps of the strategy: m16n8k16.
-static constexpr int64_t kMmaK = 16;
+static constexpr StringLiteral kKStages = "orchestra.gpu_k_stages";
 
 static bool isFusionRoot(Operation *op) {
   return llvm::any_of(op->getAttrs(), [](NamedAttribute attr) {
@@ -35,11 +33,12 @@ static bool isFusionRoot(Operation *op) {
 }
 
 /// Whether `matmul` maps onto m16n8k16 tensor-core steps within block tiles
-/// of `blockM` x `blockN`: f16 operands, an f16 or f32 accumulator, the
-/// default (row-major, untransposed) indexing maps and divisible static
-/// sizes, with its accumulator initialized by a `linalg.fill`.
+/// of `blockM` x `blockN` and K steps of `blockK`: f16 operands, an f16 or
+/// f32 accumulator, the default (row-major, untransposed) indexing maps and
+/// divisible static sizes, with its accumulator initialized by a
+/// `linalg.fill`.
 static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
-                               int64_t blockN) {
+                               int64_t blockN, int64_t blockK) {
   if (matmul.getIndexingMapsArray() !=
       linalg::MatmulOp::getDefaultIndexingMaps(matmul.getContext()))
     return false;
@@ -56,7 +55,7 @@ static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
       !(out.getElementType().isF16() || out.getElementType().isF32()))
     return false;
   int64_t m = out.getDimSize(0), n = out.getDimSize(1), k = lhs.getDimSize(1);
-  if (m % blockM != 0 || n % blockN != 0 || k % kMmaK != 0)
+  if (m % blockM != 0 || n % blockN != 0 || k % blockK != 0)
     return false;
   return matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>() != nullptr;
 }
@@ -102,12 +101,19 @@ public:
   using NVIDIASelectRecipesBase::NVIDIASelectRecipesBase;
 
   void runOnOperation() override {
-    if (mmaBlockM <= 0 || mmaBlockN <= 0 || mmaBlockM % 16 != 0 ||
-        mmaBlockN % 8 != 0) {
+    if (mmaStages < 1 || mmaStages > 3) {
       getOperation().emitError()
-          << "mma-block-m must be a positive multiple of 16 and mma-block-n "
-             "of 8, got "
-          << mmaBlockM << " and " << mmaBlockN;
+          << "mma-stages must be 1, 2 or 3 (the stage counts the strategy "
+             "has pipelines for), got "
+          << mmaStages;
+      return signalPassFailure();
+    }
+    if (mmaBlockM <= 0 || mmaBlockN <= 0 || mmaBlockK <= 0 ||
+        mmaBlockM % 16 != 0 || mmaBlockN % 8 != 0 || mmaBlockK % 16 != 0) {
+      getOperation().emitError()
+          << "mma-block-m and mma-block-k must be positive multiples of 16 "
+             "and mma-block-n of 8, got "
+          << mmaBlockM << ", " << mmaBlockK << " and " << mmaBlockN;
       return signalPassFailure();
     }
     MLIRContext *ctx = &getContext();
@@ -137,12 +143,23 @@ public:
       });
       std::string recipe = "simt";
       if (matmuls.size() == 1 && !otherFills &&
-          isTensorCoreMatmul(matmuls.front(), mmaBlockM, mmaBlockN)) {
+          isTensorCoreMatmul(matmuls.front(), mmaBlockM, mmaBlockN,
+                             mmaBlockK)) {
         auto rootOp = dyn_cast<linalg::LinalgOp>(root);
         if (root == matmuls.front().getOperation() ||
             (rootOp && isEpilogueOf(rootOp, matmuls.front()))) {
           recipe = "mma";
-          matmuls.front()->setAttr(kMma, UnitAttr::get(ctx));
+          linalg::MatmulOp matmul = matmuls.front();
+          matmul->setAttr(kMma, UnitAttr::get(ctx));
+          // The software pipeline of the K loop cannot have more stages
+          // than the loop has steps.
+          int64_t kSteps =
+              cast<RankedTensorType>(matmul.getInputs()[0].getType())
+                  .getDimSize(1) /
+              mmaBlockK;
+          root->setAttr(kKStages, IntegerAttr::get(
+                                      IntegerType::get(ctx, 64),
+                                      std::min(mmaStages.getValue(), kSteps)));
         }
       }
       root->setAttr(kRecipe, StringAttr::get(ctx, recipe));

@@ -1,7 +1,7 @@
 // RUN: orchestra-opt %s --split-input-file --orchestra-nvidia-select-recipes | FileCheck %s
 // RUN: not orchestra-opt %s --split-input-file --orchestra-nvidia-select-recipes=mma-block-m=24 2>&1 | FileCheck %s --check-prefix=BAD
 
-// BAD: mma-block-m must be a positive multiple of 16
+// BAD: mma-block-m and mma-block-k must be positive multiples of 16
 
 // An f16 matmul whose sizes divide the 64x64 block tiles, with an elementwise
 // epilogue: the tensor-core recipe. The accumulator gets its own empty
@@ -34,11 +34,11 @@ func.func @mma_epilogue(%a: tensor<128x32xf16>, %b: tensor<32x64xf16>) -> tensor
 // CHECK:         linalg.matmul
 // CHECK-SAME:      orchestra.gpu_mma
 // CHECK-SAME:      orchestra.gpu_recipe = "mma"
-func.func @mma_f32_accumulator(%a: tensor<64x16xf16>, %b: tensor<16x64xf16>) -> tensor<64x64xf32> {
+func.func @mma_f32_accumulator(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>) -> tensor<64x64xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x64xf32>
   %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
-  %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<64x16xf16>, tensor<16x64xf16>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<64x32xf16>, tensor<32x64xf16>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %m : tensor<64x64xf32>
 }
 
@@ -70,6 +70,22 @@ func.func @simt_odd_sizes(%a: tensor<100x16xf16>, %b: tensor<16x64xf16>) -> tens
   %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f16) outs(%e : tensor<100x64xf16>) -> tensor<100x64xf16>
   %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<100x16xf16>, tensor<16x64xf16>) outs(%f : tensor<100x64xf16>) -> tensor<100x64xf16>
   return %m : tensor<100x64xf16>
+}
+
+// -----
+
+// K not a multiple of the 32-deep K step the strategy stages in shared
+// memory.
+// CHECK-LABEL: func.func @simt_k_step
+// CHECK:         linalg.matmul
+// CHECK-NOT:       orchestra.gpu_mma
+// CHECK-SAME:      orchestra.gpu_recipe = "simt"
+func.func @simt_k_step(%a: tensor<64x48xf16>, %b: tensor<48x64xf16>) -> tensor<64x64xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<64x64xf16>
+  %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f16) outs(%e : tensor<64x64xf16>) -> tensor<64x64xf16>
+  %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<64x48xf16>, tensor<48x64xf16>) outs(%f : tensor<64x64xf16>) -> tensor<64x64xf16>
+  return %m : tensor<64x64xf16>
 }
 
 // -----

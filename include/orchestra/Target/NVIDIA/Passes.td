@@ -21,20 +21,32 @@ def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
     * `orchestra.gpu_recipe = "mma"` on a kernel's fusion root when the
       kernel computes a `linalg.matmul` the tensor cores can take: f16
       operands with an f16 or f32 accumulator, M and N multiples of the
-      block tile (`mma-block-m`, `mma-block-n`), K a multiple of 16, and a
+      block tile (`mma-block-m`, `mma-block-n`), K a multiple of the K step
+      the strategy stages in shared memory (`mma-block-k`), and a
       root that is the matmul or a rank-2 elementwise epilogue of the same
-      M x N; the matmul gets `orchestra.gpu_mma`;
+      M x N; the matmul gets `orchestra.gpu_mma`, and the root
+      `orchestra.gpu_k_stages`, the stages of the K loop's software
+      pipeline: `mma-stages`, or the number of K steps when there are
+      fewer;
     * `orchestra.gpu_recipe = "simt"` on every other fusion root (the SIMT
       path: every op in block and thread tiles of its own).
 
     The fusion root is the op `orchestra-outline-tasks` tagged
-    (`orchestra.fusion_root*`).
+    (`orchestra.fusion_root*`). The defaults of the options are the tiles of
+    `strategies/nvidia_gpu_common.mlir`; a script with other tiles needs
+    the same values here.
   }];
   let options = [
     Option<"mmaBlockM", "mma-block-m", "int64_t", /*default=*/"64",
            "rows of the strategy's tensor-core block tile">,
     Option<"mmaBlockN", "mma-block-n", "int64_t", /*default=*/"64",
            "columns of the strategy's tensor-core block tile">,
+    Option<"mmaStages", "mma-stages", "int64_t", /*default=*/"3",
+           "most stages of the software pipeline of a tensor-core K loop "
+           "(fewer when the loop has fewer steps)">,
+    Option<"mmaBlockK", "mma-block-k", "int64_t", /*default=*/"32",
+           "K step of the strategy's tensor-core K loop (the depth of the "
+           "operand tiles it stages in shared memory)">,
   ];
 }
 

@@ -46,4 +46,56 @@ def ParamFromAttrOp : TransformDialectOp<"orchestra.param_from_attr", [
   }];
 }
 
+class GPUBarrierOp<string mnemonic, string where> : TransformDialectOp<mnemonic, [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    TransformEachOpTrait,
+    TransformOpInterface]> {
+  let summary = "Places a block-wide barrier right " # where # " each payload op";
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter,
+        ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results,
+        ::mlir::transform::TransformState &state);
+  }];
+}
+
+def GPUBarrierBeforeOp
+    : GPUBarrierOp<"orchestra.gpu_barrier_before", "before"> {
+  let description = [{
+    Inserts a `gpu.barrier` immediately before every payload op of `target`.
+    See `transform.orchestra.gpu_barrier_after`.
+  }];
+}
+
+def GPUBarrierAfterOp
+    : GPUBarrierOp<"orchestra.gpu_barrier_after", "after"> {
+  let description = [{
+    Inserts a `gpu.barrier` immediately after every payload op of `target`.
+
+    A strategy that maps its parallel loops onto a GPU without the barriers
+    `transform.gpu.map_nested_forall_to_threads` would put after every loop
+    (`sync_after_distribute = false`) states with these ops where its block
+    must synchronize. The NVIDIA tensor-core recipe, for example, needs a
+    barrier before the warps read the operand tiles the block staged in
+    shared memory, one after they read them (before the next stage is
+    copied over them), and one after the K loop (before the epilogue reads
+    the accumulators):
+
+    ```mlir
+    transform.orchestra.gpu_barrier_before %warps : !transform.any_op
+    transform.orchestra.gpu_barrier_after %warps : !transform.any_op
+    transform.orchestra.gpu_barrier_after %k_loop : !transform.any_op
+    ```
+
+    Every payload op must be nested in a block-level `scf.forall` (mapped
+    to `#gpu.block<...>`), a `gpu.launch` or a `gpu.func`, where all the
+    threads of a block reach the barrier; otherwise the op emits a
+    silenceable failure naming the payload op. The handle is only read.
+  }];
+}
+
 #endif // ORCHESTRA_DIALECT_ORCHESTRA_TRANSFORMOPS_TD
