@@ -86,6 +86,7 @@ static std::string getNVIDIALoweringPipeline(StringRef arch, StringRef chip,
          "transform-interpreter{entry-point=" +
          entry +
          "lower_vectors},"
+         "func.func(nvgpu-optimize-shared-memory),"
          "convert-linalg-to-loops,"
          "orchestra-nvidia-sink-constant-buffers,"
          "gpu-launch-sink-index-computations,gpu-kernel-outlining,"

@@ -10,6 +10,17 @@
 // accumulator tile after the loop, before the barrier the epilogue waits on.
 // RUN: orchestra-opt %s --pass-pipeline='builtin.module(transform-preload-library{transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_hopper_strategy.mlir},orchestra-nvidia-select-recipes,transform-interpreter{entry-point=__orchestra_nvidia_hopper_strategy},canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,cse,canonicalize,orchestra-nvidia-copies-to-linalg,transform-interpreter{entry-point=__orchestra_nvidia_hopper_map_to_gpu},orchestra-nvidia-vector-to-mma,canonicalize,cse,transform-interpreter{entry-point=__orchestra_nvidia_hopper_lower_vectors})' | FileCheck %s
 
+// Then the shared tiles are swizzled (upstream nvgpu-optimize-shared-memory,
+// next in the arch's pipeline): the column of every 16-byte chunk is XORed
+// with bits of its row, in the copies and the ldmatrix reads alike, so that
+// the 8 rows an ldmatrix reads fall into different banks.
+// RUN: orchestra-opt %s --pass-pipeline='builtin.module(transform-preload-library{transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_hopper_strategy.mlir},orchestra-nvidia-select-recipes,transform-interpreter{entry-point=__orchestra_nvidia_hopper_strategy},canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,cse,canonicalize,orchestra-nvidia-copies-to-linalg,transform-interpreter{entry-point=__orchestra_nvidia_hopper_map_to_gpu},orchestra-nvidia-vector-to-mma,canonicalize,cse,transform-interpreter{entry-point=__orchestra_nvidia_hopper_lower_vectors},func.func(nvgpu-optimize-shared-memory))' | FileCheck %s --check-prefix=SWIZZLE
+// SWIZZLE:     scf.for
+// SWIZZLE:       arith.xori
+// SWIZZLE:       nvgpu.ldmatrix
+// SWIZZLE:       arith.xori
+// SWIZZLE:       nvgpu.device_async_copy
+
 // CHECK-LABEL: func.func @t0_matmul
 // CHECK:       gpu.launch
 // The block zeroes the accumulator tile, then waits.
