@@ -5,7 +5,8 @@
 // stages: the prologue issues steps 0-2, each iteration waits until at most
 // 2 groups are in flight (its own has landed) right before the barrier and
 // the first ldmatrix of the step, and issues step k+3 after the barrier
-// that ends the step; the peeled epilogue waits for 1, then 0 groups. The
+// that ends the step; the peeled epilogue's three steps wait for 2, 1, then
+// 0 groups in flight. The
 // accumulators stay in registers (iter_args) and reach the shared
 // accumulator tile after the loop, before the barrier the epilogue waits on.
 // RUN: orchestra-opt %s --pass-pipeline='builtin.module(transform-preload-library{transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_hopper_strategy.mlir},orchestra-nvidia-select-recipes,transform-interpreter{entry-point=__orchestra_nvidia_hopper_strategy},canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,cse,canonicalize,orchestra-nvidia-copies-to-linalg,transform-interpreter{entry-point=__orchestra_nvidia_hopper_map_to_gpu},orchestra-nvidia-vector-to-mma,canonicalize,cse,transform-interpreter{entry-point=__orchestra_nvidia_hopper_lower_vectors})' | FileCheck %s
