@@ -306,17 +306,42 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %mma_roots : !transform.any_op {
     ^bb0(%root: !transform.any_op):
+      // The tiles orchestra-nvidia-select-recipes chose for this kernel.
       %stages = transform.orchestra.param_from_attr
           %root["orchestra.gpu_k_stages"]
-          : (!transform.any_op) -> !transform.any_param
+          : (!transform.any_op) -> !transform.param<i64>
+      %tile_m = transform.orchestra.param_from_attr
+          %root["orchestra.gpu_tile_m"]
+          : (!transform.any_op) -> !transform.param<i64>
+      %tile_n = transform.orchestra.param_from_attr
+          %root["orchestra.gpu_tile_n"]
+          : (!transform.any_op) -> !transform.param<i64>
+      %warp_m = transform.orchestra.param_from_attr
+          %root["orchestra.gpu_warp_m"]
+          : (!transform.any_op) -> !transform.param<i64>
+      %warp_n = transform.orchestra.param_from_attr
+          %root["orchestra.gpu_warp_n"]
+          : (!transform.any_op) -> !transform.param<i64>
+      %rows_a = transform.orchestra.param_from_attr
+          %root["orchestra.gpu_copy_rows_a"]
+          : (!transform.any_op) -> !transform.param<i64>
+      %rows_b = transform.orchestra.param_from_attr
+          %root["orchestra.gpu_copy_rows_b"]
+          : (!transform.any_op) -> !transform.param<i64>
       %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [64, 64]
+          tile_sizes [%tile_m, %tile_n]
           (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+          : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+          -> (!transform.any_op, !transform.any_op)
       transform.include @nvidia_fuse_producers failures(propagate) (%forall)
           : (!transform.any_op) -> ()
+      // What stage 7 needs to know, on the block-level forall.
       transform.annotate %forall "orchestra.gpu_k_stages" = %stages
-          : !transform.any_op, !transform.any_param
+          : !transform.any_op, !transform.param<i64>
+      transform.annotate %forall "orchestra.gpu_copy_rows_a" = %rows_a
+          : !transform.any_op, !transform.param<i64>
+      transform.annotate %forall "orchestra.gpu_copy_rows_b" = %rows_b
+          : !transform.any_op, !transform.param<i64>
       %matmul = transform.structured.match ops{["linalg.matmul"]}
           attributes{orchestra.gpu_mma} in %forall
           : (!transform.any_op) -> !transform.any_op
@@ -343,11 +368,12 @@ module attributes {transform.with_named_sequence} {
           to #gpu.address_space<workgroup> %a : !transform.any_value
       %b_shared = transform.structured.promote_tensor
           to #gpu.address_space<workgroup> %b : !transform.any_value
-      // 8 warps of 32x16 outputs each.
+      // 2 x 4 warps (32x16 outputs each in 64x64 blocks, 64x32 in 128x128).
       %mw, %warps = transform.structured.tile_using_forall %mk
-          tile_sizes [32, 16]
+          tile_sizes [%warp_m, %warp_n]
           (mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>])
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+          : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+          -> (!transform.any_op, !transform.any_op)
       transform.annotate %warps "orchestra.gpu_mma_warps" : !transform.any_op
       transform.structured.vectorize %mw : !transform.any_op
       transform.structured.vectorize %fill_t : !transform.any_op
@@ -513,15 +539,43 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> ()
     transform.yield
   }
+  // Each thread copies `rows` x 16 bytes of an operand tile per K step, one
+  // 16-byte transfer per row.
+  transform.named_sequence @nvidia_copy_chunks(
+      %copy: !transform.any_op {transform.consumed},
+      %rows: !transform.param<i64> {transform.readonly}) {
+    %chunk, %threads = transform.structured.tile_using_forall %copy
+        tile_sizes [%rows, 8]
+        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+        : (!transform.any_op, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op)
+    transform.structured.vectorize %chunk : !transform.any_op
+    transform.apply_patterns to %threads {
+      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1
+          full_unroll = true
+    } : !transform.any_op
+    transform.apply_patterns to %threads {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
   transform.named_sequence @nvidia_stage_operands(
       %forall: !transform.any_op {transform.readonly}) {
+    // The A tile's copy comes first in the K loop, then the B tile's.
     %copies = transform.structured.match ops{["linalg.copy"]} in %forall
         : (!transform.any_op) -> !transform.any_op
-    %chunks, %copy_threads = transform.structured.tile_using_forall %copies
-        tile_sizes [1, 8]
-        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+    %copy_a, %copy_b = transform.split_handle %copies
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.structured.vectorize %chunks : !transform.any_op
+    %rows_a = transform.orchestra.param_from_attr
+        %forall["orchestra.gpu_copy_rows_a"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %rows_b = transform.orchestra.param_from_attr
+        %forall["orchestra.gpu_copy_rows_b"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.include @nvidia_copy_chunks failures(propagate)
+        (%copy_a, %rows_a) : (!transform.any_op, !transform.param<i64>) -> ()
+    transform.include @nvidia_copy_chunks failures(propagate)
+        (%copy_b, %rows_b) : (!transform.any_op, !transform.param<i64>) -> ()
     %zeroed = transform.structured.match
         attributes{orchestra.gpu_barrier_after} in %forall
         : (!transform.any_op) -> !transform.any_op

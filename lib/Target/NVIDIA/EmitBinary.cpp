@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -81,6 +82,17 @@ LogicalResult NVIDIAEmitBinaryPass::serialize(gpu::GPUModuleOp module,
                                               SymbolTable &symbols,
                                               orx::GpuModuleDesc &desc) {
   MLIRContext *ctx = &getContext();
+  // The symbol of a kernel's dynamic shared memory: a zero-sized shared
+  // array that the GPU lowering makes internal, which the NVPTX backend then
+  // demotes to a one-byte static array of the kernel. External, it is the
+  // `.extern .shared` array CUDA kernels address dynamic shared memory by.
+  module.walk([](LLVM::GlobalOp global) {
+    auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+    if (array && array.getNumElements() == 0 &&
+        global.getAddrSpace() ==
+            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared))
+      global.setLinkage(LLVM::Linkage::External);
+  });
   auto target =
       NVVM::NVVMTargetAttr::get(ctx, static_cast<int>(optLevel),
                                 "nvptx64-nvidia-cuda", chipName, features);
@@ -191,6 +203,16 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
                << "has a dynamic shared memory size that is not a constant";
       desc.dynamicSharedBytes = static_cast<uint32_t>(*value);
     }
+    // The shared-memory tiles orchestra-nvidia-workgroup-allocations placed
+    // in dynamic shared memory.
+    if (auto kernelModule =
+            SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(
+                launch, launch.getKernelModuleName()))
+      if (auto sizes = kernelModule->getAttrOfType<DictionaryAttr>(
+              orchestra::nvidia::kDynamicSharedMemoryAttr))
+        if (auto bytes = sizes.getAs<IntegerAttr>(launch.getKernelName()))
+          desc.dynamicSharedBytes =
+              std::max<uint32_t>(desc.dynamicSharedBytes, bytes.getInt());
     for (Value operand : launch.getKernelOperands()) {
       if (isa<MemRefType>(operand.getType())) {
         auto buffer = buffers.find(operand);

@@ -93,6 +93,15 @@ static void splitEmptyTensors(func::FuncOp func) {
   }
 }
 
+/// The SMs and the shared memory of a block on Hopper and Blackwell when the
+/// target description does not say.
+static constexpr int64_t kDefaultNumSMs = 132;
+static constexpr int64_t kDefaultSharedBytes = 227 * 1024;
+/// The threads of a tensor-core block; each copies 16 bytes (8 f16) of an
+/// operand tile per row chunk.
+static constexpr int64_t kBlockThreads = 256;
+static constexpr int64_t kChunkElements = 8;
+
 namespace {
 class NVIDIASelectRecipesPass
     : public orchestra::nvidia::impl::NVIDIASelectRecipesBase<
@@ -108,15 +117,30 @@ public:
           << mmaStages;
       return signalPassFailure();
     }
+    // 2 x 4 warps of m16n8 steps; every thread copies whole 16-byte chunks
+    // of each operand tile.
+    int64_t chunks = kBlockThreads * kChunkElements;
     if (mmaBlockM <= 0 || mmaBlockN <= 0 || mmaBlockK <= 0 ||
-        mmaBlockM % 16 != 0 || mmaBlockN % 8 != 0 || mmaBlockK % 16 != 0) {
+        mmaBlockM % 32 != 0 || mmaBlockN % 32 != 0 || mmaBlockK % 16 != 0 ||
+        (mmaBlockM * mmaBlockK) % chunks != 0 ||
+        (mmaBlockK * mmaBlockN) % chunks != 0) {
       getOperation().emitError()
-          << "mma-block-m and mma-block-k must be positive multiples of 16 "
-             "and mma-block-n of 8, got "
-          << mmaBlockM << ", " << mmaBlockK << " and " << mmaBlockN;
+          << "mma-block-m and mma-block-n must be positive multiples of 32, "
+             "mma-block-k of 16, and each operand tile (m x k, k x n) a "
+             "multiple of "
+          << chunks << " elements, got " << mmaBlockM << ", " << mmaBlockN
+          << " and " << mmaBlockK;
       return signalPassFailure();
     }
     MLIRContext *ctx = &getContext();
+    int64_t numSMs = kDefaultNumSMs, sharedBytes = kDefaultSharedBytes;
+    if (auto target =
+            getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target")) {
+      if (auto value = target.getAs<IntegerAttr>("num_sms"))
+        numSMs = value.getInt();
+      if (auto value = target.getAs<IntegerAttr>("shared_memory_bytes"))
+        sharedBytes = value.getInt();
+    }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       splitEmptyTensors(func);
       Operation *root = nullptr;
@@ -160,10 +184,52 @@ public:
           root->setAttr(kKStages, IntegerAttr::get(
                                       IntegerType::get(ctx, 64),
                                       std::min(mmaStages.getValue(), kSteps)));
+          setTiles(root, matmul, numSMs, sharedBytes);
         }
       }
       root->setAttr(kRecipe, StringAttr::get(ctx, recipe));
     }
+  }
+
+private:
+  /// Records the tiles of a tensor-core kernel on its root: the block tile
+  /// (`mma-block-m` x `mma-block-n`, or twice that in both dimensions when
+  /// it divides the matmul, the larger blocks still fill every SM and their
+  /// shared memory fits), the 2 x 4 warps' tiles, and the rows of each
+  /// thread's 16-byte chunks of the A and B tiles of a K step.
+  void setTiles(Operation *root, linalg::MatmulOp matmul, int64_t numSMs,
+                int64_t sharedBytes) {
+    auto out = cast<RankedTensorType>(matmul.getOutputs()[0].getType());
+    int64_t m = out.getDimSize(0), n = out.getDimSize(1);
+    int64_t accBytes = out.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t stages = root->getAttrOfType<IntegerAttr>(kKStages).getInt();
+    auto sharedFor = [&](int64_t bm, int64_t bn) {
+      // The operand tiles of every stage, and the accumulator tile when an
+      // epilogue reads it from shared memory.
+      int64_t bytes = stages * (bm + bn) * mmaBlockK * 2;
+      if (root != matmul.getOperation())
+        bytes += bm * bn * accBytes;
+      return bytes;
+    };
+    int64_t bm = mmaBlockM, bn = mmaBlockN;
+    if (mmaLargeBlocks && m % (2 * bm) == 0 && n % (2 * bn) == 0 &&
+        (m / (2 * bm)) * (n / (2 * bn)) >= numSMs &&
+        sharedFor(2 * bm, 2 * bn) <= sharedBytes) {
+      bm *= 2;
+      bn *= 2;
+    }
+    MLIRContext *ctx = &getContext();
+    auto set = [&](StringRef name, int64_t value) {
+      root->setAttr(name, IntegerAttr::get(IntegerType::get(ctx, 64), value));
+    };
+    set("orchestra.gpu_tile_m", bm);
+    set("orchestra.gpu_tile_n", bn);
+    set("orchestra.gpu_warp_m", bm / 2);
+    set("orchestra.gpu_warp_n", bn / 4);
+    set("orchestra.gpu_copy_rows_a",
+        bm * mmaBlockK / (kBlockThreads * kChunkElements));
+    set("orchestra.gpu_copy_rows_b",
+        mmaBlockK * bn / (kBlockThreads * kChunkElements));
   }
 };
 } // namespace

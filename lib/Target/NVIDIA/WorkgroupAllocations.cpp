@@ -6,9 +6,11 @@
 
 #include "orchestra/Target/NVIDIA/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::orchestra::nvidia {
 #define GEN_PASS_DEF_NVIDIAWORKGROUPALLOCATIONS
@@ -20,6 +22,23 @@ using namespace mlir;
 /// Shared-memory tiles are read with `ldmatrix`, whose row addresses must be
 /// 16-byte aligned.
 static constexpr int64_t kWorkgroupAlignment = 16;
+/// In dynamic shared memory, every tile starts on a 128-byte line: the XOR
+/// swizzle of `nvgpu-optimize-shared-memory` assumes it.
+static constexpr int64_t kDynamicTileAlignment = 128;
+/// The most static shared memory a CUDA kernel may declare; beyond it, a
+/// kernel's tiles live in dynamic shared memory, which the runtime enables
+/// per function (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+static constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
+static bool isWorkgroup(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+static int64_t getByteSize(MemRefType type) {
+  return type.getNumElements() * static_cast<int64_t>(llvm::divideCeil(
+                                     type.getElementTypeBitWidth(), 8));
+}
 
 namespace {
 class NVIDIAWorkgroupAllocationsPass
@@ -27,22 +46,49 @@ class NVIDIAWorkgroupAllocationsPass
           NVIDIAWorkgroupAllocationsPass> {
 public:
   void runOnOperation() override {
-    WalkResult result = getOperation().walk([&](gpu::GPUFuncOp func) {
+    gpu::GPUModuleOp module = getOperation();
+    SmallVector<NamedAttribute> dynamicSizes;
+    WalkResult result = module.walk([&](gpu::GPUFuncOp func) {
       if (!func.isKernel())
         return WalkResult::advance();
       SmallVector<memref::AllocOp> allocs;
       func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
       for (memref::AllocOp alloc : allocs)
-        if (failed(convert(func, alloc)))
+        if (failed(verify(func, alloc)))
           return WalkResult::interrupt();
+      SmallVector<memref::AllocOp> shared, other;
+      int64_t sharedBytes = 0;
+      for (memref::AllocOp alloc : allocs) {
+        if (!isWorkgroup(alloc.getType())) {
+          other.push_back(alloc);
+          continue;
+        }
+        shared.push_back(alloc);
+        sharedBytes = static_cast<int64_t>(
+                          llvm::alignTo(sharedBytes, kDynamicTileAlignment)) +
+                      getByteSize(alloc.getType());
+      }
+      if (sharedBytes > kMaxStaticSharedBytes) {
+        int64_t bytes = placeInDynamicSharedMemory(func, shared);
+        dynamicSizes.push_back(NamedAttribute(
+            func.getNameAttr(),
+            IntegerAttr::get(IntegerType::get(&getContext(), 64), bytes)));
+      } else {
+        other.append(shared.begin(), shared.end());
+      }
+      for (memref::AllocOp alloc : other)
+        makeAttribution(func, alloc);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    if (!dynamicSizes.empty())
+      module->setAttr(orchestra::nvidia::kDynamicSharedMemoryAttr,
+                      DictionaryAttr::get(&getContext(), dynamicSizes));
   }
 
 private:
-  LogicalResult convert(gpu::GPUFuncOp func, memref::AllocOp alloc) {
+  LogicalResult verify(gpu::GPUFuncOp func, memref::AllocOp alloc) {
     MemRefType type = alloc.getType();
     auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
     if (!space || space.getValue() == gpu::AddressSpace::Global)
@@ -56,8 +102,14 @@ private:
              << "allocates " << type << " inside GPU kernel @" << func.getName()
              << "; only static shapes with the identity layout can become "
                 "attributions";
+    return success();
+  }
+
+  /// Replaces `alloc` by a workgroup or private attribution of `func`.
+  void makeAttribution(gpu::GPUFuncOp func, memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
     BlockArgument buffer;
-    if (space.getValue() == gpu::AddressSpace::Workgroup) {
+    if (isWorkgroup(type)) {
       buffer = func.addWorkgroupAttribution(type, alloc.getLoc());
       func.setWorkgroupAttributionAttr(
           func.getNumWorkgroupAttributions() - 1,
@@ -67,12 +119,40 @@ private:
     } else {
       buffer = func.addPrivateAttribution(type, alloc.getLoc());
     }
+    replace(alloc, buffer);
+  }
+
+  /// Replaces the workgroup allocations `allocs` of `func` by views of its
+  /// dynamic shared memory, each on a 128-byte line; returns the bytes they
+  /// take.
+  int64_t placeInDynamicSharedMemory(gpu::GPUFuncOp func,
+                                     ArrayRef<memref::AllocOp> allocs) {
+    OpBuilder builder = OpBuilder::atBlockBegin(&func.getBody().front());
+    Location loc = func.getLoc();
+    auto bytesType = MemRefType::get(
+        {ShapedType::kDynamic}, builder.getI8Type(), AffineMap(),
+        gpu::AddressSpaceAttr::get(&getContext(),
+                                   gpu::AddressSpace::Workgroup));
+    Value base = gpu::DynamicSharedMemoryOp::create(builder, loc, bytesType);
+    int64_t offset = 0;
+    for (memref::AllocOp alloc : allocs) {
+      offset =
+          static_cast<int64_t>(llvm::alignTo(offset, kDynamicTileAlignment));
+      Value at = arith::ConstantIndexOp::create(builder, loc, offset);
+      Value view = memref::ViewOp::create(
+          builder, alloc.getLoc(), alloc.getType(), base, at, ValueRange());
+      offset += getByteSize(alloc.getType());
+      replace(alloc, view);
+    }
+    return offset;
+  }
+
+  static void replace(memref::AllocOp alloc, Value buffer) {
     for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
       if (isa<memref::DeallocOp>(user))
         user->erase();
     alloc.replaceAllUsesWith(buffer);
     alloc.erase();
-    return success();
   }
 };
 } // namespace

@@ -1,7 +1,7 @@
 // RUN: orchestra-opt %s --split-input-file --orchestra-nvidia-select-recipes | FileCheck %s
 // RUN: not orchestra-opt %s --split-input-file --orchestra-nvidia-select-recipes=mma-block-m=24 2>&1 | FileCheck %s --check-prefix=BAD
 
-// BAD: mma-block-m and mma-block-k must be positive multiples of 16
+// BAD: mma-block-m and mma-block-n must be positive multiples of 32, mma-block-k of 16
 
 // An f16 matmul whose sizes divide the 64x64 block tiles, with an elementwise
 // epilogue: the tensor-core recipe. The accumulator gets its own empty
@@ -13,7 +13,11 @@
 // CHECK:         linalg.matmul {orchestra.fusion_producer, orchestra.gpu_mma}
 // CHECK:         linalg.generic
 // CHECK-SAME:      outs(%[[E1]]
+// CHECK-SAME:      orchestra.gpu_copy_rows_a = 1 : i64, orchestra.gpu_copy_rows_b = 1 : i64
+// CHECK-SAME:      orchestra.gpu_k_stages = 1 : i64
 // CHECK-SAME:      orchestra.gpu_recipe = "mma"
+// CHECK-SAME:      orchestra.gpu_tile_m = 64 : i64, orchestra.gpu_tile_n = 64 : i64
+// CHECK-SAME:      orchestra.gpu_warp_m = 32 : i64, orchestra.gpu_warp_n = 16 : i64
 func.func @mma_epilogue(%a: tensor<128x32xf16>, %b: tensor<32x64xf16>) -> tensor<128x64xf16> {
   %zero = arith.constant 0.0 : f16
   %e = tensor.empty() : tensor<128x64xf16>
@@ -104,4 +108,74 @@ func.func @simt_reduction(%x: tensor<32x128xf32>) -> tensor<32xf32> {
     linalg.yield %s : f32
   } -> tensor<32xf32>
   return %r : tensor<32xf32>
+}
+
+// -----
+
+// 128x128 blocks where they divide the matmul and there are still as many
+// of them as SMs (4 here, from the target description), with 64x32 warp
+// tiles and two rows of 16-byte chunks per thread and operand tile.
+// CHECK-LABEL: func.func @large_blocks
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.gpu_copy_rows_a = 2 : i64, orchestra.gpu_copy_rows_b = 2 : i64
+// CHECK-SAME:      orchestra.gpu_k_stages = 3 : i64
+// CHECK-SAME:      orchestra.gpu_tile_m = 128 : i64, orchestra.gpu_tile_n = 128 : i64
+// CHECK-SAME:      orchestra.gpu_warp_m = 64 : i64, orchestra.gpu_warp_n = 32 : i64
+module attributes {orchestra.target = {arch = "nvidia_hopper", num_sms = 4 : i64}} {
+  func.func @large_blocks(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %zero : f32
+      linalg.yield %y : f32
+    } -> tensor<256x256xf32>
+    return %r : tensor<256x256xf32>
+  }
+}
+
+// -----
+
+// The same matmul on a device with 132 SMs (the default): four 128x128
+// blocks would leave most of them idle, so 64x64 blocks. And with too
+// little shared memory for the larger blocks (3 stages of 16 KB operand
+// tiles and a 64 KB f32 accumulator tile), also 64x64.
+// CHECK-LABEL: func.func @small_blocks_many_sms
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.gpu_tile_m = 64 : i64, orchestra.gpu_tile_n = 64 : i64
+module {
+  func.func @small_blocks_many_sms(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %zero : f32
+      linalg.yield %y : f32
+    } -> tensor<256x256xf32>
+    return %r : tensor<256x256xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @small_blocks_little_shared
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.gpu_tile_m = 64 : i64, orchestra.gpu_tile_n = 64 : i64
+module attributes {orchestra.target = {arch = "nvidia_hopper", num_sms = 4 : i64, shared_memory_bytes = 100000 : i64}} {
+  func.func @small_blocks_little_shared(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %zero : f32
+      linalg.yield %y : f32
+    } -> tensor<256x256xf32>
+    return %r : tensor<256x256xf32>
+  }
 }

@@ -27,6 +27,43 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Tiles beyond the 48 KB a kernel may declare statically (here 16384 + 36000 bytes)
+// live in dynamic shared memory: views of it, each on a 128-byte line, and
+// the bytes recorded for the kernel on its module (the launches get them).
+// CHECK-LABEL: gpu.module @big
+// CHECK-SAME:    attributes {orchestra.dynamic_shared_memory = {kernel = 52384 : i64}}
+// CHECK:         gpu.func @kernel
+// CHECK-SAME:      private(%[[LOCAL:.+]] : memref<4xf32, #gpu.address_space<private>>)
+// CHECK-NOT:       workgroup(
+// CHECK:           %[[BASE:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK:           %[[C0:.+]] = arith.constant 0 : index
+// CHECK:           %[[A:.+]] = memref.view %[[BASE]][%[[C0]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x64xf16, #gpu.address_space<workgroup>>
+// CHECK:           %[[C16384:.+]] = arith.constant 16384 : index
+// CHECK:           %[[B:.+]] = memref.view %[[BASE]][%[[C16384]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x3x1000xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT:       memref.alloc
+// CHECK:           memref.store %{{.*}}, %[[A]]
+// CHECK:           memref.store %{{.*}}, %[[B]]
+// CHECK:           memref.store %{{.*}}, %[[LOCAL]]
+module attributes {gpu.container_module} {
+  gpu.module @big {
+    gpu.func @kernel(%out: memref<4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %h = arith.constant 1.0 : f16
+      %f = arith.constant 1.0 : f32
+      %a = memref.alloc() : memref<2x64x64xf16, #gpu.address_space<workgroup>>
+      %b = memref.alloc() : memref<3x3x1000xf32, #gpu.address_space<workgroup>>
+      %local = memref.alloc() : memref<4xf32, #gpu.address_space<private>>
+      memref.store %h, %a[%c0, %c0, %c0] : memref<2x64x64xf16, #gpu.address_space<workgroup>>
+      memref.store %f, %b[%c0, %c0, %c0] : memref<3x3x1000xf32, #gpu.address_space<workgroup>>
+      memref.store %f, %local[%c0] : memref<4xf32, #gpu.address_space<private>>
+      memref.dealloc %a : memref<2x64x64xf16, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 module attributes {gpu.container_module} {
   gpu.module @k {
     gpu.func @kernel(%n: index) kernel {

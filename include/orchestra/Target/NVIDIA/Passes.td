@@ -27,7 +27,14 @@ def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
       M x N; the matmul gets `orchestra.gpu_mma`, and the root
       `orchestra.gpu_k_stages`, the stages of the K loop's software
       pipeline: `mma-stages`, or the number of K steps when there are
-      fewer;
+      fewer, and the tiles the script reads: the block tile
+      (`orchestra.gpu_tile_m`/`_n`: `mma-block-m` x `mma-block-n`, or
+      128 x 128 with the defaults when that divides the matmul, still gives
+      each of the target's `num_sms` a block and fits in its
+      `shared_memory_bytes`), the tile of each of the 2 x 4 warps
+      (`orchestra.gpu_warp_m`/`_n`) and the rows of each thread's 16-byte
+      chunks of the A and B tiles of a K step
+      (`orchestra.gpu_copy_rows_a`/`_b`);
     * `orchestra.gpu_recipe = "simt"` on every other fusion root (the SIMT
       path: every op in block and thread tiles of its own).
 
@@ -41,6 +48,9 @@ def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
            "rows of the strategy's tensor-core block tile">,
     Option<"mmaBlockN", "mma-block-n", "int64_t", /*default=*/"64",
            "columns of the strategy's tensor-core block tile">,
+    Option<"mmaLargeBlocks", "mma-large-blocks", "bool", /*default=*/"true",
+           "use block tiles twice as large in M and N where they divide the "
+           "matmul, still give every SM a block, and fit in shared memory">,
     Option<"mmaStages", "mma-stages", "int64_t", /*default=*/"3",
            "most stages of the software pipeline of a tensor-core K loop "
            "(fewer when the loop has fewer steps)">,
@@ -111,8 +121,19 @@ def NVIDIAWorkgroupAllocations : Pass<"orchestra-nvidia-workgroup-allocations",
     private attribution of the function and erases its deallocation, so that
     the NVVM lowering emits shared-memory globals and local arrays instead of
     device-side `malloc` calls. Any other allocation in a kernel is an error.
+
+    A kernel whose shared-memory tiles take more than the 48 KB a CUDA
+    kernel may declare statically gets them in dynamic shared memory
+    instead: views of `gpu.dynamic_shared_memory`, each on a 128-byte line.
+    The bytes are recorded per kernel in the module's
+    `orchestra.dynamic_shared_memory` dictionary, from which
+    `orchestra-nvidia-emit-binary` sets the dynamic shared memory of the
+    kernel's launches (the runtime raises the function's limit when it is
+    above 48 KB).
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def NVIDIAEmitBinary : Pass<"orchestra-nvidia-emit-binary",
