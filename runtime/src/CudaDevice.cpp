@@ -261,6 +261,30 @@ const CudaKernel *CudaDevice::prepareKernel(size_t binaryIndex,
     }
     result->scratch.push_back(scratch);
   }
+  for (size_t i = 0; i < result->desc->launches.size(); ++i) {
+    std::vector<CUdeviceptr> &maps = result->tensorMaps.emplace_back();
+    for (const GpuArgDesc &arg : result->desc->launches[i].args) {
+      if (arg.kind != GpuArgKind::TensorMap)
+        continue;
+      if (!driver.cuTensorMapEncodeTiled) {
+        error = what + ": launch " + std::to_string(i) + " ('" +
+                result->desc->launches[i].function +
+                "') takes a TMA tensor map, but the CUDA driver has no "
+                "cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver)";
+        kernels.erase({binaryIndex, symbol});
+        return nullptr;
+      }
+      CUdeviceptr map = 0;
+      if (!allocate(sizeof(CUtensorMap),
+                    "a tensor map of launch " + std::to_string(i) + " of " +
+                        what,
+                    map, error)) {
+        kernels.erase({binaryIndex, symbol});
+        return nullptr;
+      }
+      maps.push_back(map);
+    }
+  }
   kernel = std::move(result);
   return kernel.get();
 }
@@ -299,6 +323,40 @@ bool CudaDevice::prepareLaunches(const CudaKernel &kernel,
         prepared.params.push_back(arg.size == 4 ? arg.value & 0xffffffffu
                                                 : arg.value);
         break;
+      case GpuArgKind::TensorMap: {
+        const GpuTensorMapDesc &map = arg.tensorMap;
+        CUdeviceptr base;
+        if (map.source == GpuArgKind::Scratch) {
+          base = kernel.scratch[map.sourceIndex];
+        } else if (map.sourceIndex < buffers.size()) {
+          base = buffers[map.sourceIndex];
+        } else {
+          error = prepared.name + ": the tensor map of parameter " +
+                  std::to_string(j) + " describes buffer " +
+                  std::to_string(map.sourceIndex) + ", but the step has " +
+                  std::to_string(buffers.size()) + " values";
+          return false;
+        }
+        CUtensorMap &encoded = prepared.tensorMaps.emplace_back();
+        if (!driver.check(driver.cuTensorMapEncodeTiled(
+                              &encoded, static_cast<int>(map.dataType),
+                              map.rank, reinterpret_cast<void *>(base),
+                              map.globalDim, map.globalStrides, map.boxDim,
+                              map.elementStrides,
+                              static_cast<int>(map.interleave),
+                              static_cast<int>(map.swizzle),
+                              static_cast<int>(map.l2Promotion),
+                              static_cast<int>(map.oobFill)),
+                          "cuTensorMapEncodeTiled", error,
+                          prepared.name + ": the tensor map of parameter " +
+                              std::to_string(j) + " on " + description))
+          return false;
+        CUdeviceptr target =
+            kernel.tensorMaps[i][prepared.tensorMapTargets.size()];
+        prepared.tensorMapTargets.push_back(target);
+        prepared.params.push_back(target);
+        break;
+      }
       }
     }
     out.push_back(std::move(prepared));
@@ -316,6 +374,15 @@ bool CudaDevice::enqueueLaunches(const std::vector<CudaLaunch> &launches,
     params.clear();
     for (const uint64_t &param : launch.params)
       params.push_back(const_cast<uint64_t *>(&param));
+    // Tensor maps go to device memory first, in stream order.
+    for (size_t i = 0; i < launch.tensorMaps.size(); ++i)
+      if (!driver.check(
+              driver.cuMemcpyHtoDAsync(launch.tensorMapTargets[i],
+                                       &launch.tensorMaps[i],
+                                       sizeof(CUtensorMap), kernelStream),
+              "cuMemcpyHtoDAsync", error,
+              launch.name + ": copying a tensor map to " + description))
+        return false;
     if (!driver.check(
             driver.cuLaunchKernel(
                 launch.function, launch.grid[0], launch.grid[1], launch.grid[2],

@@ -51,6 +51,9 @@ struct CudaKernel {
   std::vector<CUfunction> functions;
   /// The device address of each of desc->scratchBytes.
   std::vector<CUdeviceptr> scratch;
+  /// For each launch, the device memory (128 bytes each) its tensor-map
+  /// parameters are copied into, in parameter order.
+  std::vector<std::vector<CUdeviceptr>> tensorMaps;
 };
 
 /// One kernel launch of a launch step with its parameters resolved.
@@ -63,6 +66,10 @@ struct CudaLaunch {
   /// 4-byte one in the low bytes, which come first on the little-endian hosts
   /// CUDA runs on).
   std::vector<uint64_t> params;
+  /// The tensor maps of its TensorMap parameters, encoded for this step's
+  /// buffers, and the device memory each is copied into before the launch.
+  std::vector<CUtensorMap> tensorMaps;
+  std::vector<CUdeviceptr> tensorMapTargets;
   /// "launch 0 ('matmul_kernel') of kernel 'orx_kernel_task0'".
   std::string name;
 };

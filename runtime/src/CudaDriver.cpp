@@ -82,6 +82,10 @@ static std::string resolveAll(void *handle, CudaDriver &d) {
   resolve(handle, "cuModuleGetFunction", d.cuModuleGetFunction, missing);
   resolve(handle, "cuFuncSetAttribute", d.cuFuncSetAttribute, missing);
   resolve(handle, "cuLaunchKernel", d.cuLaunchKernel, missing);
+  // Optional: drivers before CUDA 12 have no TMA.
+  d.cuTensorMapEncodeTiled =
+      reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(
+          ::dlsym(handle, "cuTensorMapEncodeTiled"));
   return missing;
 }
 

@@ -17,6 +17,7 @@
 #define ORCHESTRA_RT_CUDADRIVER_H
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 // The driver's opaque handle types, at global scope and with the names of
@@ -46,6 +47,11 @@ constexpr unsigned CU_MEMHOSTREGISTER_PORTABLE = 0x1;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+
+/// A TMA tensor map (`CUtensorMap`): 128 opaque bytes, 64-byte aligned.
+struct alignas(64) CUtensorMap {
+  unsigned long long opaque[16];
+};
 /// Dynamic shared memory a kernel may use without opting in.
 constexpr unsigned kDefaultMaxDynamicSharedBytes = 48 * 1024;
 
@@ -128,6 +134,13 @@ struct CudaDriver {
                              unsigned blockY, unsigned blockZ,
                              unsigned sharedBytes, CUstream stream,
                              void **kernelParams, void **extra) = nullptr;
+  /// Optional (CUDA 12 drivers): null when the driver has no TMA; only
+  /// kernels with tensor-map parameters need it.
+  CUresult (*cuTensorMapEncodeTiled)(
+      CUtensorMap *tensorMap, int dataType, uint32_t rank, void *globalAddress,
+      const uint64_t *globalDim, const uint64_t *globalStrides,
+      const uint32_t *boxDim, const uint32_t *elementStrides, int interleave,
+      int swizzle, int l2Promotion, int oobFill) = nullptr;
 };
 
 } // namespace orx

@@ -51,6 +51,25 @@ std::vector<uint8_t> orx::serializeGpuBundle(const GpuBundle &bundle) {
         w.u32(static_cast<uint32_t>(arg.kind));
         w.u64(arg.value);
         w.u32(arg.size);
+        if (arg.kind != GpuArgKind::TensorMap)
+          continue;
+        const GpuTensorMapDesc &map = arg.tensorMap;
+        w.u32(static_cast<uint32_t>(map.source));
+        w.u32(map.sourceIndex);
+        w.u32(map.dataType);
+        w.u32(map.rank);
+        for (uint64_t dim : map.globalDim)
+          w.u64(dim);
+        for (uint64_t stride : map.globalStrides)
+          w.u64(stride);
+        for (uint32_t dim : map.boxDim)
+          w.u32(dim);
+        for (uint32_t stride : map.elementStrides)
+          w.u32(stride);
+        w.u32(map.interleave);
+        w.u32(map.swizzle);
+        w.u32(map.l2Promotion);
+        w.u32(map.oobFill);
       }
     }
   }
@@ -66,9 +85,68 @@ static std::string at(const std::string &prefix, const char *field, size_t i) {
   return prefix + field + "[" + std::to_string(i) + "]";
 }
 
+/// Reads and checks the tensor map of a TensorMap parameter.
+static bool readTensorMap(ByteReader &r, GpuTensorMapDesc &map,
+                          const GpuKernelDesc &kernel,
+                          const std::string &what) {
+  uint32_t source;
+  if (!r.u32(source, what + ".source") ||
+      !r.u32(map.sourceIndex, what + ".source_index") ||
+      !r.u32(map.dataType, what + ".data_type") ||
+      !r.u32(map.rank, what + ".rank"))
+    return false;
+  for (uint64_t &dim : map.globalDim)
+    if (!r.u64(dim, what + ".global_dim"))
+      return false;
+  for (uint64_t &stride : map.globalStrides)
+    if (!r.u64(stride, what + ".global_strides"))
+      return false;
+  for (uint32_t &dim : map.boxDim)
+    if (!r.u32(dim, what + ".box_dim"))
+      return false;
+  for (uint32_t &stride : map.elementStrides)
+    if (!r.u32(stride, what + ".element_strides"))
+      return false;
+  if (!r.u32(map.interleave, what + ".interleave") ||
+      !r.u32(map.swizzle, what + ".swizzle") ||
+      !r.u32(map.l2Promotion, what + ".l2_promotion") ||
+      !r.u32(map.oobFill, what + ".oob_fill"))
+    return false;
+  if (source != static_cast<uint32_t>(GpuArgKind::Buffer) &&
+      source != static_cast<uint32_t>(GpuArgKind::Scratch))
+    return r.fail(what + ".source = " + std::to_string(source) +
+                  " is not a buffer or scratch buffer");
+  map.source = static_cast<GpuArgKind>(source);
+  if (map.source == GpuArgKind::Scratch &&
+      map.sourceIndex >= kernel.scratchBytes.size())
+    return r.fail(what + " names scratch buffer " +
+                  std::to_string(map.sourceIndex) + " of " +
+                  std::to_string(kernel.scratchBytes.size()));
+  if (map.rank < 1 || map.rank > 5)
+    return r.fail(what + ".rank = " + std::to_string(map.rank) +
+                  " (tensor maps have 1 to 5 dimensions)");
+  for (uint32_t i = 0; i < map.rank; ++i) {
+    if (map.globalDim[i] == 0)
+      return r.fail(what + " has an empty dimension " + std::to_string(i));
+    if (map.boxDim[i] == 0 || map.boxDim[i] > 256 ||
+        map.boxDim[i] > map.globalDim[i])
+      return r.fail(what + ".box_dim[" + std::to_string(i) +
+                    "] = " + std::to_string(map.boxDim[i]) +
+                    " (1 to 256, at most the dimension)");
+    if (map.elementStrides[i] == 0 || map.elementStrides[i] > 8)
+      return r.fail(what + ".element_strides[" + std::to_string(i) + "] = " +
+                    std::to_string(map.elementStrides[i]) + " (1 to 8)");
+    if (i > 0 && map.globalStrides[i - 1] % 16 != 0)
+      return r.fail(what + ".global_strides[" + std::to_string(i - 1) +
+                    "] = " + std::to_string(map.globalStrides[i - 1]) +
+                    " bytes is not a multiple of 16");
+  }
+  return true;
+}
+
 static bool readLaunch(ByteReader &r, GpuLaunchDesc &launch,
                        const GpuKernelDesc &kernel, size_t numModules,
-                       const std::string &what) {
+                       uint32_t version, const std::string &what) {
   if (!r.u32(launch.module, what + ".module") ||
       !r.str(launch.function, what + ".function"))
     return false;
@@ -105,10 +183,14 @@ static bool readLaunch(ByteReader &r, GpuLaunchDesc &launch,
     if (!r.u32(kind, argWhat + ".kind") || !r.u64(arg.value, argWhat) ||
         !r.u32(arg.size, argWhat + ".size"))
       return false;
-    if (kind > static_cast<uint32_t>(GpuArgKind::Immediate))
+    if (kind > static_cast<uint32_t>(GpuArgKind::TensorMap) ||
+        (version < 2 && kind == static_cast<uint32_t>(GpuArgKind::TensorMap)))
       return r.fail(argWhat + ".kind = " + std::to_string(kind) +
                     " is not a parameter kind");
     arg.kind = static_cast<GpuArgKind>(kind);
+    if (arg.kind == GpuArgKind::TensorMap &&
+        !readTensorMap(r, arg.tensorMap, kernel, argWhat + ".tensor_map"))
+      return false;
     if (arg.kind == GpuArgKind::Immediate ? (arg.size != 4 && arg.size != 8)
                                           : arg.size != 8)
       return r.fail(argWhat + ".size = " + std::to_string(arg.size) +
@@ -132,9 +214,9 @@ bool orx::parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
   }
   ByteReader r(data + sizeof(kBundleMagic), size - sizeof(kBundleMagic));
   uint32_t version = 0, n = 0;
-  if (r.u32(version, "version") && version != kGpuBundleVersion)
+  if (r.u32(version, "version") && (version < 1 || version > kGpuBundleVersion))
     r.fail("GPU module bundle version " + std::to_string(version) +
-           ", this runtime reads " + std::to_string(kGpuBundleVersion));
+           ", this runtime reads 1 to " + std::to_string(kGpuBundleVersion));
   if (r.ok() && r.str(out.chip, "chip") && r.count(n, kMinModule, "modules")) {
     out.modules.resize(n);
     for (uint32_t i = 0; i < n && r.ok(); ++i) {
@@ -163,7 +245,7 @@ bool orx::parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
         break;
       kernel.launches.resize(m);
       for (uint32_t j = 0; j < m && r.ok(); ++j)
-        readLaunch(r, kernel.launches[j], kernel, out.modules.size(),
+        readLaunch(r, kernel.launches[j], kernel, out.modules.size(), version,
                    at(what, ".launches", j));
     }
   }

@@ -346,6 +346,87 @@ TEST_F(CudaBackendTest, CpuAndGpu) {
   expectAllReleased();
 }
 
+/// A TMA tensor map of the whole vector in buffer `index` (f32, one box).
+GpuArgDesc vectorTensorMap(uint32_t index) {
+  GpuArgDesc arg{GpuArgKind::TensorMap, 0, 8};
+  arg.tensorMap.source = GpuArgKind::Buffer;
+  arg.tensorMap.sourceIndex = index;
+  arg.tensorMap.dataType = 7; // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+  arg.tensorMap.rank = 1;
+  arg.tensorMap.globalDim[0] = kVectorLength;
+  arg.tensorMap.boxDim[0] = kVectorLength;
+  return arg;
+}
+
+// A kernel that takes a tensor map of its input: the runtime encodes the map
+// for the step's buffer, copies it into device memory before the launch and
+// passes that device pointer (the simulated TMA load reads the map from
+// there, checks it, and copies the box).
+TEST_F(CudaBackendTest, TensorMapParameter) {
+  Artifact artifact = makeCpuGpuArtifact();
+  GpuBundle bundle = makeFakeBundle();
+  bundle.kernels[0].launches[0] =
+      gpuLaunch("fake_tma_copy_f32", {vectorTensorMap(0), buffer(2)});
+  artifact.binaries[1] = bundleBinary(bundle);
+  {
+    SessionPtr session = createSession(artifact);
+    ASSERT_TRUE(session);
+    // Its device memory is allocated with the kernel's other buffers.
+    std::vector<float> a = iota(3), b = iota(0);
+    std::vector<std::vector<float>> outputs(1,
+                                            std::vector<float>(kVectorLength));
+    Status status = runVectors(session.get(), {a, b}, outputs);
+    ASSERT_FALSE(status) << message(status);
+    // c = a (the TMA copy), so e = 2 * (2 * a + k).
+    std::vector<float> expected(kVectorLength);
+    for (size_t i = 0; i < kVectorLength; ++i)
+      expected[i] = 2 * (2 * a[i] + (100 + static_cast<float>(i)));
+    EXPECT_EQ(outputs[0], expected);
+    EXPECT_EQ(fake.query("tensor_maps"), 1);
+  }
+  expectAllReleased();
+}
+
+// The bundle reader checks what it can of a tensor map: here a row stride
+// that is not a multiple of 16 bytes.
+TEST_F(CudaBackendTest, TensorMapStridesChecked) {
+  GpuBundle bundle = makeFakeBundle();
+  GpuArgDesc map = vectorTensorMap(0);
+  map.tensorMap.rank = 2;
+  map.tensorMap.globalDim[1] = 2;
+  map.tensorMap.boxDim[1] = 1;
+  map.tensorMap.globalStrides[0] = 8;
+  bundle.kernels[0].launches[0] =
+      gpuLaunch("fake_tma_copy_f32", {map, buffer(2)});
+  std::vector<uint8_t> bytes = serializeGpuBundle(bundle);
+  GpuBundle parsed;
+  std::string error;
+  EXPECT_FALSE(parseGpuBundle(bytes.data(), bytes.size(), parsed, error));
+  EXPECT_EQ(error, "GPU module bundle: kernels[0].launches[0].args[0]"
+                   ".tensor_map.global_strides[0] = 8 bytes is not a "
+                   "multiple of 16");
+}
+
+// A tensor map the driver refuses (an unknown data type) fails session
+// creation, where the launches are prepared, with an error that names the
+// launch and the parameter.
+TEST_F(CudaBackendTest, TensorMapRefusedByTheDriver) {
+  Artifact artifact = makeCpuGpuArtifact();
+  GpuBundle bundle = makeFakeBundle();
+  GpuArgDesc map = vectorTensorMap(0);
+  map.tensorMap.dataType = 99;
+  bundle.kernels[0].launches[0] =
+      gpuLaunch("fake_tma_copy_f32", {map, buffer(2)});
+  artifact.binaries[1] = bundleBinary(bundle);
+  EXPECT_EQ(sessionError(artifact),
+            "step 2 ('add'): launch 0 ('fake_tma_copy_f32') of kernel "
+            "'orx_kernel_add': the tensor map of parameter 0 on device 'gpu0' "
+            "(nvidia_hopper, CUDA device 0: Fake GPU 0, sm_90): "
+            "cuTensorMapEncodeTiled failed: CUDA_ERROR_INVALID_VALUE (invalid "
+            "argument)");
+  expectAllReleased();
+}
+
 TEST_F(CudaBackendTest, GpuOnlyWithEntryInDeviceMemory) {
   Artifact a;
   a.producer = "runtime unit tests";

@@ -22,6 +22,23 @@ GpuArgDesc scratch(uint64_t index) { return {GpuArgKind::Scratch, index, 8}; }
 GpuArgDesc immediate(uint64_t bits, uint32_t size) {
   return {GpuArgKind::Immediate, bits, size};
 }
+/// A tensor map of a 256x512 f16 buffer, in 64x32 boxes.
+GpuArgDesc tensorMap(uint32_t bufferIndex) {
+  GpuArgDesc arg{GpuArgKind::TensorMap, 0, 8};
+  GpuTensorMapDesc &map = arg.tensorMap;
+  map.source = GpuArgKind::Buffer;
+  map.sourceIndex = bufferIndex;
+  map.dataType = 6;
+  map.rank = 2;
+  map.globalDim[0] = 512;
+  map.globalDim[1] = 256;
+  map.globalStrides[0] = 1024;
+  map.boxDim[0] = 32;
+  map.boxDim[1] = 64;
+  map.oobFill = 0;
+  map.l2Promotion = 2;
+  return arg;
+}
 
 /// Two modules (one with an image and PTX, one PTX only) and two kernels,
 /// one with two launches and scratch buffers, one with nothing.
@@ -47,7 +64,7 @@ GpuBundle makeBundle() {
   second.function = "reduce";
   second.block[0] = 32;
   second.block[1] = 32;
-  second.args = {scratch(0), buffer(1)};
+  second.args = {scratch(0), buffer(1), tensorMap(1)};
   matmul.launches = {first, second};
   GpuKernelDesc empty;
   empty.symbol = "orx_kernel_empty";
@@ -113,6 +130,19 @@ TEST(GpuBundleTest, RoundTrip) {
   EXPECT_EQ(launch.args[3].size, 4u);
   EXPECT_EQ(launch.args[4].value, 0x123456789abcdefull);
   EXPECT_EQ(matmul.launches[1].block[1], 32u);
+  ASSERT_EQ(matmul.launches[1].args.size(), 3u);
+  const GpuArgDesc &map = matmul.launches[1].args[2];
+  EXPECT_EQ(map.kind, GpuArgKind::TensorMap);
+  EXPECT_EQ(map.tensorMap.source, GpuArgKind::Buffer);
+  EXPECT_EQ(map.tensorMap.sourceIndex, 1u);
+  EXPECT_EQ(map.tensorMap.dataType, 6u);
+  EXPECT_EQ(map.tensorMap.rank, 2u);
+  EXPECT_EQ(map.tensorMap.globalDim[0], 512u);
+  EXPECT_EQ(map.tensorMap.globalDim[1], 256u);
+  EXPECT_EQ(map.tensorMap.globalStrides[0], 1024u);
+  EXPECT_EQ(map.tensorMap.boxDim[0], 32u);
+  EXPECT_EQ(map.tensorMap.boxDim[1], 64u);
+  EXPECT_EQ(map.tensorMap.l2Promotion, 2u);
   EXPECT_TRUE(parsed.kernels[1].launches.empty());
 
   // Writing what was read gives the same bytes.
@@ -142,10 +172,58 @@ TEST(GpuBundleTest, BadMagic) {
 
 TEST(GpuBundleTest, OtherVersion) {
   std::vector<uint8_t> bytes = serializeGpuBundle(makeBundle());
-  bytes[8] = 2;
+  bytes[8] = 3;
   EXPECT_EQ(parseError(bytes),
-            "GPU module bundle: GPU module bundle version 2, this runtime "
-            "reads 1");
+            "GPU module bundle: GPU module bundle version 3, this runtime "
+            "reads 1 to 2");
+  bytes[8] = 0;
+  EXPECT_EQ(parseError(bytes),
+            "GPU module bundle: GPU module bundle version 0, this runtime "
+            "reads 1 to 2");
+}
+
+// Version 1 had no tensor maps: its bundles still read, and a tensor map in
+// one is not a parameter kind.
+TEST(GpuBundleTest, Version1) {
+  GpuBundle bundle = makeBundle();
+  bundle.kernels[0].launches[1].args.pop_back();
+  std::vector<uint8_t> bytes = serializeGpuBundle(bundle);
+  bytes[8] = 1;
+  GpuBundle parsed;
+  std::string error;
+  EXPECT_TRUE(parseGpuBundle(bytes.data(), bytes.size(), parsed, error))
+      << error;
+  bytes = serializeGpuBundle(makeBundle());
+  bytes[8] = 1;
+  EXPECT_EQ(parseError(bytes),
+            "GPU module bundle: kernels[0].launches[1].args[2].kind = 3 is "
+            "not a parameter kind");
+}
+
+TEST(GpuBundleTest, BadTensorMaps) {
+  auto map = [](GpuBundle &bundle) -> GpuTensorMapDesc & {
+    return bundle.kernels[0].launches[1].args[2].tensorMap;
+  };
+  const std::string where =
+      "GPU module bundle: kernels[0].launches[1].args[2].tensor_map";
+  EXPECT_EQ(editError([&](GpuBundle &b) { map(b).rank = 0; }),
+            where + ".rank = 0 (tensor maps have 1 to 5 dimensions)");
+  EXPECT_EQ(editError([&](GpuBundle &b) { map(b).rank = 6; }),
+            where + ".rank = 6 (tensor maps have 1 to 5 dimensions)");
+  EXPECT_EQ(editError([&](GpuBundle &b) { map(b).globalDim[1] = 0; }),
+            where + " has an empty dimension 1");
+  EXPECT_EQ(editError([&](GpuBundle &b) { map(b).boxDim[0] = 257; }),
+            where + ".box_dim[0] = 257 (1 to 256, at most the dimension)");
+  EXPECT_EQ(editError([&](GpuBundle &b) { map(b).elementStrides[1] = 0; }),
+            where + ".element_strides[1] = 0 (1 to 8)");
+  EXPECT_EQ(editError([&](GpuBundle &b) {
+              map(b).source = GpuArgKind::Scratch;
+              map(b).sourceIndex = 2;
+            }),
+            where + " names scratch buffer 2 of 2");
+  EXPECT_EQ(
+      editError([&](GpuBundle &b) { map(b).source = GpuArgKind::Immediate; }),
+      where + ".source = 2 is not a buffer or scratch buffer");
 }
 
 TEST(GpuBundleTest, EveryTruncationFails) {

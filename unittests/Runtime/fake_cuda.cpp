@@ -226,8 +226,39 @@ float bitsToFloat(uint64_t bits) {
   return value;
 }
 
+/// The simulated tensor map: what cuTensorMapEncodeTiled was given, in the
+/// 128 bytes of a CUtensorMap.
+struct FakeTensorMap {
+  static constexpr uint64_t kMagic = 0x50414d524f534e54ull; // "TNSORMAP"
+  uint64_t magic;
+  uint64_t address;
+  uint32_t dataType, rank;
+  uint64_t globalDim[5];
+  uint32_t boxDim[5];
+  uint32_t swizzle;
+};
+static_assert(sizeof(FakeTensorMap) <= 128, "a CUtensorMap has 128 bytes");
+
 // The kernels of fake modules. A pointer outside device memory is an illegal
 // address, as on a GPU.
+
+/// (map, out): a TMA load of the first box of a 1-D f32 tensor map, which
+/// must be in device memory (where the runtime copies it), into out.
+CUresult tmaCopyF32(const Params &p) {
+  if (!isDeviceRange(p[0], 128))
+    return kIllegalAddress;
+  FakeTensorMap map;
+  std::memcpy(&map, reinterpret_cast<const void *>(p[0]), sizeof(map));
+  if (map.magic != FakeTensorMap::kMagic || map.rank != 1 ||
+      map.dataType != 7 /*FLOAT32*/)
+    return kIllegalAddress;
+  float *in = floats(map.address, map.globalDim[0]);
+  float *out = floats(p[1], map.boxDim[0]);
+  if (!in || !out || map.boxDim[0] > map.globalDim[0])
+    return kIllegalAddress;
+  std::memcpy(out, in, map.boxDim[0] * sizeof(float));
+  return kSuccess;
+}
 
 /// (a, b, c, n: i32): c = a + b.
 CUresult addF32(const Params &p) {
@@ -402,6 +433,7 @@ CUresult cuInit(unsigned flags) {
         {"fake_add_f32", {8, 8, 8, 4}, addF32},
         {"fake_scale_f32", {8, 8, 4, 8}, scaleF32},
         {"fake_fault", {}, fault},
+        {"fake_tma_copy_f32", {8, 8}, tmaCopyF32},
     };
   state().initialized = result == kSuccess;
   return result;
@@ -709,6 +741,40 @@ CUresult cuFuncSetAttribute(CUfunc_st *function, int attribute, int value) {
     return kInvalidValue;
   function->maxDynamicShared = value;
   count("set_attribute");
+  return kSuccess;
+}
+
+/// Checks what the real driver checks that the runtime controls: rank,
+/// a 16-byte aligned address inside device memory, non-zero dimensions,
+/// boxes of at most 256 elements, strides that are multiples of 16 bytes.
+CUresult cuTensorMapEncodeTiled(void *tensorMap, int dataType, uint32_t rank,
+                                void *globalAddress, const uint64_t *globalDim,
+                                const uint64_t *globalStrides,
+                                const uint32_t *boxDim,
+                                const uint32_t *elementStrides, int interleave,
+                                int swizzle, int l2Promotion, int oobFill) {
+  LOCKED;
+  uint64_t address = reinterpret_cast<uintptr_t>(globalAddress);
+  // CUtensorMapDataType has 13 values (UINT8 .. TFLOAT32_FTZ).
+  if (!tensorMap || dataType < 0 || dataType > 12 || rank < 1 || rank > 5 ||
+      address % 16 != 0 || !isDeviceRange(address, 1))
+    return kInvalidValue;
+  FakeTensorMap map{};
+  map.magic = FakeTensorMap::kMagic;
+  map.address = address;
+  map.dataType = static_cast<uint32_t>(dataType);
+  map.rank = rank;
+  map.swizzle = static_cast<uint32_t>(swizzle);
+  for (unsigned i = 0; i < rank; ++i) {
+    if (globalDim[i] == 0 || boxDim[i] == 0 || boxDim[i] > 256 ||
+        elementStrides[i] == 0 || (i > 0 && globalStrides[i - 1] % 16 != 0))
+      return kInvalidValue;
+    map.globalDim[i] = globalDim[i];
+    map.boxDim[i] = boxDim[i];
+  }
+  std::memset(tensorMap, 0, 128);
+  std::memcpy(tensorMap, &map, sizeof(map));
+  count("tensor_maps");
   return kSuccess;
 }
 

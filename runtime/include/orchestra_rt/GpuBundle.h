@@ -9,8 +9,9 @@
 // and PTX for NVIDIA), and for each task kernel of the plan the launches it
 // runs, in order, on its device's stream: the module function, the grid and
 // block sizes, the dynamic shared memory and what each kernel parameter is (a
-// buffer of the plan's launch step, a scratch buffer of the task, or an
-// immediate). docs/Artifact.md documents the layout.
+// buffer of the plan's launch step, a scratch buffer of the task, an
+// immediate, or a TMA tensor map of one of those buffers). docs/Artifact.md
+// documents the layout.
 //
 // Like Artifact.h this depends on the C++ standard library only.
 //
@@ -28,7 +29,8 @@ namespace orx {
 
 /// The BinaryDesc::format of a GPU module bundle.
 constexpr const char *kGpuBundleFormat = "gpu-module-bundle";
-constexpr uint32_t kGpuBundleVersion = 1;
+/// Version 2 added tensor-map parameters; readers accept 1 and 2.
+constexpr uint32_t kGpuBundleVersion = 2;
 
 /// One device module (one `gpu.module` of the compiler).
 struct GpuModuleDesc {
@@ -50,14 +52,48 @@ enum class GpuArgKind : uint32_t {
   Scratch = 1,
   /// `size` (4 or 8) little-endian bytes of `value`.
   Immediate = 2,
+  /// A TMA tensor map (`CUtensorMap`, 128 bytes) of a buffer, described by
+  /// `tensorMap`: the runtime encodes it for the buffer's device address
+  /// (`cuTensorMapEncodeTiled`), copies it into device memory ahead of the
+  /// launch on the launch's stream, and passes that device pointer.
+  TensorMap = 3,
+};
+
+/// A tiled TMA tensor map, in the driver's terms (`cuTensorMapEncodeTiled`):
+/// dimensions innermost first. The enums hold the driver's values.
+struct GpuTensorMapDesc {
+  /// The buffer the map describes: a Buffer or Scratch index.
+  GpuArgKind source = GpuArgKind::Buffer;
+  uint32_t sourceIndex = 0;
+  /// CUtensorMapDataType (e.g. 6 = FLOAT16, 7 = FLOAT32, 9 = BFLOAT16).
+  uint32_t dataType = 0;
+  /// 1 to 5.
+  uint32_t rank = 0;
+  /// Elements per dimension; entries past `rank` are unused.
+  uint64_t globalDim[5] = {1, 1, 1, 1, 1};
+  /// Bytes between consecutive elements of dimensions 1 .. rank-1
+  /// (dimension 0 is contiguous); multiples of 16.
+  uint64_t globalStrides[4] = {0, 0, 0, 0};
+  /// Elements of the box one copy moves, per dimension (at most 256 each).
+  uint32_t boxDim[5] = {1, 1, 1, 1, 1};
+  uint32_t elementStrides[5] = {1, 1, 1, 1, 1};
+  /// CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+  /// CUtensorMapFloatOOBfill.
+  uint32_t interleave = 0;
+  uint32_t swizzle = 0;
+  uint32_t l2Promotion = 0;
+  uint32_t oobFill = 0;
 };
 
 struct GpuArgDesc {
   GpuArgKind kind = GpuArgKind::Buffer;
-  /// Buffer/Scratch: the index; Immediate: the bits.
+  /// Buffer/Scratch: the index; Immediate: the bits; TensorMap: unused.
   uint64_t value = 0;
-  /// Bytes of the parameter: 8 for pointers, 4 or 8 for immediates.
+  /// Bytes of the parameter: 8 for pointers (tensor maps included), 4 or 8
+  /// for immediates.
   uint32_t size = 8;
+  /// TensorMap: the map.
+  GpuTensorMapDesc tensorMap;
 };
 
 /// One kernel launch.
@@ -96,7 +132,9 @@ std::vector<uint8_t> serializeGpuBundle(const GpuBundle &bundle);
 /// Reads and validates a bundle: magic and version, every count against the
 /// bytes left, module indices, scratch indices, non-zero grid and block
 /// sizes, at most 1024 threads per block, immediate sizes of 4 or 8 bytes, a
-/// module with neither an image nor PTX. Returns false with `error` set.
+/// module with neither an image nor PTX, tensor maps (rank 1-5, a Buffer or
+/// in-range Scratch source, non-zero dimensions, boxes of 1-256 elements,
+/// strides that are multiples of 16 bytes). Returns false with `error` set.
 bool parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
                     std::string &error);
 
