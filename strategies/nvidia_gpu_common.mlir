@@ -25,7 +25,10 @@
 //     stages (3, fewer for short K loops): the copies of step k+S are issued
 //     while step k computes, and each step waits for its group right before
 //     its first use. The epilogue reads the accumulator tile, vectorized
-//     over the block's 256 threads;
+//     over the block's 256 threads. Kernels with `orchestra.gpu_tma = 1`
+//     (Blackwell, or Hopper with `tma = true`) stage the tiles with TMA
+//     loads and one mbarrier per stage instead
+//     (`transform.orchestra.nvidia_tma_k_loop`, @nvidia_stage_operands_tma);
 //   * SIMT (everything else, f32 matmuls included): every structured op in
 //     block tiles of its own, sized by how many of its leading loops are
 //     parallel (Nx1x8x32, 1x8x32, 32x64 or 256), each over 256 threads
@@ -328,6 +331,8 @@ module attributes {transform.with_named_sequence} {
       %rows_b = transform.orchestra.param_from_attr
           %root["orchestra.gpu_copy_rows_b"]
           : (!transform.any_op) -> !transform.param<i64>
+      %tma = transform.orchestra.param_from_attr %root["orchestra.gpu_tma"]
+          : (!transform.any_op) -> !transform.param<i64>
       %tiled, %forall = transform.structured.tile_using_forall %root
           tile_sizes [%tile_m, %tile_n]
           (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
@@ -341,6 +346,8 @@ module attributes {transform.with_named_sequence} {
       transform.annotate %forall "orchestra.gpu_copy_rows_a" = %rows_a
           : !transform.any_op, !transform.param<i64>
       transform.annotate %forall "orchestra.gpu_copy_rows_b" = %rows_b
+          : !transform.any_op, !transform.param<i64>
+      transform.annotate %forall "orchestra.gpu_tma" = %tma
           : !transform.any_op, !transform.param<i64>
       %matmul = transform.structured.match ops{["linalg.matmul"]}
           attributes{orchestra.gpu_mma} in %forall
@@ -559,23 +566,9 @@ module attributes {transform.with_named_sequence} {
     } : !transform.any_op
     transform.yield
   }
-  transform.named_sequence @nvidia_stage_operands(
+  // The barriers of a tensor-core kernel.
+  transform.named_sequence @nvidia_stage_barriers(
       %forall: !transform.any_op {transform.readonly}) {
-    // The A tile's copy comes first in the K loop, then the B tile's.
-    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
-        : (!transform.any_op) -> !transform.any_op
-    %copy_a, %copy_b = transform.split_handle %copies
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %rows_a = transform.orchestra.param_from_attr
-        %forall["orchestra.gpu_copy_rows_a"]
-        : (!transform.any_op) -> !transform.param<i64>
-    %rows_b = transform.orchestra.param_from_attr
-        %forall["orchestra.gpu_copy_rows_b"]
-        : (!transform.any_op) -> !transform.param<i64>
-    transform.include @nvidia_copy_chunks failures(propagate)
-        (%copy_a, %rows_a) : (!transform.any_op, !transform.param<i64>) -> ()
-    transform.include @nvidia_copy_chunks failures(propagate)
-        (%copy_b, %rows_b) : (!transform.any_op, !transform.param<i64>) -> ()
     %zeroed = transform.structured.match
         attributes{orchestra.gpu_barrier_after} in %forall
         : (!transform.any_op) -> !transform.any_op
@@ -591,6 +584,94 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.orchestra.gpu_barrier_after %k_loops : !transform.any_op
     transform.yield
+  }
+  // cp.async kernels: the A tile's copy comes first in the K loop, then the
+  // B tile's; each thread copies its rows of 16-byte chunks.
+  transform.named_sequence @nvidia_stage_operands(
+      %forall: !transform.any_op {transform.readonly}) {
+    transform.include @nvidia_stage_barriers failures(propagate) (%forall)
+        : (!transform.any_op) -> ()
+    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    %copy_a, %copy_b = transform.split_handle %copies
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %rows_a = transform.orchestra.param_from_attr
+        %forall["orchestra.gpu_copy_rows_a"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %rows_b = transform.orchestra.param_from_attr
+        %forall["orchestra.gpu_copy_rows_b"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.include @nvidia_copy_chunks failures(propagate)
+        (%copy_a, %rows_a) : (!transform.any_op, !transform.param<i64>) -> ()
+    transform.include @nvidia_copy_chunks failures(propagate)
+        (%copy_b, %rows_b) : (!transform.any_op, !transform.param<i64>) -> ()
+    transform.yield
+  }
+  // TMA kernels: the K loop's copies become TMA loads into the stage
+  // buffers, with one mbarrier per stage
+  // (`transform.orchestra.nvidia_tma_k_loop`, after the barriers, which it
+  // relies on). The loop then needs no software pipelining of cp.async
+  // copies: the kernel is marked as having a 1-stage one.
+  transform.named_sequence @nvidia_stage_operands_tma(
+      %forall: !transform.any_op {transform.readonly}) {
+    transform.include @nvidia_stage_barriers failures(propagate) (%forall)
+        : (!transform.any_op) -> ()
+    %k_loops = transform.structured.match
+        attributes{orchestra.gpu_k_loop} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %k_loops : !transform.any_op
+    %one = transform.param.constant 1 : i64 -> !transform.any_param
+    transform.annotate %forall "orchestra.gpu_k_stages" = %one
+        : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @nvidia_stage_operands_tma_3(
+      %forall: !transform.any_op {transform.readonly}) {
+    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %copies : !transform.any_op {
+    ^bb0(%copy: !transform.any_op):
+      transform.include @nvidia_multibuffer_3 failures(propagate) (%copy)
+          : (!transform.any_op) -> ()
+    }
+    transform.include @nvidia_stage_operands_tma failures(propagate)
+        (%forall) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @nvidia_stage_operands_tma_2(
+      %forall: !transform.any_op {transform.readonly}) {
+    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %copies : !transform.any_op {
+    ^bb0(%copy: !transform.any_op):
+      transform.include @nvidia_multibuffer_2 failures(propagate) (%copy)
+          : (!transform.any_op) -> ()
+    }
+    transform.include @nvidia_stage_operands_tma failures(propagate)
+        (%forall) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  // A tensor-core kernel with 3 or 2 stages whose operand tiles the Tensor
+  // Memory Accelerator copies (`orchestra.gpu_tma = 1`).
+  transform.named_sequence @nvidia_match_mma_block_tma_3(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %forall = transform.include @nvidia_match_mma_block_3 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %tma = transform.orchestra.param_from_attr %forall["orchestra.gpu_tma"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %one = transform.param.constant 1 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %tma, %one : !transform.param<i64>
+    transform.yield %forall : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_mma_block_tma_2(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %forall = transform.include @nvidia_match_mma_block_2 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %tma = transform.orchestra.param_from_attr %forall["orchestra.gpu_tma"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %one = transform.param.constant 1 : i64 -> !transform.param<i64>
+    transform.match.param.cmpi eq %tma, %one : !transform.param<i64>
+    transform.yield %forall : !transform.any_op
   }
   // Other kernels: a barrier after every loop mapped to threads.
   transform.named_sequence @nvidia_launch(
@@ -660,6 +741,8 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.bufferization.buffer_loop_hoisting %func : !transform.any_op
     %staged = transform.foreach_match in %func
+        @nvidia_match_mma_block_tma_3 -> @nvidia_stage_operands_tma_3,
+        @nvidia_match_mma_block_tma_2 -> @nvidia_stage_operands_tma_2,
         @nvidia_match_mma_block_3 -> @nvidia_stage_operands_3,
         @nvidia_match_mma_block_2 -> @nvidia_stage_operands_2,
         @nvidia_match_mma_block_any -> @nvidia_stage_operands

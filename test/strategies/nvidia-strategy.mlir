@@ -29,7 +29,9 @@
 // CHECK:           scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (8, 32)
 // CHECK:             arith.maximumf {{.*}} : vector<8x2xf16>
 // CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]}
-// CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>], orchestra.gpu_copy_rows_a = 1 : i64, orchestra.gpu_copy_rows_b = 1 : i64, orchestra.gpu_k_stages = 2 : i64}
+// CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>], orchestra.gpu_copy_rows_a = 1 : i64, orchestra.gpu_copy_rows_b = 1 : i64, orchestra.gpu_k_stages = 2 : i64
+// (These modules name no target: cp.async staging, no TMA.)
+// CHECK-SAME:      orchestra.gpu_tma = 0 : i64}
 module {
   func.func @matmul_bias_relu(%a: tensor<128x64xf16>, %b: tensor<64x256xf16>, %bias: tensor<256xf16>) -> tensor<128x256xf16> {
     %zero = arith.constant 0.0 : f16

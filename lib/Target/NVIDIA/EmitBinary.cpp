@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -62,6 +63,9 @@ public:
 
 private:
   /// Serializes `module` to PTX and (if `ptxas` is available) a cubin.
+  FailureOr<orx::GpuArgDesc>
+  recordTensorMap(nvgpu::TmaCreateDescriptorOp create,
+                  const DenseMap<Value, orx::GpuArgDesc> &buffers);
   LogicalResult serialize(gpu::GPUModuleOp module, StringRef chipName,
                           SymbolTable &symbols, orx::GpuModuleDesc &desc);
   /// Records the launches of the host function `func`.
@@ -124,6 +128,88 @@ LogicalResult NVIDIAEmitBinaryPass::serialize(gpu::GPUModuleOp module,
   return success();
 }
 
+/// The driver's CUtensorMapDataType of `type`, if TMA can copy it.
+static std::optional<uint32_t> getTensorMapDataType(Type type) {
+  if (type.isF16())
+    return 6;
+  if (type.isF32())
+    return 7;
+  if (type.isF64())
+    return 8;
+  if (type.isBF16())
+    return 9;
+  if (type.isInteger(8))
+    return 0;
+  if (type.isInteger(16))
+    return 1;
+  if (type.isInteger(32))
+    return 3;
+  if (type.isInteger(64))
+    return 5;
+  return std::nullopt;
+}
+
+FailureOr<orx::GpuArgDesc> NVIDIAEmitBinaryPass::recordTensorMap(
+    nvgpu::TmaCreateDescriptorOp create,
+    const DenseMap<Value, orx::GpuArgDesc> &buffers) {
+  auto cast = create.getTensor().getDefiningOp<memref::CastOp>();
+  auto source =
+      cast ? dyn_cast<MemRefType>(cast.getSource().getType()) : MemRefType();
+  auto buffer = cast ? buffers.find(cast.getSource()) : buffers.end();
+  if (!source || buffer == buffers.end() ||
+      buffer->second.kind == orx::GpuArgKind::Immediate ||
+      buffer->second.kind == orx::GpuArgKind::TensorMap ||
+      !source.hasStaticShape() || !source.getLayout().isIdentity() ||
+      source.getRank() < 1 || source.getRank() > 5)
+    return create.emitOpError()
+           << "describes something other than a whole buffer of the task "
+              "with a static shape, an identity layout and 1 to 5 "
+              "dimensions";
+  std::optional<uint32_t> dataType =
+      getTensorMapDataType(source.getElementType());
+  if (!dataType)
+    return create.emitOpError()
+           << "describes elements of type " << source.getElementType()
+           << ", which TMA does not copy";
+  auto type = create.getTensorMap().getType();
+  orx::GpuArgDesc arg;
+  arg.kind = orx::GpuArgKind::TensorMap;
+  arg.size = 8;
+  orx::GpuTensorMapDesc &map = arg.tensorMap;
+  map.source = buffer->second.kind;
+  map.sourceIndex = static_cast<uint32_t>(buffer->second.value);
+  map.dataType = *dataType;
+  int64_t rank = source.getRank();
+  map.rank = static_cast<uint32_t>(rank);
+  int64_t elementBytes = source.getElementTypeBitWidth() / 8;
+  // The driver's dimensions are innermost first.
+  ArrayRef<int64_t> shape = source.getShape();
+  int64_t stride = elementBytes;
+  for (int64_t i = 0; i < rank; ++i) {
+    map.globalDim[i] = static_cast<uint64_t>(shape[rank - 1 - i]);
+    if (i > 0)
+      map.globalStrides[i - 1] = static_cast<uint64_t>(stride);
+    stride *= shape[rank - 1 - i];
+  }
+  if (static_cast<int64_t>(create.getBoxDimensions().size()) != rank)
+    return create.emitOpError()
+           << "has " << create.getBoxDimensions().size()
+           << " box dimensions for a rank-" << rank << " buffer";
+  for (int64_t i = 0; i < rank; ++i) {
+    std::optional<int64_t> box =
+        getConstantIntValue(create.getBoxDimensions()[rank - 1 - i]);
+    if (!box || *box < 1 || *box > 256)
+      return create.emitOpError()
+             << "has a box dimension that is not a constant from 1 to 256";
+    map.boxDim[i] = static_cast<uint32_t>(*box);
+  }
+  map.interleave = static_cast<uint32_t>(type.getInterleave());
+  map.swizzle = static_cast<uint32_t>(type.getSwizzle());
+  map.l2Promotion = static_cast<uint32_t>(type.getL2promo());
+  map.oobFill = static_cast<uint32_t>(type.getOob());
+  return arg;
+}
+
 LogicalResult
 NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
                                    const llvm::StringMap<uint32_t> &moduleIndex,
@@ -160,6 +246,24 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
       buffers[alloc] = {orx::GpuArgKind::Scratch, kernel.scratchBytes.size(),
                         8};
       kernel.scratchBytes.push_back(getByteSize(type));
+      continue;
+    }
+    // TMA descriptors: the runtime encodes them for their buffer.
+    if (auto create = dyn_cast<nvgpu::TmaCreateDescriptorOp>(op)) {
+      FailureOr<orx::GpuArgDesc> map = recordTensorMap(create, buffers);
+      if (failed(map))
+        return failure();
+      buffers[create.getTensorMap()] = *map;
+      continue;
+    }
+    if (auto cast = dyn_cast<UnrealizedConversionCastOp>(op)) {
+      auto map = cast->getNumOperands() == 1 && cast->getNumResults() == 1
+                     ? buffers.find(cast.getOperand(0))
+                     : buffers.end();
+      if (map == buffers.end() ||
+          map->second.kind != orx::GpuArgKind::TensorMap)
+        return notMapped(cast);
+      buffers[cast.getResult(0)] = map->second;
       continue;
     }
     // Views that keep the base address: the kernel gets the base buffer.
@@ -214,6 +318,12 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
           desc.dynamicSharedBytes =
               std::max<uint32_t>(desc.dynamicSharedBytes, bytes.getInt());
     for (Value operand : launch.getKernelOperands()) {
+      auto map = buffers.find(operand);
+      if (map != buffers.end() &&
+          map->second.kind == orx::GpuArgKind::TensorMap) {
+        desc.args.push_back(map->second);
+        continue;
+      }
       if (isa<MemRefType>(operand.getType())) {
         auto buffer = buffers.find(operand);
         if (buffer == buffers.end())

@@ -15,7 +15,8 @@ using namespace mlir::orchestra;
 
 /// Returns the keys Hopper and Blackwell share; `sms` lists the accepted
 /// `sm` values, the first being the default.
-static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms) {
+static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms,
+                                                bool tmaByDefault) {
   std::string smDefault = sms.front();
   return {
       {"sm", TargetKeyType::String, /*required=*/false,
@@ -24,8 +25,10 @@ static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms) {
       {"tma",
        TargetKeyType::Bool,
        /*required=*/false,
-       "use the Tensor Memory Accelerator for global<->shared copies "
-       "(default: true)",
+       std::string("use the Tensor Memory Accelerator (TMA loads and "
+                   "mbarriers) to stage the operand tiles of tensor-core "
+                   "matmuls in shared memory, instead of cp.async (default: ") +
+           (tmaByDefault ? "true" : "false") + ")",
        std::nullopt,
        {}},
       {"shared_memory_bytes",
@@ -90,12 +93,14 @@ static std::string getNVIDIALoweringPipeline(StringRef arch, StringRef chip,
          "convert-linalg-to-loops,"
          "orchestra-nvidia-sink-constant-buffers,"
          "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
+         "orchestra-nvidia-tensor-map-arguments,"
          "gpu.module(orchestra-nvidia-workgroup-allocations,"
          "convert-vector-to-scf{full-unroll=true},convert-nvgpu-to-nvvm,"
          "lower-affine,expand-strided-metadata,lower-affine,"
          "convert-scf-to-cf,"
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true "
          "index-bitwidth=64},"
+         "convert-nvvm-to-llvm,"
          "canonicalize,cse,reconcile-unrealized-casts),"
          "orchestra-nvidia-emit-binary{chip=" +
          chip.str() + " features=" + ptxFeatures.str() + "}";
@@ -106,7 +111,7 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   TargetInfo hopper;
   hopper.arch = "nvidia_hopper";
   hopper.description = "NVIDIA Hopper GPU (sm_90a), e.g. H100/H200";
-  hopper.keys = getNVIDIAKeys({"sm_90a", "sm_90"});
+  hopper.keys = getNVIDIAKeys({"sm_90a", "sm_90"}, /*tmaByDefault=*/false);
   hopper.memorySpaces = {
       {"hbm", MemoryScope::Device, "device global memory (HBM)"},
       {"shared", MemoryScope::Kernel, "per-block shared memory (SMEM)"},
@@ -126,7 +131,7 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   TargetInfo blackwell;
   blackwell.arch = "nvidia_blackwell";
   blackwell.description = "NVIDIA Blackwell GPU (sm_100a), e.g. B200";
-  blackwell.keys = getNVIDIAKeys({"sm_100a", "sm_100"});
+  blackwell.keys = getNVIDIAKeys({"sm_100a", "sm_100"}, /*tmaByDefault=*/true);
   blackwell.keys.push_back(
       {"tcgen05",
        TargetKeyType::Bool,

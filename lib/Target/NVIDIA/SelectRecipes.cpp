@@ -25,6 +25,7 @@ static constexpr StringLiteral kFusionProducer = "orchestra.fusion_producer";
 static constexpr StringLiteral kRecipe = "orchestra.gpu_recipe";
 static constexpr StringLiteral kMma = "orchestra.gpu_mma";
 static constexpr StringLiteral kKStages = "orchestra.gpu_k_stages";
+static constexpr StringLiteral kTma = "orchestra.gpu_tma";
 
 static bool isFusionRoot(Operation *op) {
   return llvm::any_of(op->getAttrs(), [](NamedAttribute attr) {
@@ -141,6 +142,17 @@ public:
       if (auto value = target.getAs<IntegerAttr>("shared_memory_bytes"))
         sharedBytes = value.getInt();
     }
+    // The Tensor Memory Accelerator stages the operand tiles on Blackwell,
+    // and on Hopper when the target asks for it (`tma = true`); otherwise
+    // cp.async does.
+    bool useTma = false;
+    if (auto target =
+            getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target")) {
+      if (auto arch = target.getAs<StringAttr>("arch"))
+        useTma = arch.getValue() == "nvidia_blackwell";
+      if (auto tma = target.getAs<BoolAttr>("tma"))
+        useTma = tma.getValue();
+    }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       splitEmptyTensors(func);
       Operation *root = nullptr;
@@ -185,6 +197,9 @@ public:
                                       IntegerType::get(ctx, 64),
                                       std::min(mmaStages.getValue(), kSteps)));
           setTiles(root, matmul, numSMs, sharedBytes);
+          // TMA copies need a K loop (two steps or more).
+          root->setAttr(kTma, IntegerAttr::get(IntegerType::get(ctx, 64),
+                                               useTma && kSteps >= 2));
         }
       }
       root->setAttr(kRecipe, StringAttr::get(ctx, recipe));

@@ -20,8 +20,9 @@ namespace mlir::orchestra::nvidia {
 using namespace mlir;
 
 /// Shared-memory tiles are read with `ldmatrix`, whose row addresses must be
-/// 16-byte aligned.
-static constexpr int64_t kWorkgroupAlignment = 16;
+/// 16-byte aligned, and written by TMA copies, whose targets must be
+/// 128-byte aligned.
+static constexpr int64_t kWorkgroupAlignment = 128;
 /// In dynamic shared memory, every tile starts on a 128-byte line: the XOR
 /// swizzle of `nvgpu-optimize-shared-memory` assumes it.
 static constexpr int64_t kDynamicTileAlignment = 128;

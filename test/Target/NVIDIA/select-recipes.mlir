@@ -179,3 +179,51 @@ module attributes {orchestra.target = {arch = "nvidia_hopper", num_sms = 4 : i64
     return %r : tensor<256x256xf32>
   }
 }
+
+// -----
+
+// Blackwell stages the operand tiles with TMA (a K loop of two or more
+// steps); Hopper only when its target says `tma = true`.
+// CHECK-LABEL: func.func @tma_on_blackwell
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_tma = 1 : i64
+module attributes {orchestra.target = {arch = "nvidia_blackwell", num_sms = 148 : i64}} {
+  func.func @tma_on_blackwell(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<64x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<64x64xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+    return %m : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @tma_on_hopper_when_asked
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_tma = 1 : i64
+module attributes {orchestra.target = {arch = "nvidia_hopper", tma = true}} {
+  func.func @tma_on_hopper_when_asked(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<64x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<64x64xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<64x64xf16>, tensor<64x64xf16>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+    return %m : tensor<64x64xf32>
+  }
+}
+
+// -----
+
+// One K step: nothing to pipeline, cp.async even on Blackwell.
+// CHECK-LABEL: func.func @one_step_on_blackwell
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_tma = 0 : i64
+module attributes {orchestra.target = {arch = "nvidia_blackwell"}} {
+  func.func @one_step_on_blackwell(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>) -> tensor<64x64xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<64x64xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<64x32xf16>, tensor<32x64xf16>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+    return %m : tensor<64x64xf32>
+  }
+}

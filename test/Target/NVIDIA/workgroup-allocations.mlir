@@ -1,9 +1,9 @@
 // RUN: orchestra-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(gpu.module(orchestra-nvidia-workgroup-allocations))' | FileCheck %s
 
-// The strategy's shared-memory tile becomes a workgroup attribution (16-byte
-// aligned, for ldmatrix), a per-thread temporary a private one.
+// The strategy's shared-memory tile becomes a workgroup attribution (128-byte
+// aligned, for ldmatrix and TMA), a per-thread temporary a private one.
 // CHECK-LABEL: gpu.func @kernel
-// CHECK-SAME:    workgroup(%[[SHARED:.+]] : memref<64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME:    workgroup(%[[SHARED:.+]] : memref<64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 128 : i64})
 // CHECK-SAME:    private(%[[LOCAL:.+]] : memref<4xf32, #gpu.address_space<private>>)
 // CHECK-NOT:     memref.alloc
 // CHECK-NOT:     memref.dealloc

@@ -108,6 +108,23 @@ def NVIDIASinkConstantBuffers : Pass<"orchestra-nvidia-sink-constant-buffers",
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def NVIDIATensorMapArguments : Pass<"orchestra-nvidia-tensor-map-arguments",
+                                    "::mlir::ModuleOp"> {
+  let summary = "Pass the TMA descriptors of kernels as pointers";
+  let description = [{
+    Stage 7, after `gpu-kernel-outlining`. A kernel whose operand tiles the
+    Tensor Memory Accelerator copies takes `!nvgpu.tensormap.descriptor`
+    arguments, which the upstream GPU-to-NVVM conversion cannot type. This
+    pass makes each such argument an `!llvm.ptr` (the device address of the
+    128-byte tensor map, which the runtime copies into device memory before
+    the launch), cast back to the descriptor type in the kernel for its
+    NVGPU ops, and casts the launches' descriptor operands the same way.
+    `orchestra-nvidia-emit-binary` looks through the cast to the
+    `nvgpu.tma.create.descriptor` that made the descriptor.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def NVIDIAWorkgroupAllocations : Pass<"orchestra-nvidia-workgroup-allocations",
                                       "::mlir::gpu::GPUModuleOp"> {
   let summary = "Turn the allocations of a kernel into workgroup and private "

@@ -98,4 +98,52 @@ def GPUBarrierAfterOp
   }];
 }
 
+def NVIDIATmaKLoopOp : TransformDialectOp<"orchestra.nvidia_tma_k_loop", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    TransformEachOpTrait,
+    TransformOpInterface]> {
+  let summary = "Stages the operand tiles of a K loop with TMA and mbarriers";
+  let description = [{
+    Rewrites a K loop (`scf.for` with static bounds, inside a block-level
+    `scf.forall`, before the mapping to threads) whose body copies tiles of
+    2-D global buffers into stage buffers of shared memory
+    (`linalg.copy` from subviews of a buffer defined outside the block loop
+    into `memref.subview %buffers[%stage, 0, 0]` of a multibuffered
+    `memref.alloc` in `#gpu.address_space<workgroup>`) so that the Tensor
+    Memory Accelerator copies them, and each stage buffer has an mbarrier
+    that says when its copy has landed:
+
+    * before the block loop, one `nvgpu.tma.create.descriptor` per source
+      buffer, with the copied tile as its box;
+    * before the K loop, an `nvgpu.mbarrier.create` group of one barrier per
+      stage, initialized by thread 0 (then a block barrier), and the copies of
+      the first steps, one per stage, issued by thread 0: the expected bytes
+      (`nvgpu.mbarrier.arrive.expect_tx`) and one `nvgpu.tma.async.load` per
+      tile;
+    * in the K loop, the copies are gone; the step waits for its stage's
+      barrier first (`nvgpu.mbarrier.try_wait.parity`, the phase flipping
+      each time the stage is reused), and thread 0 issues the copies of the
+      step one pipeline depth ahead into the same stage at the end of the
+      body, when there is one. The body must already end with a block
+      barrier after the last read of the stage buffers
+      (`transform.orchestra.gpu_barrier_after`), so that the new copy does
+      not overwrite data still being read.
+
+    The number of stages is the leading dimension of the stage buffers. TMA
+    boxes have at most 256 elements per dimension, and their rows must be a
+    multiple of 16 bytes. Emits a silenceable failure, naming the op, when
+    the loop or its copies do not have this form.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter,
+        ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results,
+        ::mlir::transform::TransformState &state);
+  }];
+}
+
 #endif // ORCHESTRA_DIALECT_ORCHESTRA_TRANSFORMOPS_TD
