@@ -10,9 +10,10 @@
 //     bufferization and after `convert-vector-to-gpu`.
 //
 // Tensor cores: `nvgpu.mma.sync` m16n8k16 (the warp-level MMA that both
-// Hopper and Blackwell execute), operand tiles staged in shared memory by the Tensor Memory Accelerator
-// (TMA loads, one mbarrier per stage; `tma = false` selects cp.async); see docs/Passes/NVIDIA.md for
-// what is not used yet on this arch.
+// Hopper and Blackwell execute), operand tiles staged in shared memory by
+// the Tensor Memory Accelerator (TMA loads, one mbarrier per stage; `tma =
+// false` selects cp.async); see docs/Passes/NVIDIA.md for what is not used
+// yet on this arch.
 // RUN: orchestra-opt %s | orchestra-opt -o /dev/null
 // RUN: echo 'module {}' | orchestra-opt --transform-preload-library=transform-library-paths=%S/nvidia_gpu_common.mlir,%s --transform-interpreter=entry-point=__orchestra_nvidia_blackwell_strategy -o /dev/null
 // RUN: echo 'module {}' | orchestra-opt --transform-preload-library=transform-library-paths=%S/nvidia_gpu_common.mlir,%s --transform-interpreter=entry-point=__orchestra_nvidia_blackwell_map_to_gpu -o /dev/null
