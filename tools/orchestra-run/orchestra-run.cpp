@@ -6,9 +6,12 @@
 //
 // Loads an artifact (`.orcx`) through the runtime's C API, feeds it .npy
 // inputs, runs its plan and writes the outputs as .npy files, optionally with
-// a Chrome trace of the run and latency statistics over repeated runs.
+// a Chrome trace of the run and latency statistics over repeated runs; or,
+// with --describe, prints what the artifact holds.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Describe.h"
 
 #include "orchestra/Support/Npy.h"
 
@@ -43,6 +46,13 @@ static llvm::cl::OptionCategory runCategory("orchestra-run options");
 static llvm::cl::opt<std::string>
     artifactPath(llvm::cl::Positional, llvm::cl::Required,
                  llvm::cl::desc("<artifact.orcx>"), llvm::cl::cat(runCategory));
+
+static llvm::cl::opt<bool> describe(
+    "describe",
+    llvm::cl::desc("Print the artifact's plan (devices, memory, entry, "
+                   "binaries, GPU launches and their parameters, steps) "
+                   "instead of running it"),
+    llvm::cl::cat(runCategory));
 
 static llvm::cl::list<std::string> inputArgs(
     "input",
@@ -475,6 +485,15 @@ int main(int argc, char **argv) {
       "OrchestraOS artifact runner\n\n"
       "Runs the plan of an artifact written by orchestra-compile on this "
       "machine.\n");
+  if (describe) {
+    std::string error;
+    if (!describeArtifact(artifactPath, llvm::outs(), error)) {
+      llvm::WithColor::error(llvm::errs(), "orchestra-run")
+          << "cannot describe '" << artifactPath << "': " << error << "\n";
+      return 1;
+    }
+    return 0;
+  }
   if (llvm::Error err = runArtifact()) {
     llvm::WithColor::error(llvm::errs(), "orchestra-run")
         << llvm::toString(std::move(err)) << "\n";

@@ -1,0 +1,24 @@
+//===- Describe.h - Print what an artifact holds ----------------*- C++ -*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_TOOLS_ORCHESTRA_RUN_DESCRIBE_H
+#define ORCHESTRA_TOOLS_ORCHESTRA_RUN_DESCRIBE_H
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace orchestra {
+
+/// Prints the plan of the artifact at `path` (devices, memory, entry,
+/// binaries, GPU launches with their parameters, steps) to `os`. Returns
+/// false with `error` set when the artifact cannot be read.
+bool describeArtifact(const std::string &path, llvm::raw_ostream &os,
+                      std::string &error);
+
+} // namespace orchestra
+
+#endif // ORCHESTRA_TOOLS_ORCHESTRA_RUN_DESCRIBE_H
