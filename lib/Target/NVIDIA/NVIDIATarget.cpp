@@ -122,7 +122,7 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   hopper.strategyLibraries = {"nvidia_gpu_common.mlir"};
   hopper.preStrategyPipeline = "orchestra-nvidia-select-recipes";
   hopper.loweringPipeline =
-      getNVIDIALoweringPipeline(hopper.arch, "sm_90a", "+ptx80");
+      getNVIDIALoweringPipeline(hopper.arch, "sm_90a", "+ptx83");
   hopper.loweringNeedsStrategy = true;
   hopper.executableFormat = ExecutableFormat::Cubin;
   hopper.supportsOp = isNVIDIAMappable;

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -261,7 +262,16 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!lb || !ub || !step || *step <= 0 || *ub <= *lb)
     return fail("its bounds and step are not static");
-  int64_t steps = (*ub - *lb + *step - 1) / *step;
+  if ((*ub - *lb) % *step != 0)
+    return fail("its step does not divide its range (every TMA box is a "
+                "whole tile)");
+  int64_t steps = (*ub - *lb) / *step;
+  // The body must end with a block barrier: the copies of the step a depth
+  // ahead overwrite the stage this step read.
+  Operation *terminator = loop.getBody()->getTerminator();
+  if (terminator == &loop.getBody()->front() ||
+      !isa<gpu::BarrierOp>(terminator->getPrevNode()))
+    return fail("its body does not end with a block barrier");
   scf::ForallOp blockForall;
   if (!findBlockForall(loop, blockForall))
     return fail("it is not inside a block-level scf.forall");
@@ -349,6 +359,20 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
   }
   if (copies.empty())
     return fail("it copies no tiles into shared memory");
+  // The barrier phases follow the step index: a step's stage must be that
+  // index modulo the number of stages.
+  {
+    auto apply = stageValue.getDefiningOp<affine::AffineApplyOp>();
+    AffineExpr expected =
+        (getAffineDimExpr(0, target->getContext()) - *lb).floorDiv(*step) %
+        numStages;
+    if (!apply || apply.getMapOperands().size() != 1 ||
+        apply.getMapOperands()[0] != loop.getInductionVar() ||
+        simplifyAffineExpr(apply.getAffineMap().getResult(0), 1, 0) !=
+            simplifyAffineExpr(expected, 1, 0))
+      return fail("the stage of a step is not its index modulo the number "
+                  "of stages");
+  }
 
   Location loc = loop.getLoc();
   MLIRContext *ctx = rewriter.getContext();
@@ -383,9 +407,17 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
   Value barriers = nvgpu::MBarrierCreateOp::create(
       rewriter, loc, nvgpu::MBarrierGroupType::get(ctx, workgroup, numStages));
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value threadId = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
-  Value isFirst = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                        threadId, zero);
+  Value isFirst;
+  for (gpu::Dimension dim :
+       {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z}) {
+    Value isZero = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq,
+        gpu::ThreadIdOp::create(rewriter, loc, dim), zero);
+    isFirst =
+        isFirst
+            ? arith::AndIOp::create(rewriter, loc, isFirst, isZero).getResult()
+            : isZero;
+  }
   auto init = scf::IfOp::create(rewriter, loc, isFirst, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(rewriter);
@@ -396,6 +428,13 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
           rewriter, loc, barriers, one,
           arith::ConstantIndexOp::create(rewriter, loc, i),
           /*predicate=*/Value());
+    // The TMA units complete transactions on the barriers: their
+    // initialization must be visible to them. The tensor maps were written
+    // to global memory by copies from the host: the thread that uses them
+    // acquires them for the tensor-map proxy first.
+    NVVM::FenceMbarrierInitOp::create(rewriter, loc);
+    for (const StagedCopy &copy : copies)
+      nvgpu::TmaFenceOp::create(rewriter, loc, copy.descriptor);
   }
   gpu::BarrierOp::create(rewriter, loc);
   auto prologue = scf::IfOp::create(rewriter, loc, isFirst, /*withElse=*/false);
@@ -494,6 +533,7 @@ public:
     declareGeneratedDialect<arith::ArithDialect>();
     declareGeneratedDialect<memref::MemRefDialect>();
     declareGeneratedDialect<nvgpu::NVGPUDialect>();
+    declareGeneratedDialect<NVVM::NVVMDialect>();
     declareGeneratedDialect<scf::SCFDialect>();
     registerTransformOps<
 #define GET_OP_LIST
