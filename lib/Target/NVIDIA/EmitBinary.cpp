@@ -81,6 +81,10 @@ private:
 };
 } // namespace
 
+/// The alignment of a kernel's dynamic shared memory: TMA copies need
+/// 128-byte aligned targets.
+static constexpr uint64_t kDynamicSharedAlignment = 128;
+
 LogicalResult NVIDIAEmitBinaryPass::serialize(gpu::GPUModuleOp module,
                                               StringRef chipName,
                                               SymbolTable &symbols,
@@ -89,13 +93,18 @@ LogicalResult NVIDIAEmitBinaryPass::serialize(gpu::GPUModuleOp module,
   // The symbol of a kernel's dynamic shared memory: a zero-sized shared
   // array that the GPU lowering makes internal, which the NVPTX backend then
   // demotes to a one-byte static array of the kernel. External, it is the
-  // `.extern .shared` array CUDA kernels address dynamic shared memory by.
+  // `.extern .shared` array CUDA kernels address dynamic shared memory by;
+  // aligned to 128 bytes, as TMA copies need their targets (the tiles in it
+  // are at 128-byte offsets).
   module.walk([](LLVM::GlobalOp global) {
     auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
     if (array && array.getNumElements() == 0 &&
         global.getAddrSpace() ==
-            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared))
+            static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)) {
       global.setLinkage(LLVM::Linkage::External);
+      global.setAlignment(std::max<uint64_t>(global.getAlignment().value_or(0),
+                                             kDynamicSharedAlignment));
+    }
   });
   auto target =
       NVVM::NVVMTargetAttr::get(ctx, static_cast<int>(optLevel),

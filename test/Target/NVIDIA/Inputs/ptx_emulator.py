@@ -4,6 +4,7 @@ without a GPU check that a kernel computes the right numbers.
 
   ptx_emulator.py run KERNEL.ptx --grid X[,Y[,Z]] --block X[,Y[,Z]]
       [--dynamic-shared BYTES] --param P=in:FILE.npy ...
+      --param P=tmap:FILE.npy:BOXROWSxBOXCOLS ...
       --param P=out:FILE.npy:DTYPE:SHAPE ... [--blocks SPEC [--seed S]]
   ptx_emulator.py gen DIR NAME:DTYPE:SHAPE:LO:HI ...  integer-valued inputs
                                                       (DTYPE f16/f32/i32)
@@ -13,16 +14,29 @@ without a GPU check that a kernel computes the right numbers.
 
 `run` emulates the single .entry of the PTX. Its parameters must be .u64
 device pointers; --param binds each (P: name or index) to an input array, or
-to an output that starts as 0xff bytes (NaN) and is saved at the end. SPEC
-picks blocks: 'all' (default), or '+'-joined items 'X,Y[,Z]', 'corners',
-'random:N' (N more blocks, drawn with --seed). check-gemm resolves the same
-SPEC; block (x, y) owns output tile (y, x) of a grid-shaped tiling.
+to an output that starts as 0xff bytes (NaN) and is saved at the end, or to
+a tensor map of an input array (tmap: a 2-D row-major array, the box in
+(rows, columns); what cuTensorMapEncodeTiled makes with no swizzle, no
+interleave and zero fill out of bounds). A tensor-map parameter points at a
+128-byte object in global memory that only cp.async.bulk.tensor may use: an
+ld or st of it is an error, as is a tensor-map operand that points anywhere
+else. SPEC picks blocks: 'all' (default), or '+'-joined items 'X,Y[,Z]',
+'corners', 'random:N' (N more blocks, drawn with --seed). check-gemm
+resolves the same SPEC; block (x, y) owns output tile (y, x) of a
+grid-shaped tiling.
 
 Model. All threads of a block execute each instruction together (blocks run
-in lockstep batches; branches must be uniform within a block). The emulator
+in lockstep batches). A branch that some threads of a block take and others
+do not parks the threads that take it at its target until the others get
+there (an if-then region, such as thread 0 alone issuing copies): the region
+runs first, for its threads only, then all continue together; a collective
+(bar.sync, ldmatrix, mma, cp.async group operations) or an exit inside such a
+region, or a region whose threads never reach the target (if-else), is an
+error. This is one schedule of the region, not all of them. The emulator
 stops with an error and exit status 1 on:
   - an instruction or form it does not implement ("unsupported PTX
-    instruction: ..."), a divergent branch, a partially predicated collective;
+    instruction: ..."), unstructured divergence, a partially predicated
+    collective;
   - out-of-bounds or misaligned global or shared accesses;
   - a read or overwrite of shared bytes whose cp.async is still pending: the
     data lands only when cp.async.wait_group N retires its group (groups are
@@ -31,10 +45,81 @@ stops with an error and exit status 1 on:
     thread and read or written by another (cp.async data counts as written
     by its thread when the wait retires it); ldmatrix is a warp collective,
     performed by every lane of the warp; a read of never-written shared memory;
-  - global bytes written by two blocks.
-Not modelled: timing, memory ordering other than barrier intervals,
-intra-warp ordering (lanes of one warp never race with that warp's
-ldmatrix), global races inside a block, generic/local addressing, atomics.
+  - global bytes written by two blocks;
+  - any of the mbarrier and TMA errors below.
+Not modelled: timing, memory ordering other than barrier intervals and
+mbarrier phases, intra-warp ordering (lanes of one warp never race with that
+warp's ldmatrix), global races inside a block, generic ld/st, local memory,
+atomics, clusters of more than one block.
+
+Addresses. Global buffers (and tensor maps) live at (param + 1) << 40, which
+is also their generic address (cvta.to.global and cvta.global are the
+identity). Shared memory has its own window (a mov of a .shared symbol gives
+its address there); cvta.shared moves a shared address into a separate
+generic window and cvta.to.shared{,::cta,::cluster} moves it back, and both
+check that the address is in the window they convert from. A block is a
+one-block cluster, so its shared::cluster addresses are its shared::cta ones.
+
+Fences. The host copies the tensor maps into global memory, so a thread
+must acquire a map (fence.proxy.tensormap::generic.acquire.sys [map], 128)
+before its first cp.async.bulk.tensor through it; a copy by a thread that
+has not is an error (a fence of narrower scope does not count). A copy may
+signal an mbarrier only once its initialization is visible to the TMA unit
+(the async proxy): the initializing thread must have run
+fence.mbarrier_init.release.cluster or fence.proxy.async{.shared::cta}
+after mbarrier.init; bar.sync is what makes the init visible to the other
+threads. Not modelled: fence.proxy.async between generic writes of shared
+memory and a later copy over them (the kernels never write the tiles their
+copies fill).
+
+mbarrier (shared .b64 objects; .cta scope; mbarrier.init, arrive,
+arrive.expect_tx, try_wait.parity). Each barrier has a phase number (0 after
+init), an expected arrival count (init's count), the arrivals still pending
+in the current phase and a transaction count. arrive.expect_tx adds its
+bytes to the transaction count, then arrives; an arrival when none is
+pending is an error (arrive's state result is opaque: the phase number). A
+TMA copy's bytes count down the transaction count
+(complete_tx) when the copy lands; the transaction count may go negative,
+beyond +-(2^20 - 1) is an error. The phase completes when no arrival is
+pending and the transaction count is 0: the phase number goes up by one and
+the expected count is pending again. try_wait.parity P waits for the
+completion of the current or the immediately preceding phase, the one whose
+parity is P: it is true when the barrier's current phase parity differs
+from P (the phase of parity P, the one before the current, has completed)
+and false while the current phase has parity P (that phase is still under
+way). So a first wait with parity 0 waits for phase 0, and a wait with
+parity 1 on a fresh barrier succeeds at once. A true result means the thread
+has observed that phase's completion (an acquire); the observation passes to
+the whole block at the next bar.sync. Also errors: an mbarrier instruction on
+memory that holds no initialized barrier, or on a barrier that another
+thread initialized in the same bar.sync interval; mbarrier.init of a live
+barrier; any other access (ld, st, ldmatrix, cp.async) to a barrier's bytes.
+
+TMA (cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::
+complete_tx::bytes [dst], [tmap, {c0, c1}], [mbar]). c0 is the column
+(innermost) and c1 the row coordinate of the box's first element (signed;
+elements outside the tensor are zero-filled and still count); the box is
+written row-major to dst, which must be 128-byte aligned. The issue checks
+the destination like a write by a proxy that no thread's program order
+covers: a byte that any thread of the block, the issuing one included, read
+or wrote since the last bar.sync is a write-after-read or write-after-write
+race, and a byte still pending from another copy an overwrite of pending
+bytes. Until the copy lands its bytes are pending, like a cp.async's: a read
+or write of them is an error. Copies land as late as the program lets them:
+when a try_wait.parity waits for the current phase of their barrier, that
+barrier's copies land in issue order until the phase completes (later
+copies, of a later phase, stay in flight); nothing else lands them, and a
+wait that a completed phase already satisfies lands nothing. If the
+phase still has not completed, the wait can never succeed: every thread of
+the block is in the same wait loop in lockstep, so no arrival can come, and
+the emulator stops with an error instead of spinning (a try_wait that
+returns false is always reported so). A landed byte belongs to the phase it
+completed in; a thread (for ldmatrix: every lane of the warp) may read or
+write it only once it has observed that phase's completion, through its own
+try_wait or through a bar.sync after another thread's. A block that exits
+with copies in flight is an error. A copy's landing is not a race with
+generic accesses: the mbarrier orders them. Arrive and wait do not order
+generic accesses between threads in this model (only bar.sync does).
 
 Arithmetic: integer ops exact; f32/f16/f16x2 add, sub, mul round to nearest
 even once (IEEE), fma is computed in float64 and rounded once. mma.sync
@@ -54,6 +139,10 @@ import numpy as np
 
 GLOBAL_SHIFT = 40  # global buffer of parameter i lives at (i + 1) << 40
 SHARED_BASE = 0x10000  # shared-window address of the first shared byte
+GENERIC_SHARED = 1 << 60  # generic address of shared-window address 0
+TENSOR_MAP_BYTES = 128  # a CUtensorMap
+TX_LIMIT = (1 << 20) - 1  # mbarrier arrival and transaction counts
+ASYNC = -3  # race-tracking agent of a TMA copy (the async proxy)
 MAX_SHARED = 232448  # sm_90 per-block limit
 IGNORED_QUALIFIERS = {"ca", "cg", "cs", "lu", "cv", "nc", "weak"}
 
@@ -72,11 +161,16 @@ def unsupported(ins, why=""):
 
 # ------------------------------------------------------------------ parsing
 class Ins:
-    """One statement: guard predicate, dotted opcode parts, operands."""
+    """One statement: guard predicate, dotted opcode parts, operands; the
+    scopes it is in (innermost first), and a branch's target index."""
 
-    def __init__(self, line, text):
+    def __init__(self, line, text, scopes=(0,), rename=None):
         self.line, self.text, self.pred, self.neg = line, text, None, False
-        m = re.match(r"@(!?)(%\w+)\s+(.*)$", text)
+        self.scopes, self.target = scopes, None
+        if rename:  # registers of an inner { } scope: unique names
+            text = re.sub(r"%?[A-Za-z_$][\w$]*", lambda m: rename.get(m.group(0), m.group(0)),
+                          text)
+        m = re.match(r"@(!?)(%[\w$]+)\s+(.*)$", text)
         if m:
             self.neg, self.pred, text = m.group(1) == "!", m.group(2), m.group(3)
         opcode, _, rest = text.partition(" ")
@@ -98,10 +192,13 @@ def split_top(s):
 
 
 def parse_operand(s):
-    """('vec', [ops]) | ('addr', base, offset) | ('reg', name) | ('imm', int)
-    | ('sym', name) | ('sink',)."""
+    """('vec', [ops]) | ('addr', base, offset) | ('tensor', base, [coords])
+    | ('reg', name) | ('imm', int) | ('sym', name) | ('sink',)."""
     if s.startswith("{"):
         return ("vec", [parse_operand(x) for x in split_top(s[1:-1])])
+    m = re.fullmatch(r"\[\s*([%\w$.]+)\s*,\s*\{(.*)\}\s*\]", s)
+    if m:  # [tensorMap, {coordinates}]
+        return ("tensor", m.group(1), [parse_operand(x) for x in split_top(m.group(2))])
     if s.startswith("["):
         m = re.fullmatch(r"\[\s*([%\w$.]+)\s*(?:\+\s*(-?\d+)|(-\d+))?\s*\]", s)
         if not m:
@@ -124,7 +221,9 @@ SHARED_DECL = re.compile(r"(\.extern\s+)?\.shared\s+(?:\.align\s+(\d+)\s+)?"
 
 class Kernel:
     """The .entry of a PTX file: parameters, thread limit, shared arrays
-    (name, align, bytes, extern), statements and labels."""
+    (name, align, bytes, extern), statements, and labels resolved to branch
+    targets. Braces open scopes (inline asm): their labels and registers are
+    local to them."""
 
     def __init__(self, path):
         with open(path) as f:
@@ -144,20 +243,41 @@ class Kernel:
         self.ntid = m and (m.group(1), int(np.prod([int(x) for x in m.group(2).split(",")
                                                      if x.strip()])))
         self.shared = [self.decl(m) for m in SHARED_DECL.finditer(text[:start])]
-        self.ins, self.labels = [], {}
+        self.ins, labels = [], {}  # labels: (scope, name) -> index
+        scopes, renames, nscopes = [0], [{}], 1  # innermost last
         line = text.count("\n", 0, body) + 1
         for chunk in text[body:text.rindex("}")].split(";"):
             stmt_line, line = line, line + chunk.count("\n")
-            while True:  # leading labels, then the statement
+            while True:  # leading braces and labels, then the statement
                 lead = len(chunk) - len(chunk.lstrip())
                 stmt_line += chunk[:lead].count("\n")
                 chunk = chunk[lead:]
-                m = re.match(r"([$\w]+):", chunk)
-                if not m:
-                    break
-                self.labels[m.group(1)] = len(self.ins)
-                chunk = chunk[m.end():]
+                if chunk[:1] == "{":
+                    scopes, renames, nscopes = scopes + [nscopes], renames + [{}], nscopes + 1
+                elif chunk[:1] == "}":
+                    if len(scopes) == 1:
+                        raise EmulationError(f"line {stmt_line}: unbalanced }}")
+                    scopes, renames = scopes[:-1], renames[:-1]
+                else:
+                    m = re.match(r"([$\w]+):", chunk)
+                    if not m:
+                        break
+                    if (scopes[-1], m.group(1)) in labels:
+                        raise EmulationError(f"line {stmt_line}: label {m.group(1)} defined twice")
+                    labels[(scopes[-1], m.group(1))] = len(self.ins)
+                    chunk = chunk[m.end() - 1:]
+                chunk = chunk[1:]
             s = " ".join(chunk.split())
+            if s.startswith(".reg") and len(scopes) > 1:  # scope-local registers
+                for name in s.split(None, 2)[2].split(","):
+                    m = re.fullmatch(r"\s*(%?[A-Za-z_$][\w$]*)\s*(?:<(\d+)>)?\s*", name)
+                    if not m:
+                        raise EmulationError(f"line {stmt_line}: unsupported PTX statement: {s}")
+                    base = m.group(1)
+                    for n in [base] if m.group(2) is None else \
+                            [f"{base}{i}" for i in range(int(m.group(2)))]:
+                        renames[-1][n] = f"%{n.lstrip('%')}${scopes[-1]}"
+                continue
             if not s or s.startswith(".reg") or s.startswith(".pragma"):
                 continue
             if SHARED_DECL.fullmatch(s):
@@ -165,7 +285,17 @@ class Kernel:
             elif s[0] in ".{}":
                 raise EmulationError(f"line {stmt_line}: unsupported PTX statement: {s}")
             else:
-                self.ins.append(Ins(stmt_line, s))
+                rename = {k: v for r in renames for k, v in r.items()}  # inner scopes win
+                self.ins.append(Ins(stmt_line, s, tuple(reversed(scopes)), rename))
+        if len(scopes) > 1:
+            raise EmulationError("unbalanced { in the kernel body")
+        for ins in self.ins:
+            if ins.op == "bra":
+                name = ins.ops[0][1] if len(ins.ops) == 1 and ins.ops[0][0] == "sym" else None
+                hits = [labels[(sc, name)] for sc in ins.scopes if (sc, name) in labels]
+                if not hits:
+                    raise EmulationError(f"line {ins.line}: {ins.text}: no label {name}")
+                ins.target = hits[0]
 
     @staticmethod
     def decl(m):
@@ -215,11 +345,79 @@ CANONICAL_NAN = {"f32": 0x7FFFFFFF, "f16": 0x7FFF}
 RACE = "race (no bar.sync between)"
 
 
+class TensorMap:
+    """A tiled 2-D tensor map of a row-major array (cuTensorMapEncodeTiled:
+    no swizzle, no interleave, element strides 1, zero out-of-bounds fill)."""
+
+    def __init__(self, name, array, box):
+        if array.ndim != 2 or array.dtype.itemsize not in (1, 2, 4, 8):
+            raise EmulationError(f"tensor map {name}: needs a 2-D array of 1-, 2-, 4- or 8-byte "
+                                 f"elements, not {array.dtype} {array.shape}")
+        self.name, self.shape, self.box = name, array.shape, box
+        self.esize = e = array.dtype.itemsize
+        self.data = np.frombuffer(array.tobytes(), np.uint8).reshape(array.shape + (e,))
+        self.nbytes = box[0] * box[1] * e
+        why = [w for w, bad in (
+            ("box dimensions must be 1..256", not all(1 <= b <= 256 for b in box)),
+            ("the box's rows must be multiples of 16 bytes", box[1] * e % 16),
+            ("the row stride must be a multiple of 16 bytes",
+             self.shape[0] > 1 and self.shape[1] * e % 16)) if bad]
+        if why:
+            raise EmulationError(f"tensor map {name} (box {box[0]}x{box[1]} of "
+                                 f"{self.shape[0]}x{self.shape[1]} {array.dtype}): {why[0]}")
+
+    def describe(self):
+        return (f"tensor map of {self.name} ({self.shape[0]}x{self.shape[1]}, "
+                f"box {self.box[0]}x{self.box[1]})")
+
+    def tile(self, col, row):
+        """The bytes of the box whose first element is (row, col), row-major,
+        zero outside the tensor."""
+        rows, cols = row + np.arange(self.box[0]), col + np.arange(self.box[1])
+        ri = np.nonzero((rows >= 0) & (rows < self.shape[0]))[0]
+        ci = np.nonzero((cols >= 0) & (cols < self.shape[1]))[0]
+        out = np.zeros((self.box[0], self.box[1], self.esize), np.uint8)
+        out[np.ix_(ri, ci)] = self.data[np.ix_(rows[ri], cols[ci])]
+        return out.ravel()
+
+
+class MBarrier:
+    """An mbarrier object: phase, expected and pending arrivals, transaction
+    count, copies in flight that signal it (line, shared bytes, data), and per
+    thread of the batch the number of completed phases it has observed."""
+
+    def __init__(self, flat, block, count, agent, epoch, line, T):
+        self.flat, self.block, self.count, self.line = flat, block, count, line
+        self.init_agent, self.init_epoch, self.fenced = agent, epoch, False
+        self.phase, self.pending, self.tx, self.copies = 0, count, 0, []
+        self.observed = np.zeros(T, np.int64)
+
+    def state(self):
+        return (f"phase {self.phase} awaits {self.pending} of {self.count} arrivals and "
+                f"{self.tx} transaction bytes")
+
+    def add_tx(self, n):
+        self.tx += n
+        if not -TX_LIMIT <= self.tx <= TX_LIMIT:
+            raise EmulationError(f"mbarrier transaction count {self.tx} out of range")
+        self.complete()
+
+    def arrive(self):
+        if self.pending == 0:
+            raise EmulationError(f"arrival on an mbarrier with no pending arrival ({self.state()})")
+        self.pending -= 1
+        self.complete()
+
+    def complete(self):
+        if self.pending == 0 and self.tx == 0:
+            self.phase, self.pending = self.phase + 1, self.count
+
+
 # ----------------------------------------------------------------- emulator
 class Launch:
     """What stays fixed across the blocks of a launch."""
 
-    def __init__(self, kernel, grid, block, dynamic_shared, buffers):
+    def __init__(self, kernel, grid, block, dynamic_shared, buffers, tensor_maps=None):
         self.k, self.grid, self.block = kernel, grid, block
         self.nt = int(np.prod(block))
         kind, limit = kernel.ntid or ("maxntid", self.nt)
@@ -237,8 +435,23 @@ class Launch:
         self.shared_size = max(off, 16)
         self.buffers = buffers  # one np.uint8 array per parameter
         self.sizes = np.array([len(b) for b in buffers], np.int64)
+        self.tensor_maps = tensor_maps or {}  # parameter -> TensorMap
         self.global_writes = []  # (param, byte offsets, writing block)
-        self.steps = 0
+        self.steps = self.tma_copies = 0
+
+    def shared_name(self, off):
+        """'symbol+offset' of a shared-window offset."""
+        best = max(((a - SHARED_BASE, n) for n, a in self.symbols.items()
+                    if a - SHARED_BASE <= off), default=None)
+        return f"shared byte {off}" + (f" ({best[1]}+{off - best[0]})" if best else "")
+
+    def tensor_map(self, address):
+        """(parameter, TensorMap) at a generic address (a tmap: parameter's)."""
+        p, off = (address >> GLOBAL_SHIFT) - 1, address & ((1 << GLOBAL_SHIFT) - 1)
+        if p not in self.tensor_maps or off:
+            raise EmulationError(f"{hex(address)} is not the address of a tensor map (bind one "
+                                 "with --param P=tmap:...)")
+        return p, self.tensor_maps[p]
 
 
 class Batch:
@@ -264,10 +477,16 @@ class Batch:
         self.regs, self.imm_cache = {}, {}
         # Per shared byte: value (poisoned with 0xff), epoch and agent of the
         # last write and of the reads (agent -2: several), line of a pending
-        # cp.async (-1: none). Epochs count bar.sync intervals.
+        # cp.async or TMA copy (-1: none); for bytes a TMA copy wrote, the
+        # barrier (its first byte) and phase whose completion covers them and
+        # the copy's line (-1: none); whether the byte is part of an mbarrier.
+        # Epochs count bar.sync intervals.
         self.sh = np.full(len(blocks) * S, 0xFF, np.uint8)
-        self.w_ep, self.w_ag, self.r_ep, self.r_ag, self.pending = (
-            np.full(len(blocks) * S, -1, np.int32) for _ in range(5))
+        self.w_ep, self.w_ag, self.r_ep, self.r_ag, self.pending, self.tma_bar, self.tma_phase, \
+            self.tma_line = (np.full(len(blocks) * S, -1, np.int32) for _ in range(8))
+        self.is_mbar = np.zeros(len(blocks) * S, bool)
+        self.mbars, self.tma_lines = {}, set()  # first byte -> MBarrier; lines of TMA copies
+        self.acquired = {}  # tensor-map parameter -> threads that fenced it (.sys acquire)
         self.epoch, self.uncommitted, self.groups = 0, [], []
         self.issues, self.nissues = [], 0
 
@@ -316,6 +535,8 @@ class Batch:
     def agent_name(self, a):
         if a == -2:
             return "several threads"
+        if a == ASYNC:
+            return "cp.async.bulk.tensor"
         if a >= self.T:
             return f"warp {(a - self.T) % (self.L.nt // 32)} (ldmatrix)"
         return f"thread {a % self.L.nt}"
@@ -364,13 +585,46 @@ class Batch:
                                  f"thread {int(tids[i]) % self.L.nt})")
         return (self.bidx[tids] * S + off.astype(np.int64))[:, None] + np.arange(n)
 
+    def copy_name(self, line):
+        return "cp.async.bulk.tensor" if line in self.tma_lines else "cp.async"
+
+    def generic_checks(self, flat, a, what):
+        """Accesses other than mbarrier instructions and TMA copies: not to
+        an mbarrier's bytes; TMA data only once its phase was observed."""
+        if self.mbars and self.is_mbar[flat].any():
+            f = int(flat[np.argmax(self.is_mbar[flat])])
+            b, off = divmod(f, self.L.shared_size)
+            raise EmulationError(f"{what} of {self.L.shared_name(off)} of block "
+                                 f"{self.blocks[b]}, which holds an mbarrier: only mbarrier "
+                                 "instructions may access it")
+        if not self.tma_lines:
+            return
+        tb = self.tma_bar[flat]
+        if (tb < 0).all():
+            return
+        for f in np.unique(tb[tb >= 0]):
+            mb, sel = self.mbars[int(f)], np.nonzero(tb == f)[0]
+            ag, fl = a[sel], flat[sel]
+            per_warp = np.minimum.reduceat(mb.observed, np.arange(0, self.T, 32))
+            seen = np.where(ag >= self.T, per_warp[np.clip(ag - self.T, 0, len(per_warp) - 1)],
+                            mb.observed[np.clip(ag, 0, self.T - 1)])
+            bad = seen <= self.tma_phase[fl]
+            if bad.any():
+                i = fl[int(np.argmax(bad))]
+                self.issue(f"{what} of bytes that cp.async.bulk.tensor (line {self.tma_line[i]}) "
+                           f"wrote in phase {self.tma_phase[i]} of the mbarrier at "
+                           f"{self.L.shared_name(mb.flat % self.L.shared_size)} before observing "
+                           "that phase's completion", fl[bad], ag[bad])
+
     def sh_read(self, tids, addrs, n, agents=None):
         idx = self.shared_index(tids, addrs, n, n)
         flat = idx.ravel()
         a = np.repeat(tids if agents is None else agents, n).astype(np.int32)
+        self.generic_checks(flat, a, "read")
         pend = self.pending[flat] >= 0
         if pend.any():
-            self.issue(f"read of bytes whose cp.async (line {self.pending[flat][pend][0]}) "
+            line = self.pending[flat][pend][0]
+            self.issue(f"read of bytes whose {self.copy_name(line)} (line {line}) "
                        "is still pending", flat[pend], a[pend])
         wep = self.w_ep[flat]
         never = (wep < 0) & ~pend
@@ -378,7 +632,7 @@ class Batch:
             self.issue("read of shared memory never written", flat[never], a[never])
         if (wep == self.epoch).any():
             wa = self.w_ag[flat]
-            raw = (wep == self.epoch) & self.unordered(wa, a)
+            raw = (wep == self.epoch) & self.unordered(wa, a) & (wa != ASYNC)
             if raw.any():
                 self.issue(f"read-after-write {RACE}", flat[raw], a[raw], wa[raw])
         new = self.r_ep[flat] != self.epoch
@@ -387,18 +641,26 @@ class Batch:
         self.r_ag[flat[self.r_ag[flat] != a]] = -2
         return self.sh[idx]
 
-    def sh_check_write(self, idx, tids, what="write"):
+    def sh_check_write(self, idx, tids, what="write", agent=None):
+        """Checks a write of bytes idx by threads tids (agent: ASYNC for a
+        TMA copy, which no thread's program order covers)."""
         flat = idx.ravel()
-        a = np.repeat(tids, idx.shape[1]).astype(np.int32)
+        a = np.repeat(tids, idx.shape[1]).astype(np.int32) if agent is None else \
+            np.full(len(flat), agent, np.int32)
+        if agent is None:
+            self.generic_checks(flat, a, what)
+        elif self.is_mbar[flat].any():
+            raise EmulationError(f"{what} of an mbarrier's bytes")
         pend = self.pending[flat] >= 0
         if pend.any():
-            self.issue(f"{what} of bytes whose cp.async (line {self.pending[flat][pend][0]}) "
+            line = self.pending[flat][pend][0]
+            self.issue(f"{what} of bytes whose {self.copy_name(line)} (line {line}) "
                        "is still pending", flat[pend], a[pend])
         ra, wa = self.r_ag[flat], self.w_ag[flat]
         war = (self.r_ep[flat] == self.epoch) & self.unordered(ra, a)
         if war.any():
             self.issue(f"{what}-after-read {RACE}", flat[war], a[war], ra[war])
-        waw = (self.w_ep[flat] == self.epoch) & (wa != a)
+        waw = (self.w_ep[flat] == self.epoch) & (wa != a) & (wa != ASYNC)
         if waw.any():
             self.issue(f"{what}-after-write {RACE}", flat[waw], a[waw], wa[waw])
         order = np.argsort(flat, kind="stable")
@@ -412,13 +674,52 @@ class Batch:
         n = data.shape[1]
         flat, a = self.sh_check_write(self.shared_index(tids, addrs, n, n), tids)
         self.sh[flat], self.w_ep[flat], self.w_ag[flat] = data.ravel(), self.epoch, a
+        self.tma_bar[flat] = -1
+
+    # ---------------------------------------------------- mbarrier and TMA
+    def mbarriers(self, tids, addrs, what):
+        """[(MBarrier, positions in tids)] of the barriers at addrs."""
+        flat = self.shared_index(tids, addrs, 8, 8)[:, 0]
+        out = []
+        for f in np.unique(flat):
+            pos = np.nonzero(flat == f)[0]
+            mb = self.mbars.get(int(f))
+            b, off = divmod(int(f), self.L.shared_size)
+            if mb is None:
+                raise EmulationError(f"{what} on {self.L.shared_name(off)} of block "
+                                     f"{self.blocks[b]}, which holds no initialized mbarrier")
+            racy = (mb.init_epoch == self.epoch) & (tids[pos] != mb.init_agent)
+            if racy.any():
+                raise EmulationError(
+                    f"thread {int(tids[pos][racy][0]) % self.L.nt} uses the mbarrier at "
+                    f"{self.L.shared_name(off)} that thread {mb.init_agent % self.L.nt} "
+                    f"initialized (line {mb.line}) with no bar.sync between")
+            out.append((mb, pos))
+        return out
+
+    def land(self, mb):
+        """Lands the copies in flight to mb, in issue order, until its current
+        phase completes."""
+        start = mb.phase
+        while mb.copies and mb.phase == start:
+            line, flat, data = mb.copies.pop(0)
+            self.sh[flat], self.pending[flat] = data, -1
+            self.w_ep[flat], self.w_ag[flat] = self.epoch, ASYNC
+            self.tma_bar[flat], self.tma_phase[flat], self.tma_line[flat] = mb.flat, mb.phase, line
+            mb.add_tx(-len(flat))
 
     # ------------------------------------------------------------ global
     def global_index(self, addrs, n):
-        """(parameter, byte offset) of each access; bounds, alignment."""
+        """(parameter, byte offset) of each access; bounds, alignment; not a
+        tensor map."""
         L = self.L
         bi = (addrs >> np.uint64(GLOBAL_SHIFT)).astype(np.int64) - 1
         off = (addrs & mask_of(GLOBAL_SHIFT)).astype(np.int64)
+        if L.tensor_maps and np.isin(bi, list(L.tensor_maps)).any():
+            p = int(bi[np.isin(bi, list(L.tensor_maps))][0])
+            raise EmulationError(f"global access of {n} bytes to the {L.tensor_maps[p].describe()}"
+                                 f" (param {p}): a tensor map is opaque, only "
+                                 "cp.async.bulk.tensor may use it")
         ok = (bi >= 0) & (bi < len(L.buffers))
         ok &= off + n <= L.sizes[np.clip(bi, 0, len(L.buffers) - 1)]
         if not ok.all():
@@ -453,35 +754,62 @@ class Batch:
     def run(self):
         k, nt, B = self.L.k, self.L.nt, len(self.blocks)
         pc = steps = 0
+        active, parked = None, []  # running threads (None: all); [(pc, threads waiting there)]
         while pc < len(k.ins):
+            if parked and any(at == pc for at, _ in parked):  # threads rejoin
+                if parked[-1][0] != pc:
+                    raise EmulationError(f"line {k.ins[pc].line}: unstructured divergent branches")
+                while parked and parked[-1][0] == pc:
+                    active = active | parked.pop()[1]
+                active = None if active.all() else active
             ins = self.cur = k.ins[pc]
             pc, steps = pc + 1, steps + 1
             if steps > 50_000_000:
                 raise EmulationError("more than 50M instructions: runaway loop?")
-            mask = None
+            mask = active
             if ins.pred:
                 mask = self.read(("reg", ins.pred)) ^ ins.neg
+                mask = mask if active is None else mask & active
                 if not mask.any():
                     continue
                 mask = None if mask.all() else mask
             try:
                 if ins.op == "bra":
-                    if mask is not None:  # uniform per block, not across the batch?
-                        per_block = mask.reshape(B, nt)
-                        if (per_block.any(axis=1) != per_block.all(axis=1)).any():
-                            raise EmulationError("divergent branch not supported")
-                        raise SplitBatch()
-                    pc = k.labels[ins.ops[0][1]]
+                    running = np.ones(self.T, bool) if active is None else active
+                    if mask is not None and (mask != running).any():  # not all running take it
+                        take = mask.reshape(B, nt)
+                        stay = (running.reshape(B, nt) & ~take).any(axis=1)
+                        if B > 1 and not (take.any(axis=1) & stay).any():
+                            raise SplitBatch()  # uniform per block, not across the batch
+                        parked.append((ins.target, mask))  # an if-then region
+                        active = running & ~mask
+                        continue
+                    pc = ins.target
                 elif ins.op in ("ret", "exit"):
-                    if mask is not None:
+                    if mask is not None or parked:
                         raise EmulationError("divergent ret/exit not supported")
                     break
+                elif parked and ins.op in ("bar", "barrier"):
+                    raise EmulationError(f"barrier inside a divergent region: threads wait at "
+                                         f"line {k.ins[parked[-1][0]].line} (only if-then "
+                                         "regions are supported)")
                 else:
                     HANDLERS.get(ins.op, lambda em, ins, m: unsupported(ins))(self, ins, mask)
             except EmulationError as e:
                 msg = str(e) if str(e).startswith("line ") else f"line {ins.line}: {ins.text}: {e}"
                 raise EmulationError(msg) from None
         self.flush_issues()
+        parked = [x for x in parked if x[0] < len(k.ins)]  # a label at the end: they exit
+        if parked:
+            raise EmulationError(f"threads that branched to line {k.ins[parked[-1][0]].line} "
+                                 "never rejoined the others")
+        for mb in self.mbars.values():
+            if mb.copies:
+                raise EmulationError(
+                    f"block {self.blocks[mb.block]} exits with {len(mb.copies)} "
+                    f"cp.async.bulk.tensor copies (line {mb.copies[0][0]}) in flight to the "
+                    f"mbarrier at {self.L.shared_name(mb.flat % self.L.shared_size)} "
+                    f"({mb.state()})")
         if (self.pending >= 0).any() or self.uncommitted:
             print(f"warning: blocks {self.blocks}: cp.async copies never waited for",
                   file=sys.stderr)
@@ -496,7 +824,8 @@ def h_alu(em, ins, mask):
 
 def h_int(em, ins, mask):
     """add sub mul.{lo,wide} mad.{lo,wide} and or xor not neg abs min max
-    shl shr on .b/.u/.s 16-64 (and, or, xor, not also on .pred)."""
+    shl shr on .b/.u/.s 16-64, mul.hi on 16-32 (and, or, xor, not also on
+    .pred)."""
     op, parts, ops = ins.op, ins.parts, ins.ops
     t = parts[-1]
     if t == "pred":
@@ -518,7 +847,12 @@ def h_int(em, ins, mask):
             r = np.where(big, np.uint64(0), a >> s)
         return em.write(ops[0], r, mask, bits)
     x = [em.read(o, bits) for o in ops[1:]]
-    if op in ("mul", "mad") and mode in ("lo", "wide"):
+    if op == "mul" and mode == "hi":
+        if bits > 32:
+            unsupported(ins)
+        r = (x[0] * x[1]) >> np.uint64(bits) if not signed else \
+            ((sext(x[0], bits) * sext(x[1], bits)) >> bits).view(np.uint64)
+    elif op in ("mul", "mad") and mode in ("lo", "wide"):
         if mode == "wide" and bits > 32:
             unsupported(ins)
         r = x[0] * x[1]
@@ -605,9 +939,25 @@ def h_mov(em, ins, mask):
 
 
 def h_cvta(em, ins, mask):
-    if ins.parts[1:3] != ["to", "global"]:
-        unsupported(ins, "generic addressing is not modelled")
-    em.write(ins.ops[0], em.read(ins.ops[1]), mask)
+    """cvta{.to}.global (the identity), cvta.shared (shared window ->
+    generic), cvta.to.shared{,::cta,::cluster} (generic -> shared window),
+    all .u64."""
+    kind, v = ins.parts[1:-1], em.read(ins.ops[1])
+    if ins.parts[-1] != "u64":
+        unsupported(ins)
+    if kind in (["to", "global"], ["global"]):
+        return em.write(ins.ops[0], v, mask)
+    if kind == ["shared"]:
+        lo, to, what = SHARED_BASE, GENERIC_SHARED, "a shared"
+    elif kind in (["to", "shared"], ["to", "shared::cta"], ["to", "shared::cluster"]):
+        lo, to, what = GENERIC_SHARED, SHARED_BASE, "a generic shared"
+    else:
+        unsupported(ins, "generic addressing of other spaces is not modelled")
+    off = v[active(em, mask)] - np.uint64(lo)
+    if (off > np.uint64(em.L.shared_size)).any():
+        raise EmulationError(f"{hex(int(v[active(em, mask)][np.argmax(off > em.L.shared_size)]))} "
+                             f"is not {what} address")
+    em.write(ins.ops[0], v - np.uint64(lo) + np.uint64(to), mask)
 
 
 def h_setp(em, ins, mask):
@@ -721,6 +1071,8 @@ def h_st(em, ins, mask):
 def h_cp(em, ins, mask):
     """cp.async.cg.shared.global [dst], [src], 16; commit_group; wait_group
     N; wait_all. Copies land in shared memory only when retired."""
+    if ins.parts[2] == "bulk":
+        return h_tma(em, ins, mask)
     parts = [p for p in ins.parts if not p.startswith("L2::")]
     if parts[2] in ("commit_group", "wait_group", "wait_all") and len(parts) == 3:
         if mask is not None:
@@ -735,6 +1087,7 @@ def h_cp(em, ins, mask):
         for group in done:
             for flat, a, data in group:  # visible to other threads after a barrier
                 em.sh[flat], em.pending[flat], em.w_ep[flat], em.w_ag[flat] = data, -1, em.epoch, a
+                em.tma_bar[flat] = -1
         return
     if parts != ["cp", "async", "cg", "shared", "global"] or ins.ops[2:] != [("imm", 16)]:
         unsupported(ins)
@@ -746,12 +1099,134 @@ def h_cp(em, ins, mask):
     em.uncommitted.append((flat, a, data.ravel()))
 
 
+def h_tma(em, ins, mask):
+    """cp.async.bulk.tensor.2d.shared::{cluster,cta}.global{.tile}.mbarrier::
+    complete_tx::bytes [dst], [tensorMap, {col, row}], [mbar]: the copy is
+    in flight (its bytes pending) until a wait on mbar lands it."""
+    p, tmap = ins.parts[4:], ins.ops[1] if len(ins.ops) == 3 else None
+    if ins.parts[3:4] != ["tensor"] or \
+            p[:3] not in (["2d", "shared::cluster", "global"], ["2d", "shared::cta", "global"]) or \
+            p[3:] not in (["tile", "mbarrier::complete_tx::bytes"],
+                          ["mbarrier::complete_tx::bytes"]) or \
+            tmap is None or tmap[0] != "tensor" or len(tmap[2]) != 2 or tmap[1][0] != "%":
+        unsupported(ins)
+    tids = active(em, mask)
+    dst, bars = em.address(ins.ops[0])[tids], em.address(ins.ops[2])[tids]
+    maps = em.read(("reg", tmap[1]))[tids]
+    col, row = (sext(em.read(c, 32), 32)[tids] for c in tmap[2])
+    em.tma_lines.add(ins.line)
+    for mb, pos in em.mbarriers(tids, bars, "cp.async.bulk.tensor"):
+        for j in pos:
+            param, tm = em.L.tensor_map(int(maps[j]))
+            if not em.acquired.get(param, np.zeros(em.T, bool))[tids[j]]:
+                raise EmulationError(
+                    f"thread {tids[j] % em.L.nt} copies through the {tm.describe()} (param "
+                    f"{param}) without acquiring it first: the host wrote it to global memory, "
+                    "so the thread needs fence.proxy.tensormap::generic.acquire.sys [map], 128")
+            if not mb.fenced:
+                raise EmulationError(
+                    f"the init of the mbarrier at {em.L.shared_name(mb.flat % em.L.shared_size)} "
+                    f"(line {mb.line}) is not visible to the TMA unit: thread "
+                    f"{mb.init_agent % em.L.nt} needs fence.mbarrier_init.release.cluster (or "
+                    "fence.proxy.async.shared::cta) after it")
+            if (int(dst[j]) - SHARED_BASE) % 128:
+                raise EmulationError(f"destination {em.L.shared_name(int(dst[j]) - SHARED_BASE)} "
+                                     "is not 128-byte aligned")
+            idx = em.shared_index(tids[j:j + 1], dst[j:j + 1], tm.nbytes, 16)
+            flat, _ = em.sh_check_write(idx, tids[j:j + 1], "cp.async.bulk.tensor write", ASYNC)
+            em.pending[flat] = ins.line
+            mb.copies.append((ins.line, flat, tm.tile(int(col[j]), int(row[j]))))
+            em.L.tma_copies += 1
+
+
+def h_mbarrier(em, ins, mask):
+    """mbarrier.init [a], count; mbarrier.arrive{.expect_tx} state, [a]{,
+    tx}; mbarrier.try_wait.parity P, [a], parity{, hint} (.shared{::cta},
+    .b64; the default .release/.acquire at .cta scope may be spelt out)."""
+    p = [x for x in ins.parts[1:-1] if x not in ("shared", "shared::cta", "cta")]
+    form, sem = [x for x in p if x not in ("release", "acquire")], set(p) & {"release", "acquire"}
+    ops, tids = ins.ops, active(em, mask)
+    if ins.parts[-1] != "b64" or not {"shared", "shared::cta"} & set(ins.parts) or \
+            form not in (["init"], ["arrive"], ["arrive", "expect_tx"], ["try_wait", "parity"]) or \
+            len(ops) != {"init": 2, "arrive": 2 + (len(form) > 1), "try_wait": 3}[form[0]] + \
+            (form[0] == "try_wait" and len(ops) == 4) or \
+            sem - {"release" if form[0] == "arrive" else "acquire"}:
+        unsupported(ins)
+    if form == ["init"]:
+        counts = em.read(ops[1], 32)[tids]
+        if ((counts < 1) | (counts > TX_LIMIT)).any():
+            raise EmulationError(f"mbarrier count {int(counts[np.argmax(counts < 1)])} not in "
+                                 f"1..{TX_LIMIT}")
+        idx = em.shared_index(tids, em.address(ops[0])[tids], 8, 8)
+        if em.is_mbar[idx].any():
+            raise EmulationError("mbarrier.init of a live mbarrier")
+        flat, a = em.sh_check_write(idx, tids, "mbarrier.init")
+        em.w_ep[flat], em.w_ag[flat], em.tma_bar[flat], em.is_mbar[flat] = em.epoch, a, -1, True
+        for t, f, c in zip(tids, idx[:, 0], counts):
+            em.mbars[int(f)] = MBarrier(int(f), int(f) // em.L.shared_size, int(c), int(t),
+                                        em.epoch, ins.line, em.T)
+        return
+    groups = em.mbarriers(tids, em.address(ops[1])[tids], ins.op + "." + ".".join(form))
+    if form[0] == "arrive":
+        tx = em.read(ops[2], 32)[tids] if len(form) > 1 else np.zeros(len(tids), np.uint64)
+        state = np.zeros(em.T, np.uint64)
+        for mb, pos in groups:
+            for j in pos:  # in thread order
+                state[tids[j]] = mb.phase  # opaque to the kernel
+                mb.add_tx(int(tx[j]))
+                mb.arrive()
+        return em.write(ops[0], state, mask)
+    parity, ok = em.read(ops[2], 32)[tids], np.zeros(em.T, bool)
+    if (parity > 1).any():
+        raise EmulationError(f"phase parity {int(parity.max())} is not 0 or 1")
+    for mb, pos in groups:
+        if (parity[pos] == mb.phase % 2).any():  # someone waits for the current phase
+            em.land(mb)
+        done = parity[pos] != mb.phase % 2
+        if not done.all():
+            raise EmulationError(
+                f"waits forever: the mbarrier at {em.L.shared_name(mb.flat % em.L.shared_size)} "
+                f"of block {em.blocks[mb.block]} is in phase {mb.phase} (parity "
+                f"{mb.phase % 2}), which {mb.state()[len(f'phase {mb.phase} '):]} with no copy "
+                "in flight to it, and every thread of the block is waiting")
+        t = tids[pos]
+        mb.observed[t] = np.maximum(mb.observed[t], mb.phase)
+        ok[t] = True
+    em.write(ops[0], ok, mask)
+
+
+def h_fence(em, ins, mask):
+    """fence.mbarrier_init.release.cluster, fence.proxy.async{.shared::cta}:
+    the mbarriers the thread initialized become visible to the TMA unit;
+    fence.proxy.tensormap::generic.acquire.SCOPE [map], 128: the thread
+    acquires the tensor map at map for its copies (only .sys covers what the
+    host wrote)."""
+    p, ops, tids = ins.parts[1:], ins.ops, active(em, mask)
+    if p in (["mbarrier_init", "release", "cluster"], ["proxy", "async"],
+             ["proxy", "async", "shared::cta"]) and not ops:
+        for mb in em.mbars.values():
+            mb.fenced |= bool(np.isin(mb.init_agent, tids))
+        return
+    if p[:3] != ["proxy", "tensormap::generic", "acquire"] or \
+            p[3:] not in (["cta"], ["cluster"], ["gpu"], ["sys"]) or len(ops) != 2 or \
+            ops[0][0] != "addr" or ops[1] != ("imm", TENSOR_MAP_BYTES):
+        unsupported(ins)
+    for t, a in zip(tids, em.address(ops[0])[tids]):
+        param, _ = em.L.tensor_map(int(a))
+        if p[3] == "sys":
+            em.acquired.setdefault(param, np.zeros(em.T, bool))[t] = True
+
+
 def h_bar(em, ins, mask):
     if mask is not None or ins.parts[1:] not in (["sync"], ["sync", "aligned"]) or \
             ins.ops[0] != ("imm", 0) or ins.ops[1:] not in ([], [("imm", em.L.nt)]):
         unsupported(ins, "only an unpredicated barrier 0 over the whole block")
     em.flush_issues()
     em.epoch += 1
+    nt = em.L.nt
+    for mb in em.mbars.values():  # what one thread observed, all have
+        block = mb.observed[mb.block * nt:(mb.block + 1) * nt]
+        block[:] = block.max()
 
 
 def warps(em, ins, mask):
@@ -833,6 +1308,7 @@ HANDLERS = {
     **{op: h_alu for op in ("add", "sub", "mul", "mad", "fma", "neg", "abs", "min", "max")},
     "mov": h_mov, "cvta": h_cvta, "setp": h_setp, "selp": h_selp, "cvt": h_cvt, "ld": h_ld,
     "st": h_st, "cp": h_cp, "bar": h_bar, "barrier": h_bar, "ldmatrix": h_ldmatrix, "mma": h_mma,
+    "mbarrier": h_mbarrier, "fence": h_fence,
 }
 
 
@@ -866,7 +1342,8 @@ def select_blocks(spec, grid, seed):
 
 
 def bind_params(kernel, specs):
-    """Global buffers, one per parameter, and the outputs to save."""
+    """Global buffers, one per parameter, the outputs to save and the tensor
+    maps."""
     names = [p[0] for p in kernel.params]
     bound = {}
     for spec in specs:
@@ -875,33 +1352,38 @@ def bind_params(kernel, specs):
         if not 0 <= i < len(names):
             raise EmulationError(f"no parameter {key} (parameters: {', '.join(names)})")
         bound[i] = val.split(":")
-    buffers, outputs = [], []
+    buffers, outputs, maps = [], [], {}
     for i, (name, ptype) in enumerate(kernel.params):
         v = bound.get(i)
         if ptype not in (".u64", ".b64"):
             raise EmulationError(f"parameter {name} is {ptype}: only .u64 pointers are supported")
         if v and v[0] == "in" and len(v) == 2:
             buffers.append(np.frombuffer(np.load(v[1]).tobytes(), np.uint8).copy())
+        elif v and v[0] == "tmap" and len(v) == 3 and re.fullmatch(r"\d+x\d+", v[2]):
+            maps[i] = TensorMap(os.path.basename(v[1]), np.load(v[1]),
+                                tuple(int(x) for x in v[2].split("x")))
+            buffers.append(np.zeros(TENSOR_MAP_BYTES, np.uint8))
         elif v and v[0] == "out" and len(v) == 4:
             dt, shape = np.dtype(v[2]), tuple(int(x) for x in v[3].split("x"))
             buffers.append(np.full(int(np.prod(shape)) * dt.itemsize, 0xFF, np.uint8))
             outputs.append((i, v[1], dt, shape))
         else:
-            raise EmulationError(f"parameter {i} ({name}) needs --param {i}=in:FILE.npy or "
+            raise EmulationError(f"parameter {i} ({name}) needs --param {i}=in:FILE.npy, "
+                                 f"{i}=tmap:FILE.npy:BOXROWSxBOXCOLS or "
                                  f"{i}=out:FILE.npy:DTYPE:SHAPE")
-    return buffers, outputs
+    return buffers, outputs, maps
 
 
 def cmd_run(args):
     kernel = Kernel(args.ptx)
     grid = dims(args.grid)
-    buffers, outputs = bind_params(kernel, args.param)
-    L = Launch(kernel, grid, dims(args.block), args.dynamic_shared, buffers)
+    buffers, outputs, maps = bind_params(kernel, args.param)
+    L = Launch(kernel, grid, dims(args.block), args.dynamic_shared, buffers, maps)
     blocks = select_blocks(args.blocks, grid, args.seed)
     batch = max(1, min(16, (1 << 20) // L.shared_size, 4096 // L.nt))
     for s in range(0, len(blocks), batch):
         group = blocks[s:s + batch]
-        saved = ([b.copy() for b in buffers], len(L.global_writes))
+        saved = ([b.copy() for b in buffers], len(L.global_writes), L.tma_copies)
         try:
             try:
                 Batch(L, group).run()
@@ -909,6 +1391,7 @@ def cmd_run(args):
                 for buf, old in zip(buffers, saved[0]):
                     buf[:] = old
                 del L.global_writes[saved[1]:]
+                L.tma_copies = saved[2]
                 for one in group:
                     Batch(L, [one]).run()
         except EmulationError as e:
@@ -931,7 +1414,9 @@ def cmd_run(args):
     print(f"{kernel.name}: emulated {len(blocks)} of {int(np.prod(grid))} blocks x {L.nt} "
           "threads, "
           f"{L.steps // max(len(blocks), 1)} instructions per block, "
-          f"{L.shared_size} bytes of shared memory: no errors")
+          f"{L.shared_size} bytes of shared memory" +
+          (f", {L.tma_copies // max(len(blocks), 1)} TMA copies per block" if L.tma_copies else "")
+          + ": no errors")
 
 
 def cmd_gen(args):
