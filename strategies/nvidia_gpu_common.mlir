@@ -567,6 +567,25 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
   // The barriers of a tensor-core kernel.
+  // (TMA kernels need no barrier before the warps read a stage: every
+  // thread waits on the stage's mbarrier itself.)
+  transform.named_sequence @nvidia_stage_barriers_tma(
+      %forall: !transform.any_op {transform.readonly}) {
+    %zeroed = transform.structured.match
+        attributes{orchestra.gpu_barrier_after} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_after %zeroed : !transform.any_op
+    %warps = transform.structured.match
+        attributes{orchestra.gpu_mma_warps} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_after %warps : !transform.any_op
+    // A K loop of one step has been folded away by now.
+    %k_loops = transform.structured.match
+        attributes{orchestra.gpu_k_loop} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_after %k_loops : !transform.any_op
+    transform.yield
+  }
   transform.named_sequence @nvidia_stage_barriers(
       %forall: !transform.any_op {transform.readonly}) {
     %zeroed = transform.structured.match
@@ -614,7 +633,7 @@ module attributes {transform.with_named_sequence} {
   // copies: the kernel is marked as having a 1-stage one.
   transform.named_sequence @nvidia_stage_operands_tma(
       %forall: !transform.any_op {transform.readonly}) {
-    transform.include @nvidia_stage_barriers failures(propagate) (%forall)
+    transform.include @nvidia_stage_barriers_tma failures(propagate) (%forall)
         : (!transform.any_op) -> ()
     %k_loops = transform.structured.match
         attributes{orchestra.gpu_k_loop} in %forall

@@ -7,8 +7,9 @@
 //    issues steps 0-2: the bytes a stage expects, then its two TMA loads,
 //    at (column, row) coordinates;
 //  * each K step first waits for its stage's barrier, in the phase of its
-//    pass over the stages, and after the barrier that ends the step thread 0
-//    issues the step 3 ahead into the same stage, while there is one.
+//    pass over the stages (every thread waits: no block barrier before the
+//    warps read the stage), and after the barrier that ends the step thread
+//    0 issues the step 3 ahead into the same stage, while there is one.
 // No cp.async and no cp.async pipeline: the kernel's stage count says 1.
 // RUN: orchestra-opt %s --pass-pipeline='builtin.module(transform-preload-library{transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_blackwell_strategy.mlir},orchestra-nvidia-select-recipes,transform-interpreter{entry-point=__orchestra_nvidia_blackwell_strategy},canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,cse,canonicalize,orchestra-nvidia-copies-to-linalg,transform-interpreter{entry-point=__orchestra_nvidia_blackwell_map_to_gpu},orchestra-nvidia-vector-to-mma,canonicalize,cse,transform-interpreter{entry-point=__orchestra_nvidia_blackwell_lower_vectors})' | FileCheck %s
 
@@ -42,8 +43,9 @@
 // CHECK:           %[[STAGE:.+]] = affine.apply #{{.*}}(%[[K]])
 // CHECK:           %[[PASS:.+]] = affine.apply #{{.*}}(%[[K]])
 // CHECK:           %[[PARITY:.+]] = arith.index_cast %[[PASS]] : index to i1
+// Every thread waits on the stage's barrier itself: no block barrier after.
 // CHECK:           nvgpu.mbarrier.try_wait.parity %[[BAR]][%[[STAGE]]], %[[PARITY]]
-// CHECK-NEXT:      gpu.barrier
+// CHECK-NOT:       gpu.barrier
 // CHECK:           nvgpu.ldmatrix %[[A]][%[[STAGE]]
 // CHECK:           nvgpu.mma.sync
 // CHECK:           gpu.barrier
