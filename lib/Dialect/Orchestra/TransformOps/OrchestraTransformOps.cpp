@@ -454,10 +454,11 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
   }
 
   // In the loop: wait for the step's stage, then (thread 0, at the end of
-  // the body) issue the copies of the step a pipeline depth ahead. The
-  // conditions on the induction variable are affine sets: the vector-to-MMA
-  // conversion takes arith ops on loop values for part of its matrix
-  // chains.
+  // the body) issue the copies of the step a pipeline depth ahead. What
+  // depends on the induction variable is computed with affine.apply and
+  // affine.min, and the condition is an scf.index_switch: LLVM 22's
+  // vector-to-MMA conversion takes arith ops on loop values for part of its
+  // matrix chains and fails on them.
   rewriter.setInsertionPoint(copies.front().copy);
   AffineExpr iv = getAffineDimExpr(0, ctx);
   AffineExpr stepIndex = (iv - *lb).floorDiv(*step);
