@@ -586,22 +586,16 @@ module attributes {transform.with_named_sequence} {
     transform.orchestra.gpu_barrier_after %k_loops : !transform.any_op
     transform.yield
   }
+  // cp.async kernels also need a barrier before the warps read a stage: the
+  // copies' data is waited for by each thread for its own copies only.
   transform.named_sequence @nvidia_stage_barriers(
       %forall: !transform.any_op {transform.readonly}) {
-    %zeroed = transform.structured.match
-        attributes{orchestra.gpu_barrier_after} in %forall
-        : (!transform.any_op) -> !transform.any_op
-    transform.orchestra.gpu_barrier_after %zeroed : !transform.any_op
+    transform.include @nvidia_stage_barriers_tma failures(propagate) (%forall)
+        : (!transform.any_op) -> ()
     %warps = transform.structured.match
         attributes{orchestra.gpu_mma_warps} in %forall
         : (!transform.any_op) -> !transform.any_op
     transform.orchestra.gpu_barrier_before %warps : !transform.any_op
-    transform.orchestra.gpu_barrier_after %warps : !transform.any_op
-    // A K loop of one step has been folded away by now.
-    %k_loops = transform.structured.match
-        attributes{orchestra.gpu_k_loop} in %forall
-        : (!transform.any_op) -> !transform.any_op
-    transform.orchestra.gpu_barrier_after %k_loops : !transform.any_op
     transform.yield
   }
   // cp.async kernels: the A tile's copy comes first in the K loop, then the
