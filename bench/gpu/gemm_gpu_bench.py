@@ -3,8 +3,11 @@
 
     /usr/bin/python3 bench/gpu/gemm_gpu_bench.py [--build build]
         [--shapes 4096,2048,...|MxNxK,...] [--repeat 20] [--arch nvidia_hopper]
+        [--dtype f16|bf16]
 
-For every shape: compile C = A * B (f16 operands and result, row-major) for a
+For every shape: compile C = A * B (row-major; f16: f16 operands, result and
+accumulator, as linalg.matmul on f16 says; bf16: bf16 operands accumulated
+in f32 and the result rounded to bf16, what torch.matmul on bf16 does) for a
 GPU-only topology (inputs and outputs in device memory), run it with
 orchestra-run --repeat N --trace, take the kernel's time from the trace of
 the last run (the launch step; the host<->device copies of the inputs and
@@ -36,6 +39,21 @@ PROGRAM = """func.func @main(%a: tensor<{m}x{k}xf16>, %b: tensor<{k}x{n}xf16>) -
 }}
 """
 
+PROGRAM_BF16 = """func.func @main(%a: tensor<{m}x{k}xbf16>, %b: tensor<{k}x{n}xbf16>) -> tensor<{m}x{n}xbf16> {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{m}x{n}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<{m}x{k}xbf16>, tensor<{k}x{n}xbf16>) outs(%f : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %o = tensor.empty() : tensor<{m}x{n}xbf16>
+  %r = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}} ins(%c : tensor<{m}x{n}xf32>) outs(%o : tensor<{m}x{n}xbf16>) {{
+  ^bb0(%x: f32, %y: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }} -> tensor<{m}x{n}xbf16>
+  return %r : tensor<{m}x{n}xbf16>
+}}
+"""
+
 SM = {"nvidia_hopper": "sm_90a", "nvidia_blackwell": "sm_100a"}
 
 
@@ -45,7 +63,7 @@ def topology(arch):
         "devices": [{
             "name": "gpu0", "arch": arch, "device_id": 0,
             "compute_units": 132,
-            "peak_flops": {"f16": 9.9e14, "f32": 6.7e13},
+            "peak_flops": {"f16": 9.9e14, "bf16": 9.9e14, "f32": 6.7e13},
             "memory_bandwidth": 3.35e12, "launch_overhead": 5e-6,
             "target": {"sm": SM[arch]},
         }],
@@ -73,9 +91,9 @@ def kernel_seconds(trace_path):
     return sum(e["dur"] for e in spans) / 1e6
 
 
-def cublas_seconds(torch, m, n, k, repeat):
-    a = torch.randn(m, k, dtype=torch.float16, device="cuda")
-    b = torch.randn(k, n, dtype=torch.float16, device="cuda")
+def cublas_seconds(torch, dtype, m, n, k, repeat):
+    a = torch.randn(m, k, dtype=dtype, device="cuda")
+    b = torch.randn(k, n, dtype=dtype, device="cuda")
     for _ in range(3):
         torch.matmul(a, b)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(
@@ -96,6 +114,7 @@ def main():
     parser.add_argument("--shapes", default="4096,2048,1024")
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--arch", default="nvidia_hopper", choices=sorted(SM))
+    parser.add_argument("--dtype", default="f16", choices=["f16", "bf16"])
     args = parser.parse_args()
     try:
         import torch
@@ -107,7 +126,9 @@ def main():
               "false); nothing measured", file=sys.stderr)
         return 2
     bin_dir = os.path.join(args.build, "bin")
-    print(f"device: {torch.cuda.get_device_name(0)}")
+    print(f"device: {torch.cuda.get_device_name(0)}, {args.dtype}")
+    dtype = torch.float16 if args.dtype == "f16" else torch.bfloat16
+    program = PROGRAM if args.dtype == "f16" else PROGRAM_BF16
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         topo = os.path.join(tmp, "topology.json")
@@ -115,13 +136,16 @@ def main():
             json.dump(topology(args.arch), f)
         for m, n, k in parse_shapes(args.shapes):
             print(f"{m}x{n}x{k}...", file=sys.stderr)
-            rng = np.random.default_rng(0)
-            a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
-            b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
-            np.save(os.path.join(tmp, "a.npy"), a)
-            np.save(os.path.join(tmp, "b.npy"), b)
+            gen = torch.Generator().manual_seed(0)
+            a = (torch.rand(m, k, generator=gen) * 2 - 1).to(dtype)
+            b = (torch.rand(k, n, generator=gen) * 2 - 1).to(dtype)
+            for name, value in (("a", a), ("b", b)):
+                # bf16 travels as its bits (uint16), f16 as float16.
+                array = value.view(torch.int16).numpy().view(np.uint16) \
+                    if dtype == torch.bfloat16 else value.numpy()
+                np.save(os.path.join(tmp, name + ".npy"), array)
             with open(os.path.join(tmp, "gemm.mlir"), "w") as f:
-                f.write(PROGRAM.format(m=m, n=n, k=k))
+                f.write(program.format(m=m, n=n, k=k))
             artifact = os.path.join(tmp, "gemm.orcx")
             subprocess.run([os.path.join(bin_dir, "orchestra-compile"),
                             os.path.join(tmp, "gemm.mlir"), "--topology", topo,
@@ -134,12 +158,13 @@ def main():
                             out_dir, "--repeat", str(args.repeat), "--trace",
                             trace, "--quiet"], check=True)
             ours = kernel_seconds(trace)
-            got = np.load(os.path.join(out_dir, "output_0.npy")).astype(
-                np.float32)
-            ref = (torch.from_numpy(a).cuda() @ torch.from_numpy(b).cuda()
-                   ).float().cpu().numpy()
+            got = np.load(os.path.join(out_dir, "output_0.npy"))
+            if got.dtype == np.uint16:
+                got = (got.astype(np.uint32) << 16).view(np.float32)
+            got = got.astype(np.float32)
+            ref = (a.cuda() @ b.cuda()).float().cpu().numpy()
             ok = bool(np.allclose(got, ref, rtol=2e-2, atol=0.05 * np.sqrt(k)))
-            theirs = cublas_seconds(torch, m, n, k, args.repeat)
+            theirs = cublas_seconds(torch, dtype, m, n, k, args.repeat)
             flops = 2.0 * m * n * k
             rows.append((m, n, k, flops / ours / 1e12, flops / theirs / 1e12,
                          ok))

@@ -232,7 +232,7 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
              << "GPU kernel @" << func.getSymName() << " has operand #"
              << arg.getArgNumber() << " of type " << arg.getType()
              << "; kernels take buffers only";
-    buffers[arg] = {orx::GpuArgKind::Buffer, arg.getArgNumber(), 8};
+    buffers[arg] = {orx::GpuArgKind::Buffer, arg.getArgNumber(), 8, {}};
   }
   auto notMapped = [&](Operation *op) {
     InFlightDiagnostic diag = op->emitOpError()
@@ -252,8 +252,8 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
       MemRefType type = alloc.getType();
       if (!type.hasStaticShape() || type.getMemorySpace())
         return notMapped(alloc);
-      buffers[alloc] = {orx::GpuArgKind::Scratch, kernel.scratchBytes.size(),
-                        8};
+      buffers[alloc] = {
+          orx::GpuArgKind::Scratch, kernel.scratchBytes.size(), 8, {}};
       kernel.scratchBytes.push_back(getByteSize(type));
       continue;
     }

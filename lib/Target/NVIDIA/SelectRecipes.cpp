@@ -34,10 +34,10 @@ static bool isFusionRoot(Operation *op) {
 }
 
 /// Whether `matmul` maps onto m16n8k16 tensor-core steps within block tiles
-/// of `blockM` x `blockN` and K steps of `blockK`: f16 operands, an f16 or
-/// f32 accumulator, the default (row-major, untransposed) indexing maps and
-/// divisible static sizes, with its accumulator initialized by a
-/// `linalg.fill`.
+/// of `blockM` x `blockN` and K steps of `blockK`: f16 operands with an f16
+/// or f32 accumulator, or bf16 operands with an f32 accumulator, the default
+/// (row-major, untransposed) indexing maps and divisible static sizes, with its
+/// accumulator initialized by a `linalg.fill`.
 static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
                                int64_t blockN, int64_t blockK) {
   if (matmul.getIndexingMapsArray() !=
@@ -49,11 +49,13 @@ static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
   if (!lhs || !rhs || !out || !lhs.hasStaticShape() || !rhs.hasStaticShape() ||
       !out.hasStaticShape())
     return false;
-  // bf16 is not taken: LLVM 22's vector-to-nvgpu conversion cannot load
-  // bf16 operand fragments ("failed to convert op during vector-to-nvgpu
-  // conversion" on the transfer_read).
-  if (!lhs.getElementType().isF16() || !rhs.getElementType().isF16() ||
-      !(out.getElementType().isF16() || out.getElementType().isF32()))
+  // f16 x f16 accumulates in f16 or f32, bf16 x bf16 in f32 (the only
+  // bf16 accumulator of mma.sync).
+  Type lhsType = lhs.getElementType(), outType = out.getElementType();
+  if (lhsType != rhs.getElementType())
+    return false;
+  if (!(lhsType.isF16() && (outType.isF16() || outType.isF32())) &&
+      !(lhsType.isBF16() && outType.isF32()))
     return false;
   int64_t m = out.getDimSize(0), n = out.getDimSize(1), k = lhs.getDimSize(1);
   if (m % blockM != 0 || n % blockN != 0 || k % blockK != 0)
@@ -98,8 +100,8 @@ static void splitEmptyTensors(func::FuncOp func) {
 /// target description does not say.
 static constexpr int64_t kDefaultNumSMs = 132;
 static constexpr int64_t kDefaultSharedBytes = 227 * 1024;
-/// The threads of a tensor-core block; each copies 16 bytes (8 f16) of an
-/// operand tile per row chunk.
+/// The threads of a tensor-core block; each copies 16 bytes (8 f16 or bf16) of
+/// an operand tile per row chunk.
 static constexpr int64_t kBlockThreads = 256;
 static constexpr int64_t kChunkElements = 8;
 

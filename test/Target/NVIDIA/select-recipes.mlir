@@ -48,6 +48,57 @@ func.func @mma_f32_accumulator(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>) -> 
 
 // -----
 
+// bf16 operands accumulate in f32 on the tensor cores, here with a
+// truncation back to bf16 as the epilogue (what frameworks call a bf16
+// GEMM).
+// CHECK-LABEL: func.func @mma_bf16
+// CHECK:         linalg.matmul {orchestra.fusion_producer, orchestra.gpu_mma}
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.gpu_recipe = "mma"
+func.func @mma_bf16(%a: tensor<64x32xbf16>, %b: tensor<32x64xbf16>) -> tensor<64x64xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<64x32xbf16>, tensor<32x64xbf16>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %o = tensor.empty() : tensor<64x64xbf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<64x64xf32>) outs(%o : tensor<64x64xbf16>) attrs = {orchestra.fusion_root} {
+  ^bb0(%x: f32, %y: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<64x64xbf16>
+  return %r : tensor<64x64xbf16>
+}
+
+// -----
+
+// A bf16 accumulator is not taken: mma.sync accumulates bf16 products in f32
+// only, and accumulating in f32 would round differently from the matmul's
+// bf16 accumulation. Nor are mixed f16 x bf16 operands.
+// CHECK-LABEL: func.func @simt_bf16_accumulator
+// CHECK:         linalg.matmul
+// CHECK-NOT:       orchestra.gpu_mma
+// CHECK-SAME:      orchestra.gpu_recipe = "simt"
+// CHECK-LABEL: func.func @simt_mixed_operands
+// CHECK:         linalg.matmul
+// CHECK-NOT:       orchestra.gpu_mma
+// CHECK-SAME:      orchestra.gpu_recipe = "simt"
+func.func @simt_bf16_accumulator(%a: tensor<64x32xbf16>, %b: tensor<32x64xbf16>) -> tensor<64x64xbf16> {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<64x64xbf16>
+  %f = linalg.fill {orchestra.fusion_producer} ins(%zero : bf16) outs(%e : tensor<64x64xbf16>) -> tensor<64x64xbf16>
+  %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<64x32xbf16>, tensor<32x64xbf16>) outs(%f : tensor<64x64xbf16>) -> tensor<64x64xbf16>
+  return %m : tensor<64x64xbf16>
+}
+func.func @simt_mixed_operands(%a: tensor<64x32xf16>, %b: tensor<32x64xbf16>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<64x32xf16>, tensor<32x64xbf16>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}
+
+// -----
+
 // f32 matmuls take the SIMT recipe (no tf32 rounding behind the user's
 // back), and so do f16 matmuls whose sizes do not divide the block tile.
 // CHECK-LABEL: func.func @simt_f32

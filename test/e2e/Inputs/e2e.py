@@ -28,6 +28,8 @@ def gen(directory, specs):
         if dtype in ("f32", "f64", "f16"):
             value = rng.uniform(-1.0, 1.0, shape).astype(
                 {"f32": np.float32, "f64": np.float64, "f16": np.float16}[dtype])
+        elif dtype == "bf16":  # its bits, as orchestra-run takes bf16
+            value = to_bf16_bits(rng.uniform(-1.0, 1.0, shape))
         elif dtype in ("i32", "i64"):
             value = rng.integers(-100, 100, shape).astype(
                 np.int32 if dtype == "i32" else np.int64)
@@ -38,8 +40,21 @@ def gen(directory, specs):
         np.save(os.path.join(directory, name + ".npy"), value)
 
 
+def to_bf16_bits(x):
+    """float values -> the uint16 bits of bf16, rounded to nearest even."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits += 0x7FFF + ((bits >> 16) & 1)
+    return (bits >> 16).astype(np.uint16)
+
+
+def from_bf16_bits(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
 def load(directory, name):
-    return np.load(os.path.join(directory, name + ".npy"))
+    """An .npy array; uint16 arrays hold bf16 bits and load as float32."""
+    value = np.load(os.path.join(directory, name + ".npy"))
+    return from_bf16_bits(value) if value.dtype == np.uint16 else value
 
 
 def relu(x):
@@ -200,7 +215,7 @@ def check_matmul_bias_relu(in_dir, out_dir, atol):
     f16 tensors says)."""
     a, b, bias = (load(in_dir, n).astype(np.float64) for n in ("a", "b", "bias"))
     expected = relu(a @ b + bias)
-    actual = np.load(os.path.join(out_dir, "output_0.npy")).astype(np.float64)
+    actual = load(out_dir, "output_0").astype(np.float64)
     if actual.shape != expected.shape:
         sys.exit(f"shape {actual.shape}, expected {expected.shape}")
     err = np.max(np.abs(actual - expected))

@@ -20,7 +20,8 @@ def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
 
     * `orchestra.gpu_recipe = "mma"` on a kernel's fusion root when the
       kernel computes a `linalg.matmul` the tensor cores can take: f16
-      operands with an f16 or f32 accumulator, M and N multiples of the
+      operands with an f16 or f32 accumulator, or bf16 operands with an f32
+      accumulator, M and N multiples of the
       block tile (`mma-block-m`, `mma-block-n`), K a multiple of the K step
       the strategy stages in shared memory (`mma-block-k`), and a
       root that is the matmul or a rank-2 elementwise epilogue of the same
@@ -72,10 +73,39 @@ def NVIDIAVectorToMMA : Pass<"orchestra-nvidia-vector-to-mma",
     `gpu.launch` that holds a `vector.contract`, and only there: the upstream
     pass also claims scalar arithmetic of launches without tensor-core work
     (the SIMT path) and fails on it.
+
+    bf16 contractions: the upstream conversion has no bf16 fragments, so
+    their operand reads are converted as f16 reads of a view of the same
+    memory (ldmatrix moves 16-bit elements whatever they are), then the
+    `nvgpu.ldmatrix` ops read the bf16 memory again and the
+    `nvgpu.mma.sync` ops take bf16 operands, for
+    `orchestra-nvidia-bf16-mma-to-nvvm`. A launch that mixes bf16 and other
+    contractions, or reads a bf16 operand other than by an unmasked
+    `vector.transfer_read`, is an error.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",
     "::mlir::nvgpu::NVGPUDialect",
+  ];
+}
+
+def NVIDIABF16MMAToNVVM : Pass<"orchestra-nvidia-bf16-mma-to-nvvm"> {
+  let summary = "Lower the bf16 nvgpu.mma.sync ops to nvvm.mma.sync";
+  let description = [{
+    Stage 8, in each `gpu.module` before `convert-nvgpu-to-nvvm`, which
+    cannot lower `nvgpu.mma.sync` with bf16 operands in LLVM 22 ("failed to
+    deduce operand PTX types"). Rewrites each m16n8k16 `nvgpu.mma.sync` with
+    bf16 A and B and an f32 accumulator (what
+    `orchestra-nvidia-vector-to-mma` makes of bf16 contractions) into an
+    `nvvm.mma.sync` of bf16 multiplicands: A as four and B as two 32-bit
+    registers of two bf16 each, C and D as four f32. Any other bf16
+    `nvgpu.mma.sync` is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

@@ -7,9 +7,12 @@ without a GPU check that a kernel computes the right numbers.
       --param P=tmap:FILE.npy:BOXROWSxBOXCOLS ...
       --param P=out:FILE.npy:DTYPE:SHAPE ... [--blocks SPEC [--seed S]]
   ptx_emulator.py gen DIR NAME:DTYPE:SHAPE:LO:HI ...  integer-valued inputs
-                                                      (DTYPE f16/f32/i32)
+                                                      (DTYPE f16/bf16/f32/i32;
+                                                      bf16 saved as its uint16 bits)
   ptx_emulator.py check-gemm DIR OUT.npy --grid X,Y [--blocks SPEC [--seed S]]
-      [--atol A]  OUT == relu(a @ b + bias) (DIR/{a,b,bias}.npy) on the tiles
+      [--atol A]  OUT == relu(a @ b + bias) (DIR/{a,b,bias}.npy, uint16 ones
+                  holding bf16 bits; a uint16 OUT is bf16, compared with
+                  the result rounded once to bf16) on the tiles
                   of the chosen blocks; the other tiles must be unwritten
 
 `run` emulates the single .entry of the PTX. Its parameters must be .u64
@@ -123,8 +126,9 @@ generic accesses between threads in this model (only bar.sync does).
 
 Arithmetic: integer ops exact; f32/f16/f16x2 add, sub, mul round to nearest
 even once (IEEE), fma is computed in float64 and rounded once. mma.sync
-m16n8k16 computes D = C + A*B exactly (float64) and rounds once per
-instruction to the f16 or f32 accumulator. Tensor cores round differently
+m16n8k16 (f16 operands, or bf16 with an f32 accumulator) computes
+D = C + A*B exactly (float64) and rounds once per instruction to the f16 or
+f32 accumulator. Tensor cores round differently
 inside an instruction, so f16 results may differ from a GPU's by about one
 rounding per k16 step; integer-valued inputs whose partial sums are exactly
 representable give exact results under any rounding model.
@@ -316,25 +320,37 @@ def sext(x, bits):
     return ((x & mask_of(bits)).astype(np.int64) ^ half) - half
 
 
+PACKED = {"f16x2": ("f16", 2), "f32x2": ("f32", 2)}  # lane type, lanes
+
+
 def type_bits(t):
     m = re.fullmatch(r"[busf](8|16|32|64)", t)
-    if t != "f16x2" and not m:
+    if t == "bf16":
+        return 16
+    if t not in PACKED and not m:
         raise EmulationError(f"unsupported type .{t}")
-    return 32 if t == "f16x2" else int(m.group(1))
+    return {"f16x2": 32, "f32x2": 64}[t] if t in PACKED else int(m.group(1))
 
 
 def f_decode(x, t):
-    """Bit patterns -> float16/float32 values."""
+    """Bit patterns -> float16/float32 values (bf16: float32 values)."""
     if t == "f32":
         return (x & mask_of(32)).astype(np.uint32).view(np.float32)
     if t == "f16":
         return (x & mask_of(16)).astype(np.uint16).view(np.float16)
+    if t == "bf16":
+        return ((x & mask_of(16)).astype(np.uint32) << np.uint32(16)).view(np.float32)
     raise EmulationError(f"unsupported float type .{t}")
 
 
 def f_encode(f, t):
     """Values -> bit patterns, rounded to nearest even once (numpy converts
-    float64 to float16 directly, without double rounding)."""
+    float64 to float16 directly, without double rounding; bf16 is rounded
+    from the float32 value, as cvt.rn.bf16.f32 does)."""
+    if t == "bf16":
+        b = f.astype(np.float32).view(np.uint32).astype(np.uint64)
+        b = (b + np.uint64(0x7FFF) + ((b >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
+        return np.where(np.isnan(f), np.uint64(0x7FFF), b)
     if t not in ("f32", "f16"):
         raise EmulationError(f"unsupported float type .{t}")
     dt, it = {"f32": (np.float32, np.uint32), "f16": (np.float16, np.uint16)}[t]
@@ -882,11 +898,13 @@ def h_int(em, ins, mask):
 
 
 def h_float(em, ins, mask):
-    """add sub mul fma neg abs min max on .f32/.f16/.f16x2 (.rn, .ftz on
-    f32, .NaN on min/max)."""
+    """add sub mul fma neg abs min max on .f32/.f16/.f16x2, and add sub mul
+    fma on .f32x2 (sm_100) (.rn, .ftz on f32, .NaN on min/max)."""
     op, ops, t = ins.op, ins.ops, ins.parts[-1]
     mods = set(ins.parts[1:-1])
-    lt, lanes = ("f16", 2) if t == "f16x2" else (t, 1)
+    lt, lanes = PACKED.get(t, (t, 1))
+    if t == "f32x2" and op not in ("add", "sub", "mul", "fma"):
+        unsupported(ins)
     op = "fma" if op == "mad" else op  # mad.rn.f32 is fma.rn.f32
     nsrc = {"neg": 1, "abs": 1, "fma": 3}.get(op, 2)
     if op not in ("add", "sub", "mul", "fma", "min", "max", "neg", "abs") or \
@@ -896,7 +914,7 @@ def h_float(em, ins, mask):
     srcs = [em.read(o, type_bits(t)) for o in ops[1:1 + nsrc]]
     result = np.zeros(em.T, np.uint64)
     for lane in range(lanes):
-        sh = np.uint64(16 * lane)
+        sh = np.uint64(type_bits(lt) * lane)
         v = [f_decode(s >> sh, lt) for s in srcs]
         if "ftz" in mods:  # subnormal inputs and results flush to signed zero
             v = [np.where(np.abs(x) < np.float32(2.0 ** -126), np.float32(0) * x, x) for x in v]
@@ -988,13 +1006,13 @@ def h_selp(em, ins, mask):
 
 
 def h_cvt(em, ins, mask):
-    """cvt between integers, f16 <-> f32, integer -> float (.rn), float ->
-    integer (.rzi/.rni), and cvt.rn.f16x2.f32 d, hi, lo."""
+    """cvt between integers, f16/bf16 <-> f32, integer -> float (.rn), float
+    -> integer (.rzi/.rni), and cvt.rn.{f16x2,bf16x2}.f32 d, hi, lo."""
     dt, st, mods = ins.parts[-2], ins.parts[-1], set(ins.parts[1:-2])
-    if dt == "f16x2":
+    if dt in ("f16x2", "bf16x2"):
         if mods != {"rn"} or st != "f32":
             unsupported(ins)
-        hi, lo = (f_encode(f_decode(em.read(o, 32), "f32"), "f16") for o in ins.ops[1:3])
+        hi, lo = (f_encode(f_decode(em.read(o, 32), "f32"), dt[:-2]) for o in ins.ops[1:3])
         return em.write(ins.ops[0], (hi << np.uint64(16)) | lo, mask, 32)
     dbits, sbits = type_bits(dt), type_bits(st)
     v = em.read(ins.ops[1], sbits)
@@ -1270,20 +1288,23 @@ CD32_FRAG = [(G, 2 * Q), (G, 2 * Q + 1), (G + 8, 2 * Q), (G + 8, 2 * Q + 1)]
 
 
 def h_mma(em, ins, mask):
-    """mma.sync.aligned.m16n8k16.row.col.{f16,f32}.f16.f16.{f16,f32}."""
+    """mma.sync.aligned.m16n8k16.row.col.{f16,f32}.f16.f16.{f16,f32} and
+    mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32."""
     p = ins.parts
     if p[1:6] != ["sync", "aligned", "m16n8k16", "row", "col"] or len(p) != 10 or \
-            p[7:9] != ["f16", "f16"] or p[6] not in ("f16", "f32") or p[9] not in ("f16", "f32"):
+            p[7] != p[8] or p[6] not in ("f16", "f32") or p[9] not in ("f16", "f32") or \
+            not (p[7] == "f16" or (p[7] == "bf16" and p[6] == p[9] == "f32")):
         unsupported(ins)
+    ab = p[7]
     W = warps(em, ins, mask)
     d, a, b, c = (o[1] for o in ins.ops)
 
-    def unpack(regs, frag, shape):
+    def unpack(regs, frag, shape, t="f16"):
         m = np.empty((W,) + shape)
         for r, (lo, hi) in zip(regs, frag):
             v = em.read(r, 32).reshape(W, 32)
-            m[:, lo[0], lo[1]] = f_decode(v, "f16")
-            m[:, hi[0], hi[1]] = f_decode(v >> np.uint64(16), "f16")
+            m[:, lo[0], lo[1]] = f_decode(v, t)
+            m[:, hi[0], hi[1]] = f_decode(v >> np.uint64(16), t)
         return m
 
     if p[9] == "f32":
@@ -1292,7 +1313,7 @@ def h_mma(em, ins, mask):
             C[:, row, col] = f_decode(em.read(r, 32).reshape(W, 32), "f32")
     else:
         C = unpack(c, CD16_FRAG, (16, 8))
-    D = C + np.matmul(unpack(a, A_FRAG, (16, 16)), unpack(b, B_FRAG, (16, 8)))
+    D = C + np.matmul(unpack(a, A_FRAG, (16, 16), ab), unpack(b, B_FRAG, (16, 8), ab))
     if p[6] == "f32":
         for r, (row, col) in zip(d, CD32_FRAG):
             em.write(r, f_encode(D[:, row, col], "f32").reshape(em.T), None)
@@ -1425,15 +1446,29 @@ def cmd_gen(args):
     for spec in args.specs:
         name, dt, shape, lo, hi = spec.split(":")
         v = rng.integers(int(lo), int(hi) + 1, tuple(int(x) for x in shape.split("x")))
-        np.save(os.path.join(args.dir, name + ".npy"),
-                v.astype({"f16": np.float16, "f32": np.float32, "i32": np.int32}[dt]))
+        if dt == "bf16":  # its bits, as uint16 (exact: small integers)
+            v = (v.astype(np.float32).view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+        else:
+            v = v.astype({"f16": np.float16, "f32": np.float32, "i32": np.int32}[dt])
+        np.save(os.path.join(args.dir, name + ".npy"), v)
+
+
+def load_values(path):
+    """An input array as float64; uint16 arrays hold bf16 bits."""
+    v = np.load(path)
+    if v.dtype == np.uint16:
+        v = f_decode(v.astype(np.uint64), "bf16")
+    return v.astype(np.float64)
 
 
 def cmd_check_gemm(args):
-    a, b, bias = (np.load(os.path.join(args.dir, n + ".npy")).astype(np.float64)
-                  for n in ("a", "b", "bias"))
+    a, b, bias = (load_values(os.path.join(args.dir, n + ".npy")) for n in ("a", "b", "bias"))
     expected = np.maximum(a @ b + bias, 0)
-    out, grid = np.load(args.out), dims(args.grid)
+    raw, grid = np.load(args.out), dims(args.grid)
+    out = raw
+    if raw.dtype == np.uint16:  # bf16 bits: one rounding of the exact result
+        expected = f_decode(f_encode(expected, "bf16"), "bf16").astype(np.float64)
+        out = f_decode(out.astype(np.uint64), "bf16")
     M, N = expected.shape
     if out.shape != expected.shape or M % grid[1] or N % grid[0]:
         raise EmulationError(f"output {out.shape} vs expected {expected.shape} on grid {grid}")
@@ -1448,7 +1483,7 @@ def cmd_check_gemm(args):
         r, c = np.argwhere(bad)[0]
         raise EmulationError(f"{bad.sum()} of {mine.sum()} elements differ, first ({r}, {c}): "
                              f"{out[r, c]} instead of {expected[r, c]}")
-    stray = ~mine & (out.view(np.uint8).reshape(out.shape + (-1,)) != 0xFF).any(axis=-1)
+    stray = ~mine & (raw.view(np.uint8).reshape(raw.shape + (-1,)) != 0xFF).any(axis=-1)
     if stray.any():
         raise EmulationError(f"element {tuple(np.argwhere(stray)[0])} outside the chosen "
                              "blocks' tiles was written")
