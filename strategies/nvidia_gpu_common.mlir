@@ -301,6 +301,62 @@ module attributes {transform.with_named_sequence} {
   //===--------------------------------------------------------------------===//
   transform.named_sequence @nvidia_tile_and_fuse(
       %module: !transform.any_op {transform.readonly}) {
+    // 0. Warpgroup MMA matmuls (Hopper with `wgmma = true`): 128x128 block
+    //    tiles with the epilogue and the producers fused, for two
+    //    warpgroups; the K loop in steps of 64 whose A and B tiles are
+    //    staged in shared memory. The matmul of a K step stays whole:
+    //    stage 7 turns it into warpgroup MMA
+    //    (`transform.orchestra.nvidia_warpgroup_mma`).
+    %wg_roots = transform.structured.match
+        attributes{orchestra.gpu_recipe = "wgmma"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %wg_roots : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %stages = transform.orchestra.param_from_attr
+          %root["orchestra.gpu_k_stages"]
+          : (!transform.any_op) -> !transform.param<i64>
+      %tma = transform.orchestra.param_from_attr %root["orchestra.gpu_tma"]
+          : (!transform.any_op) -> !transform.param<i64>
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [128, 128]
+          (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.include @nvidia_fuse_producers failures(propagate) (%forall)
+          : (!transform.any_op) -> ()
+      transform.annotate %forall "orchestra.gpu_k_stages" = %stages
+          : !transform.any_op, !transform.param<i64>
+      transform.annotate %forall "orchestra.gpu_tma" = %tma
+          : !transform.any_op, !transform.param<i64>
+      %one = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.annotate %forall "orchestra.gpu_wgmma" = %one
+          : !transform.any_op, !transform.param<i64>
+      %matmul = transform.structured.match ops{["linalg.matmul"]}
+          attributes{orchestra.gpu_mma} in %forall
+          : (!transform.any_op) -> !transform.any_op
+      %fill = transform.structured.match ops{["linalg.fill"]} in %forall
+          : (!transform.any_op) -> !transform.any_op
+      %fill_t, %fill_threads = transform.structured.tile_using_forall %fill
+          num_threads [8, 32]
+          (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.annotate %fill_threads "orchestra.gpu_barrier_after"
+          : !transform.any_op
+      %mk, %k_loop = transform.structured.tile_using_for %matmul
+          tile_sizes [0, 0, 64]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      transform.annotate %k_loop "orchestra.gpu_k_loop" : !transform.any_op
+      transform.annotate %mk "orchestra.gpu_wgmma_matmul" : !transform.any_op
+      %a = transform.get_operand %mk[0]
+          : (!transform.any_op) -> !transform.any_value
+      %b = transform.get_operand %mk[1]
+          : (!transform.any_op) -> !transform.any_value
+      %a_shared = transform.structured.promote_tensor
+          to #gpu.address_space<workgroup> %a : !transform.any_value
+      %b_shared = transform.structured.promote_tensor
+          to #gpu.address_space<workgroup> %b : !transform.any_value
+      transform.structured.vectorize %fill_t : !transform.any_op
+    }
+
     // 1. Tensor-core matmuls: 64x64 block tiles with the epilogue and the
     //    producers fused; the matmul over 8 warps of 16x32 outputs, each
     //    warp stepping through 16x8x16 tensor-core tiles.
@@ -412,6 +468,18 @@ module attributes {transform.with_named_sequence} {
         attributes{orchestra.gpu_recipe = "mma"} in %module
         : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %epilogues : !transform.any_op
+    %wg_epilogues = transform.structured.match
+        attributes{orchestra.gpu_recipe = "wgmma"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %wg_epilogues : !transform.any_op {
+    ^bb0(%epilogue: !transform.any_op):
+      // (A wgmma root that is the matmul itself stays in its K loop.)
+      %in_block = transform.get_parent_op %epilogue
+          : (!transform.any_op) -> !transform.any_op
+      transform.match.operation_name %in_block ["scf.forall"]
+          : !transform.any_op
+      transform.structured.vectorize %epilogue : !transform.any_op
+    }
 
     // 4. Clean up (no CSE: it would merge the empty tensors that
     //    orchestra-nvidia-select-recipes split, and make kernels share
@@ -686,6 +754,76 @@ module attributes {transform.with_named_sequence} {
     transform.match.param.cmpi eq %tma, %one : !transform.param<i64>
     transform.yield %forall : !transform.any_op
   }
+  // Warpgroup MMA kernels (`orchestra.gpu_wgmma`) with 3 or 2 stages.
+  transform.named_sequence @nvidia_match_wgmma_block_3(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %forall = transform.include @nvidia_match_mma_block_3 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %wgmma = transform.orchestra.param_from_attr %forall["orchestra.gpu_wgmma"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.yield %forall : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_wgmma_block_2(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %forall = transform.include @nvidia_match_mma_block_2 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %wgmma = transform.orchestra.param_from_attr %forall["orchestra.gpu_wgmma"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.yield %forall : !transform.any_op
+  }
+  // Their K loops: the operand tiles are written by TMA copies with the
+  // 128-byte swizzle, one mbarrier per stage, and each step's matmul
+  // becomes warpgroup MMA on them. The barriers: after zeroing the
+  // accumulator tile, after each step's matmul (its warpgroup MMA has
+  // completed by then, and the stage may be refilled), after the K loop.
+  transform.named_sequence @nvidia_stage_operands_wgmma(
+      %forall: !transform.any_op {transform.readonly}) {
+    %zeroed = transform.structured.match
+        attributes{orchestra.gpu_barrier_after} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_after %zeroed : !transform.any_op
+    %matmuls = transform.structured.match
+        attributes{orchestra.gpu_wgmma_matmul} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_after %matmuls : !transform.any_op
+    %k_loops = transform.structured.match
+        attributes{orchestra.gpu_k_loop} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_after %k_loops : !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %k_loops {swizzle_128b}
+        : !transform.any_op
+    transform.orchestra.nvidia_warpgroup_mma %k_loops : !transform.any_op
+    %one = transform.param.constant 1 : i64 -> !transform.any_param
+    transform.annotate %forall "orchestra.gpu_k_stages" = %one
+        : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @nvidia_stage_operands_wgmma_3(
+      %forall: !transform.any_op {transform.readonly}) {
+    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %copies : !transform.any_op {
+    ^bb0(%copy: !transform.any_op):
+      transform.include @nvidia_multibuffer_3 failures(propagate) (%copy)
+          : (!transform.any_op) -> ()
+    }
+    transform.include @nvidia_stage_operands_wgmma failures(propagate)
+        (%forall) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @nvidia_stage_operands_wgmma_2(
+      %forall: !transform.any_op {transform.readonly}) {
+    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %copies : !transform.any_op {
+    ^bb0(%copy: !transform.any_op):
+      transform.include @nvidia_multibuffer_2 failures(propagate) (%copy)
+          : (!transform.any_op) -> ()
+    }
+    transform.include @nvidia_stage_operands_wgmma failures(propagate)
+        (%forall) : (!transform.any_op) -> ()
+    transform.yield
+  }
   // Other kernels: a barrier after every loop mapped to threads.
   transform.named_sequence @nvidia_launch(
       %forall: !transform.any_op {transform.consumed}) {
@@ -754,6 +892,8 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.bufferization.buffer_loop_hoisting %func : !transform.any_op
     %staged = transform.foreach_match in %func
+        @nvidia_match_wgmma_block_3 -> @nvidia_stage_operands_wgmma_3,
+        @nvidia_match_wgmma_block_2 -> @nvidia_stage_operands_wgmma_2,
         @nvidia_match_mma_block_tma_3 -> @nvidia_stage_operands_tma_3,
         @nvidia_match_mma_block_tma_2 -> @nvidia_stage_operands_tma_2,
         @nvidia_match_mma_block_3 -> @nvidia_stage_operands_3,

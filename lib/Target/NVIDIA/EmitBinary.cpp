@@ -82,8 +82,10 @@ private:
 } // namespace
 
 /// The alignment of a kernel's dynamic shared memory: TMA copies need
-/// 128-byte aligned targets.
-static constexpr uint64_t kDynamicSharedAlignment = 128;
+/// 128-byte aligned targets, and 1024-byte aligned ones with the 128-byte
+/// swizzle (orchestra-nvidia-workgroup-allocations places those tiles at
+/// multiples of 1024 bytes).
+static constexpr uint64_t kDynamicSharedAlignment = 1024;
 
 LogicalResult NVIDIAEmitBinaryPass::serialize(gpu::GPUModuleOp module,
                                               StringRef chipName,
@@ -94,8 +96,8 @@ LogicalResult NVIDIAEmitBinaryPass::serialize(gpu::GPUModuleOp module,
   // array that the GPU lowering makes internal, which the NVPTX backend then
   // demotes to a one-byte static array of the kernel. External, it is the
   // `.extern .shared` array CUDA kernels address dynamic shared memory by;
-  // aligned to 128 bytes, as TMA copies need their targets (the tiles in it
-  // are at 128-byte offsets).
+  // aligned to 1024 bytes, as swizzled TMA copies need their targets (the
+  // tiles in it are at offsets of their own alignment).
   module.walk([](LLVM::GlobalOp global) {
     auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
     if (array && array.getNumElements() == 0 &&

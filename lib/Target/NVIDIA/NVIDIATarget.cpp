@@ -113,6 +113,16 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   hopper.arch = "nvidia_hopper";
   hopper.description = "NVIDIA Hopper GPU (sm_90a), e.g. H100/H200";
   hopper.keys = getNVIDIAKeys({"sm_90a", "sm_90"}, /*tmaByDefault=*/false);
+  hopper.keys.push_back(
+      {"wgmma",
+       TargetKeyType::Bool,
+       /*required=*/false,
+       "compute f16 and bf16 matmuls with f32 accumulators on the warpgroup "
+       "MMA units (wgmma, operand tiles staged by swizzled TMA copies; "
+       "128x128 blocks of two warpgroups, K steps of 64) where their shapes "
+       "allow it (default: false until measured on a GPU)",
+       std::nullopt,
+       {}});
   hopper.memorySpaces = {
       {"hbm", MemoryScope::Device, "device global memory (HBM)"},
       {"shared", MemoryScope::Kernel, "per-block shared memory (SMEM)"},

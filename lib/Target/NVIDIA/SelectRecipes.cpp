@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::orchestra::nvidia {
 #define GEN_PASS_DEF_NVIDIASELECTRECIPES
@@ -26,6 +27,11 @@ static constexpr StringLiteral kRecipe = "orchestra.gpu_recipe";
 static constexpr StringLiteral kMma = "orchestra.gpu_mma";
 static constexpr StringLiteral kKStages = "orchestra.gpu_k_stages";
 static constexpr StringLiteral kTma = "orchestra.gpu_tma";
+static constexpr StringLiteral kZeroInit = "orchestra.gpu_zero_init";
+/// The warpgroup MMA recipe: 128x128 blocks of two warpgroups (64 rows
+/// each), K steps of 64 (one 128-byte swizzle row of f16 or bf16).
+static constexpr int64_t kWgmmaBlock = 128;
+static constexpr int64_t kWgmmaBlockK = 64;
 
 static bool isFusionRoot(Operation *op) {
   return llvm::any_of(op->getAttrs(), [](NamedAttribute attr) {
@@ -61,6 +67,33 @@ static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
   if (m % blockM != 0 || n % blockN != 0 || k % blockK != 0)
     return false;
   return matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>() != nullptr;
+}
+
+/// Whether `matmul` can run on the warpgroup MMA units in the wgmma
+/// recipe's tiles: f16 x f16 or bf16 x bf16 accumulated in f32, the default
+/// indexing maps, M and N multiples of 128, K a multiple of 64 with at least
+/// two K steps (TMA stages them), and an accumulator that starts as a zero
+/// `linalg.fill` (warpgroup MMA starts from zero, not from memory).
+static bool isWarpgroupMatmul(linalg::MatmulOp matmul) {
+  if (matmul.getIndexingMapsArray() !=
+      linalg::MatmulOp::getDefaultIndexingMaps(matmul.getContext()))
+    return false;
+  auto lhs = dyn_cast<RankedTensorType>(matmul.getInputs()[0].getType());
+  auto rhs = dyn_cast<RankedTensorType>(matmul.getInputs()[1].getType());
+  auto out = dyn_cast<RankedTensorType>(matmul.getOutputs()[0].getType());
+  if (!lhs || !rhs || !out || !lhs.hasStaticShape() || !rhs.hasStaticShape() ||
+      !out.hasStaticShape())
+    return false;
+  Type element = lhs.getElementType();
+  if (element != rhs.getElementType() ||
+      !(element.isF16() || element.isBF16()) || !out.getElementType().isF32())
+    return false;
+  int64_t m = out.getDimSize(0), n = out.getDimSize(1), k = lhs.getDimSize(1);
+  if (m % kWgmmaBlock != 0 || n % kWgmmaBlock != 0 || k % kWgmmaBlockK != 0 ||
+      k < 2 * kWgmmaBlockK)
+    return false;
+  auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
 }
 
 /// Whether `root` is an elementwise epilogue over the `m` x `n` result of a
@@ -155,6 +188,12 @@ public:
       if (auto tma = target.getAs<BoolAttr>("tma"))
         useTma = tma.getValue();
     }
+    // Warpgroup MMA, on Hopper when the target asks for it.
+    bool useWgmma = false;
+    if (auto target =
+            getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target"))
+      if (auto wgmma = target.getAs<BoolAttr>("wgmma"))
+        useWgmma = wgmma.getValue();
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       splitEmptyTensors(func);
       Operation *root = nullptr;
@@ -180,12 +219,29 @@ public:
           otherFills = true;
       });
       std::string recipe = "simt";
-      if (matmuls.size() == 1 && !otherFills &&
-          isTensorCoreMatmul(matmuls.front(), mmaBlockM, mmaBlockN,
-                             mmaBlockK)) {
-        auto rootOp = dyn_cast<linalg::LinalgOp>(root);
-        if (root == matmuls.front().getOperation() ||
-            (rootOp && isEpilogueOf(rootOp, matmuls.front()))) {
+      auto rootOp = dyn_cast<linalg::LinalgOp>(root);
+      bool rootFits = matmuls.size() == 1 && !otherFills &&
+                      (root == matmuls.front().getOperation() ||
+                       (rootOp && isEpilogueOf(rootOp, matmuls.front())));
+      if (rootFits && useWgmma && isWarpgroupMatmul(matmuls.front())) {
+        recipe = "wgmma";
+        linalg::MatmulOp matmul = matmuls.front();
+        matmul->setAttr(kMma, UnitAttr::get(ctx));
+        matmul->setAttr(kZeroInit, UnitAttr::get(ctx));
+        int64_t kSteps = cast<RankedTensorType>(matmul.getInputs()[0].getType())
+                             .getDimSize(1) /
+                         kWgmmaBlockK;
+        auto set = [&](StringRef name, int64_t value) {
+          root->setAttr(name,
+                        IntegerAttr::get(IntegerType::get(ctx, 64), value));
+        };
+        set(kKStages, std::min(mmaStages.getValue(), kSteps));
+        set("orchestra.gpu_tile_m", kWgmmaBlock);
+        set("orchestra.gpu_tile_n", kWgmmaBlock);
+        set(kTma, 1);
+      } else if (rootFits && isTensorCoreMatmul(matmuls.front(), mmaBlockM,
+                                                mmaBlockN, mmaBlockK)) {
+        {
           recipe = "mma";
           linalg::MatmulOp matmul = matmuls.front();
           matmul->setAttr(kMma, UnitAttr::get(ctx));

@@ -36,6 +36,13 @@ static bool isWorkgroup(MemRefType type) {
   return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
+/// The alignment of `alloc`'s buffer: the tile default, or more when the
+/// allocation asks for it (tiles written with TMA's 128-byte swizzle need
+/// 1024 bytes).
+static int64_t getAlignment(memref::AllocOp alloc, int64_t fallback) {
+  return std::max<int64_t>(fallback, alloc.getAlignment().value_or(0));
+}
+
 static int64_t getByteSize(MemRefType type) {
   return type.getNumElements() * static_cast<int64_t>(llvm::divideCeil(
                                      type.getElementTypeBitWidth(), 8));
@@ -65,9 +72,10 @@ public:
           continue;
         }
         shared.push_back(alloc);
-        sharedBytes = static_cast<int64_t>(
-                          llvm::alignTo(sharedBytes, kDynamicTileAlignment)) +
-                      getByteSize(alloc.getType());
+        sharedBytes =
+            static_cast<int64_t>(llvm::alignTo(
+                sharedBytes, getAlignment(alloc, kDynamicTileAlignment))) +
+            getByteSize(alloc.getType());
       }
       if (sharedBytes > kMaxStaticSharedBytes) {
         int64_t bytes = placeInDynamicSharedMemory(func, shared);
@@ -116,7 +124,7 @@ private:
           func.getNumWorkgroupAttributions() - 1,
           LLVM::LLVMDialect::getAlignAttrName(),
           IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                           kWorkgroupAlignment));
+                           getAlignment(alloc, kWorkgroupAlignment)));
     } else {
       buffer = func.addPrivateAttribution(type, alloc.getLoc());
     }
@@ -137,8 +145,8 @@ private:
     Value base = gpu::DynamicSharedMemoryOp::create(builder, loc, bytesType);
     int64_t offset = 0;
     for (memref::AllocOp alloc : allocs) {
-      offset =
-          static_cast<int64_t>(llvm::alignTo(offset, kDynamicTileAlignment));
+      offset = static_cast<int64_t>(
+          llvm::alignTo(offset, getAlignment(alloc, kDynamicTileAlignment)));
       Value at = arith::ConstantIndexOp::create(builder, loc, offset);
       Value view = memref::ViewOp::create(
           builder, alloc.getLoc(), alloc.getType(), base, at, ValueRange());

@@ -28,6 +28,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/IntegerSet.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -141,6 +142,10 @@ struct StagedCopy {
   memref::AllocOp stages;
   memref::SubViewOp stage;
   int64_t rows = 0, cols = 0;
+  /// The columns of a TMA box: the tile's, or with the 128-byte swizzle the
+  /// 128 bytes of a swizzle row (the tile is then copied as cols / boxCols
+  /// column blocks, each rows x boxCols, one after the other in the stage).
+  int64_t boxCols = 0;
   /// The type of one stage's view, and the bytes of an element.
   MemRefType stageType;
   Value stageBuffers;
@@ -199,7 +204,8 @@ buildOrigin(OpBuilder &b, Location loc, IRMapping &mapping,
 /// per tile.
 static LogicalResult issueStep(OpBuilder &b, Location loc,
                                ArrayRef<StagedCopy> copies, Value barriers,
-                               Value stage, Value step, scf::ForOp loop) {
+                               Value stage, Value step, scf::ForOp loop,
+                               bool swizzle) {
   IRMapping mapping;
   mapping.map(loop.getInductionVar(), step);
   Block *body = loop.getBody();
@@ -214,6 +220,40 @@ static LogicalResult issueStep(OpBuilder &b, Location loc,
         buildOrigin(b, loc, mapping, copy, body);
     if (!origin)
       return failure();
+    if (swizzle) {
+      // Column block c of the tile lands at element c * rows * boxCols of
+      // the stage: a rows x boxCols view made with reinterpret_cast (the
+      // stage's row-major memref type does not describe this layout; only
+      // the warpgroup MMA descriptors read it).
+      for (int64_t c = 0; c < copy.cols / copy.boxCols; ++c) {
+        AffineExpr s0 = b.getAffineDimExpr(0);
+        Value offset = affine::AffineApplyOp::create(
+            b, loc,
+            AffineMap::get(1, 0,
+                           s0 * (copy.rows * copy.cols) +
+                               c * copy.rows * copy.boxCols),
+            ValueRange{stage});
+        auto blockType = MemRefType::get(
+            {copy.rows, copy.boxCols}, copy.stageType.getElementType(),
+            StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                                   {copy.boxCols, 1}),
+            copy.stageType.getMemorySpace());
+        Value target = memref::ReinterpretCastOp::create(
+            b, loc, blockType, copy.stageBuffers, OpFoldResult(offset),
+            ArrayRef<OpFoldResult>{b.getIndexAttr(copy.rows),
+                                   b.getIndexAttr(copy.boxCols)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(copy.boxCols),
+                                   b.getIndexAttr(1)});
+        Value column = affine::AffineApplyOp::create(
+            b, loc, AffineMap::get(1, 0, s0 + c * copy.boxCols),
+            ValueRange{origin->second});
+        nvgpu::TmaAsyncLoadOp::create(b, loc, target, barriers, copy.descriptor,
+                                      ValueRange{column, origin->first}, stage,
+                                      /*multicastMask=*/Value(),
+                                      /*predicate=*/Value());
+      }
+      continue;
+    }
     SmallVector<OpFoldResult> offsets = {stage, b.getIndexAttr(0),
                                          b.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
@@ -354,6 +394,13 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
         (sourceType.getDimSize(1) * elementBytes) % 16 != 0)
       return fail("a tile does not fit a TMA box (at most 256 elements per "
                   "dimension, rows a multiple of 16 bytes)");
+    copy.boxCols = copy.cols;
+    if (getSwizzle_128b()) {
+      if ((copy.cols * elementBytes) % 128 != 0)
+        return fail("a tile's rows are not a multiple of the 128 bytes of "
+                    "the swizzle");
+      copy.boxCols = 128 / elementBytes;
+    }
     copy.source = source;
     copies.push_back(std::move(copy));
   }
@@ -389,16 +436,27 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
         copy.source);
     auto type = nvgpu::TensorMapDescriptorType::get(
         ctx,
-        MemRefType::get({copy.rows, copy.cols}, sourceType.getElementType(),
+        MemRefType::get({copy.rows, copy.boxCols}, sourceType.getElementType(),
                         AffineMap(), workgroup),
-        nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE,
+        getSwizzle_128b() ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
+                          : nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE,
         nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
         nvgpu::TensorMapOOBKind::OOB_ZERO,
         nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
     copy.descriptor = nvgpu::TmaCreateDescriptorOp::create(
         rewriter, loc, type, unranked,
-        ValueRange{arith::ConstantIndexOp::create(rewriter, loc, copy.rows),
-                   arith::ConstantIndexOp::create(rewriter, loc, copy.cols)});
+        ValueRange{
+            arith::ConstantIndexOp::create(rewriter, loc, copy.rows),
+            arith::ConstantIndexOp::create(rewriter, loc, copy.boxCols)});
+    // The 128-byte swizzle repeats every 1024 bytes: its boxes start on
+    // 1024-byte lines (each stage and column block is a multiple of it).
+    if (getSwizzle_128b()) {
+      if ((copy.rows * copy.boxCols * copy.elementBytes) % 1024 != 0)
+        return emitDefiniteFailure()
+               << "a swizzled TMA box of " << copy.rows << "x" << copy.boxCols
+               << " elements is not a multiple of 1024 bytes";
+      copy.stages.setAlignment(1024);
+    }
   }
 
   // Before the loop: the barriers, initialized by thread 0, and the first
@@ -446,8 +504,8 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
       IRMapping mapping;
       mapping.map(loop.getInductionVar(), k);
       Value stage = cloneInBody(rewriter, mapping, stageValue, loop.getBody());
-      if (!stage ||
-          failed(issueStep(rewriter, loc, copies, barriers, stage, k, loop)))
+      if (!stage || failed(issueStep(rewriter, loc, copies, barriers, stage, k,
+                                     loop, getSwizzle_128b())))
         return emitDefiniteFailure()
                << "cannot compute the origin of a tile outside the K loop";
     }
@@ -496,13 +554,177 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
     scf::YieldOp::create(rewriter, loc);
     rewriter.setInsertionPointToStart(&ahead.getCaseRegions()[0].front());
     if (failed(issueStep(rewriter, loc, copies, barriers, stageValue, nextStep,
-                         loop)))
+                         loop, getSwizzle_128b())))
       return emitDefiniteFailure()
              << "cannot compute the origin of a tile a step ahead";
   }
   for (StagedCopy &copy : copies)
     rewriter.eraseOp(copy.copy);
   return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// NVIDIAWarpgroupMmaOp
+//===----------------------------------------------------------------------===//
+
+/// The multibuffered shared-memory allocation `view` is a stage of
+/// (`memref.subview` of a `memref.alloc`), or null.
+static memref::AllocOp getStageAllocation(Value view) {
+  auto stage = view.getDefiningOp<memref::SubViewOp>();
+  return stage ? stage.getSource().getDefiningOp<memref::AllocOp>()
+               : memref::AllocOp();
+}
+
+DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
+    transform::TransformRewriter &rewriter, Operation *target,
+    transform::ApplyToEachResultList &results,
+    transform::TransformState &state) {
+  auto fail = [&](const Twine &why) {
+    DiagnosedSilenceableFailure diag =
+        emitSilenceableError()
+        << "cannot compute the K loop with warpgroup MMA: " << why;
+    diag.attachNote(target->getLoc()) << "K loop";
+    return diag;
+  };
+  auto loop = dyn_cast<scf::ForOp>(target);
+  if (!loop)
+    return fail("the payload op is not an scf.for");
+  auto matmuls = llvm::to_vector(loop.getBody()->getOps<linalg::MatmulOp>());
+  if (matmuls.size() != 1)
+    return fail("its body does not hold exactly one linalg.matmul");
+  linalg::MatmulOp matmul = matmuls.front();
+  if (!matmul->hasAttr("orchestra.gpu_zero_init"))
+    return fail("the matmul does not carry orchestra.gpu_zero_init (its "
+                "accumulator must start at zero)");
+  if (!matmul.hasPureBufferSemantics() ||
+      matmul.getIndexingMapsArray() !=
+          linalg::MatmulOp::getDefaultIndexingMaps(matmul.getContext()))
+    return fail("the matmul is not a plain row-major matmul on buffers");
+  scf::ForallOp blockForall;
+  if (!findBlockForall(loop, blockForall))
+    return fail("it is not inside a block-level scf.forall");
+
+  Value a = matmul.getDpsInputOperand(0)->get();
+  Value b = matmul.getDpsInputOperand(1)->get();
+  Value c = matmul.getDpsInitOperand(0)->get();
+  auto aType = cast<MemRefType>(a.getType());
+  auto bType = cast<MemRefType>(b.getType());
+  auto cType = cast<MemRefType>(c.getType());
+  memref::AllocOp aStages = getStageAllocation(a);
+  memref::AllocOp bStages = getStageAllocation(b);
+  if (!aStages || !bStages)
+    return fail("an operand is not a stage of a shared-memory allocation");
+  // The tensor maps of the swizzled TMA copies into the stages.
+  DenseMap<Operation *, Value> tensorMaps;
+  blockForall.walk([&](nvgpu::TmaAsyncLoadOp load) {
+    auto view = load.getDst().getDefiningOp<memref::ReinterpretCastOp>();
+    auto alloc =
+        view ? view.getSource().getDefiningOp<memref::AllocOp>() : nullptr;
+    if (alloc)
+      tensorMaps[alloc] = load.getTensorMapDescriptor();
+  });
+  Value aMap = tensorMaps.lookup(aStages), bMap = tensorMaps.lookup(bStages);
+  auto isSwizzled = [](Value map) {
+    return map &&
+           cast<nvgpu::TensorMapDescriptorType>(map.getType()).getSwizzle() ==
+               nvgpu::TensorMapSwizzleKind::SWIZZLE_128B;
+  };
+  if (!isSwizzled(aMap) || !isSwizzled(bMap))
+    return fail("an operand's stages are not written by TMA copies with the "
+                "128-byte swizzle (transform.orchestra.nvidia_tma_k_loop "
+                "{swizzle_128b})");
+  Type element = aType.getElementType();
+  if (element != bType.getElementType() ||
+      !(element.isF16() || element.isBF16()) || !cType.getElementType().isF32())
+    return fail("the matmul is not f16 x f16 or bf16 x bf16 into f32");
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
+          n = bType.getDimSize(1);
+  if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
+      !cType.hasStaticShape() || m != 128 || k % 16 != 0 || n % 8 != 0 ||
+      n > 256 || cType.getDimSize(0) != m || cType.getDimSize(1) != n)
+    return fail("the matmul is not 128 x N x K with N a multiple of 8 up to "
+                "256 and K a multiple of 16");
+  if (Operation *def = c.getDefiningOp(); def && loop->isAncestor(def))
+    return fail("the accumulator buffer is defined inside the loop");
+
+  Location loc = matmul.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  int64_t rowsPerGroup = 64;
+  auto accType = nvgpu::WarpgroupAccumulatorType::get(
+      ctx, VectorType::get({rowsPerGroup, n}, rewriter.getF32Type()));
+  auto descriptorType = [&](int64_t rows, int64_t cols) {
+    return nvgpu::WarpgroupMatrixDescriptorType::get(
+        ctx, MemRefType::get({rows, cols}, element, AffineMap(),
+                             aType.getMemorySpace()));
+  };
+
+  // Before the loop: the warpgroup of the thread, the first row of A it
+  // multiplies, and its zero accumulator.
+  rewriter.setInsertionPoint(loop);
+  Value thread = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+  AffineExpr t = getAffineDimExpr(0, ctx);
+  Value firstRow = affine::AffineApplyOp::create(
+      rewriter, loc, AffineMap::get(1, 0, t.floorDiv(128) * rowsPerGroup),
+      ValueRange{thread});
+  Value zero =
+      nvgpu::WarpgroupMmaInitAccumulatorOp::create(rewriter, loc, accType);
+
+  // In the loop: the descriptors and the warpgroup MMA, carried.
+  FailureOr<LoopLikeOpInterface> extended =
+      cast<LoopLikeOpInterface>(loop.getOperation())
+          .replaceWithAdditionalYields(
+              rewriter, ValueRange{zero},
+              /*replaceInitOperandUsesInLoop=*/false,
+              [&](OpBuilder &builder, Location,
+                  ArrayRef<BlockArgument> args) -> SmallVector<Value> {
+                builder.setInsertionPoint(matmul);
+                Value rows = memref::SubViewOp::create(
+                    builder, loc, a,
+                    ArrayRef<OpFoldResult>{firstRow, builder.getIndexAttr(0)},
+                    ArrayRef<OpFoldResult>{builder.getIndexAttr(rowsPerGroup),
+                                           builder.getIndexAttr(k)},
+                    ArrayRef<OpFoldResult>{builder.getIndexAttr(1),
+                                           builder.getIndexAttr(1)});
+                Value aDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
+                    builder, loc, descriptorType(rowsPerGroup, k), rows, aMap);
+                Value bDesc = nvgpu::WarpgroupGenerateDescriptorOp::create(
+                    builder, loc, descriptorType(k, n), b, bMap);
+                Value product = nvgpu::WarpgroupMmaOp::create(
+                    builder, loc, accType, aDesc, bDesc,
+                    /*waitGroup=*/builder.getI64IntegerAttr(0),
+                    /*transposeA=*/nullptr,
+                    /*transposeB=*/builder.getUnitAttr(), args.front());
+                return {product};
+              });
+  if (failed(extended))
+    return emitDefiniteFailure() << "cannot carry the accumulators through "
+                                    "the K loop";
+  auto newLoop = cast<scf::ForOp>(extended->getOperation());
+  rewriter.eraseOp(matmul);
+  // After the loop: each warpgroup stores its rows of the product. The
+  // store's lowering places a thread's rows by its warp within the block
+  // (rows 16 w + ... of warp w, so warpgroup 1 at rows 64 and on), while
+  // its verifier wants a view of one warpgroup's 64 rows: both warpgroups
+  // are given the view of rows 0-63 of the accumulator buffer, and the
+  // second warpgroup's stores land in rows 64-127 of that buffer.
+  rewriter.setInsertionPointAfter(newLoop);
+  Value firstRows = memref::SubViewOp::create(
+      rewriter, loc, c,
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                             rewriter.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(rowsPerGroup),
+                             rewriter.getIndexAttr(n)},
+      ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                             rewriter.getIndexAttr(1)});
+  nvgpu::WarpgroupMmaStoreOp::create(rewriter, loc, newLoop.getResults().back(),
+                                     firstRows);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::NVIDIAWarpgroupMmaOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::modifiesPayload(effects);
 }
 
 void transform::NVIDIATmaKLoopOp::getEffects(

@@ -4,7 +4,7 @@ without a GPU check that a kernel computes the right numbers.
 
   ptx_emulator.py run KERNEL.ptx --grid X[,Y[,Z]] --block X[,Y[,Z]]
       [--dynamic-shared BYTES] --param P=in:FILE.npy ...
-      --param P=tmap:FILE.npy:BOXROWSxBOXCOLS ...
+      --param P=tmap:FILE.npy:BOXROWSxBOXCOLS[:swizzle128] ...
       --param P=out:FILE.npy:DTYPE:SHAPE ... [--blocks SPEC [--seed S]]
   ptx_emulator.py gen DIR NAME:DTYPE:SHAPE:LO:HI ...  integer-valued inputs
                                                       (DTYPE f16/bf16/f32/i32;
@@ -30,12 +30,15 @@ grid-shaped tiling.
 
 Model. All threads of a block execute each instruction together (blocks run
 in lockstep batches). A branch that some threads of a block take and others
-do not parks the threads that take it at its target until the others get
-there (an if-then region, such as thread 0 alone issuing copies): the region
-runs first, for its threads only, then all continue together; a collective
-(bar.sync, ldmatrix, mma, cp.async group operations) or an exit inside such a
-region, or a region whose threads never reach the target (if-else), is an
-error. This is one schedule of the region, not all of them. The emulator
+do not parks the threads that take it at its target while the others run
+on; when the running threads jump forward over the instruction where
+parked threads wait, those run instead until they reach the jump's target;
+threads that reach the same instruction continue together. So an if-then
+or if-else region (such as thread 0 alone issuing copies), laid out either
+way around, runs for its threads only, then all continue together. A
+collective (bar.sync, ldmatrix, mma, wgmma, cp.async group operations) or
+an exit while threads wait elsewhere is an error. This is one schedule of
+the region, not all of them. The emulator
 stops with an error and exit status 1 on:
   - an instruction or form it does not implement ("unsupported PTX
     instruction: ..."), unstructured divergence, a partially predicated
@@ -361,15 +364,22 @@ CANONICAL_NAN = {"f32": 0x7FFFFFFF, "f16": 0x7FFF}
 RACE = "race (no bar.sync between)"
 
 
+def swizzle128(offsets):
+    """The 128-byte swizzle of TMA and wgmma: the 16-byte chunk of an address
+    is XORed with bits 7-9 (its row within a 1024-byte atom)."""
+    return offsets ^ (((offsets >> 7) & 7) << 4)
+
+
 class TensorMap:
     """A tiled 2-D tensor map of a row-major array (cuTensorMapEncodeTiled:
-    no swizzle, no interleave, element strides 1, zero out-of-bounds fill)."""
+    no interleave, element strides 1, zero out-of-bounds fill; no swizzle,
+    or the 128-byte swizzle)."""
 
-    def __init__(self, name, array, box):
+    def __init__(self, name, array, box, swizzle=0):
         if array.ndim != 2 or array.dtype.itemsize not in (1, 2, 4, 8):
             raise EmulationError(f"tensor map {name}: needs a 2-D array of 1-, 2-, 4- or 8-byte "
                                  f"elements, not {array.dtype} {array.shape}")
-        self.name, self.shape, self.box = name, array.shape, box
+        self.name, self.shape, self.box, self.swizzle = name, array.shape, box, swizzle
         self.esize = e = array.dtype.itemsize
         self.data = np.frombuffer(array.tobytes(), np.uint8).reshape(array.shape + (e,))
         self.nbytes = box[0] * box[1] * e
@@ -377,14 +387,17 @@ class TensorMap:
             ("box dimensions must be 1..256", not all(1 <= b <= 256 for b in box)),
             ("the box's rows must be multiples of 16 bytes", box[1] * e % 16),
             ("the row stride must be a multiple of 16 bytes",
-             self.shape[0] > 1 and self.shape[1] * e % 16)) if bad]
+             self.shape[0] > 1 and self.shape[1] * e % 16),
+            ("a 128-byte swizzle needs box rows of at most 128 bytes",
+             swizzle == 128 and box[1] * e > 128)) if bad]
         if why:
             raise EmulationError(f"tensor map {name} (box {box[0]}x{box[1]} of "
                                  f"{self.shape[0]}x{self.shape[1]} {array.dtype}): {why[0]}")
 
     def describe(self):
         return (f"tensor map of {self.name} ({self.shape[0]}x{self.shape[1]}, "
-                f"box {self.box[0]}x{self.box[1]})")
+                f"box {self.box[0]}x{self.box[1]}" +
+                (f", {self.swizzle}-byte swizzle)" if self.swizzle else ")"))
 
     def tile(self, col, row):
         """The bytes of the box whose first element is (row, col), row-major,
@@ -394,7 +407,12 @@ class TensorMap:
         ci = np.nonzero((cols >= 0) & (cols < self.shape[1]))[0]
         out = np.zeros((self.box[0], self.box[1], self.esize), np.uint8)
         out[np.ix_(ri, ci)] = self.data[np.ix_(rows[ri], cols[ci])]
-        return out.ravel()
+        out = out.ravel()
+        if self.swizzle:  # byte L of the box lands at swizzle128(L)
+            placed = np.empty_like(out)
+            placed[swizzle128(np.arange(len(out)))] = out
+            out = placed
+        return out
 
 
 class MBarrier:
@@ -505,6 +523,12 @@ class Batch:
         self.acquired = {}  # tensor-map parameter -> threads that fenced it (.sys acquire)
         self.epoch, self.uncommitted, self.groups = 0, [], []
         self.issues, self.nissues = [], 0
+        # wgmma: whether a wgmma.fence ran; the open group and the committed
+        # groups in flight, each [(line, accumulator registers, shared bytes
+        # read)]; accumulator register -> line of its wgmma in flight; per
+        # shared byte, the line of a wgmma in flight that reads it (-1: none).
+        self.wg_fenced, self.wg_open, self.wg_groups, self.wg_pending = False, [], [], {}
+        self.wg_reading = np.full(len(blocks) * S, -1, np.int32)
 
     # ---------------------------------------------------------- operands
     def imm(self, v):
@@ -512,8 +536,14 @@ class Batch:
             self.imm_cache[v] = np.full(self.T, v & 0xFFFFFFFFFFFFFFFF, np.uint64)
         return self.imm_cache[v]
 
+    def in_flight(self, name, what):
+        raise EmulationError(f"{what} {name}, an accumulator of the wgmma.mma_async at line "
+                             f"{self.wg_pending[name]}, before a wgmma.wait_group retires it")
+
     def read(self, op, bits=64):
         if op[0] == "reg":
+            if self.wg_pending and op[1] in self.wg_pending:
+                self.in_flight(op[1], "reads")
             v = self.regs.get(op[1], self.special.get(op[1]))
             if v is None:
                 raise EmulationError(f"register {op[1]} read before it is written")
@@ -531,6 +561,8 @@ class Batch:
             return
         if op[0] != "reg" or op[1] in self.special:
             raise EmulationError(f"cannot write operand {op}")
+        if self.wg_pending and op[1] in self.wg_pending:
+            self.in_flight(op[1], "writes")
         if value.dtype != bool and bits < 64:
             value = value & mask_of(bits)
         if mask is not None:
@@ -667,6 +699,11 @@ class Batch:
             self.generic_checks(flat, a, what)
         elif self.is_mbar[flat].any():
             raise EmulationError(f"{what} of an mbarrier's bytes")
+        reading = self.wg_reading[flat] >= 0
+        if reading.any():
+            line = self.wg_reading[flat][reading][0]
+            self.issue(f"{what} of bytes that the wgmma.mma_async at line {line} still reads "
+                       "(no wgmma.wait_group retired it)", flat[reading], a[reading])
         pend = self.pending[flat] >= 0
         if pend.any():
             line = self.pending[flat][pend][0]
@@ -771,12 +808,22 @@ class Batch:
         k, nt, B = self.L.k, self.L.nt, len(self.blocks)
         pc = steps = 0
         active, parked = None, []  # running threads (None: all); [(pc, threads waiting there)]
+        def jump(at, target, running):
+            """The running threads at `at` jump to `target`: if that skips
+            threads waiting between the two (an if-else), those run first
+            and the running ones wait at the target."""
+            skipped = [j for j, (w, _) in enumerate(parked) if at < w < target]
+            if not skipped:
+                return target, running
+            j = min(skipped, key=lambda j: parked[j][0])
+            parked.append((target, np.ones(self.T, bool) if running is None else running))
+            return parked.pop(j)
+
         while pc < len(k.ins):
             if parked and any(at == pc for at, _ in parked):  # threads rejoin
-                if parked[-1][0] != pc:
-                    raise EmulationError(f"line {k.ins[pc].line}: unstructured divergent branches")
-                while parked and parked[-1][0] == pc:
-                    active = active | parked.pop()[1]
+                for at, m in [x for x in parked if x[0] == pc]:
+                    active = active | m
+                parked = [x for x in parked if x[0] != pc]
                 active = None if active.all() else active
             ins = self.cur = k.ins[pc]
             pc, steps = pc + 1, steps + 1
@@ -797,10 +844,10 @@ class Batch:
                         stay = (running.reshape(B, nt) & ~take).any(axis=1)
                         if B > 1 and not (take.any(axis=1) & stay).any():
                             raise SplitBatch()  # uniform per block, not across the batch
-                        parked.append((ins.target, mask))  # an if-then region
+                        parked.append((ins.target, mask))  # the takers wait there
                         active = running & ~mask
                         continue
-                    pc = ins.target
+                    pc, active = jump(pc - 1, ins.target, active)
                 elif ins.op in ("ret", "exit"):
                     if mask is not None or parked:
                         raise EmulationError("divergent ret/exit not supported")
@@ -819,6 +866,10 @@ class Batch:
         if parked:
             raise EmulationError(f"threads that branched to line {k.ins[parked[-1][0]].line} "
                                  "never rejoined the others")
+        if self.wg_pending:
+            name, line = next(iter(self.wg_pending.items()))
+            raise EmulationError(f"blocks {self.blocks} exit with the wgmma.mma_async at line "
+                                 f"{line} in flight (no wgmma.wait_group retired it)")
         for mb in self.mbars.values():
             if mb.copies:
                 raise EmulationError(
@@ -838,10 +889,23 @@ def h_alu(em, ins, mask):
     (h_float if t[0] == "f" else h_int)(em, ins, mask)
 
 
+def mul_hi64(a, b, signed):
+    """The high 64 bits of the 128-bit product of 64-bit a and b."""
+    m32, s32 = np.uint64(0xFFFFFFFF), np.uint64(32)
+    a0, a1, b0, b1 = a & m32, a >> s32, b & m32, b >> s32
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p00 >> s32) + (p01 & m32) + (p10 & m32)
+    hi = p11 + (p01 >> s32) + (p10 >> s32) + (mid >> s32)
+    if signed:  # two's complement: subtract b when a < 0, a when b < 0
+        top = np.uint64(1 << 63)
+        hi = hi - np.where(a & top, b, np.uint64(0)) - np.where(b & top, a, np.uint64(0))
+    return hi
+
+
 def h_int(em, ins, mask):
     """add sub mul.{lo,wide} mad.{lo,wide} and or xor not neg abs min max
-    shl shr on .b/.u/.s 16-64, mul.hi on 16-32 (and, or, xor, not also on
-    .pred)."""
+    shl shr on .b/.u/.s 16-64, mul.hi on 16-64, bfe.u32/.u64 (and, or, xor,
+    not also on .pred)."""
     op, parts, ops = ins.op, ins.parts, ins.ops
     t = parts[-1]
     if t == "pred":
@@ -863,9 +927,9 @@ def h_int(em, ins, mask):
             r = np.where(big, np.uint64(0), a >> s)
         return em.write(ops[0], r, mask, bits)
     x = [em.read(o, bits) for o in ops[1:]]
-    if op == "mul" and mode == "hi":
-        if bits > 32:
-            unsupported(ins)
+    if op == "mul" and mode == "hi" and bits == 64:
+        r = mul_hi64(x[0], x[1], signed)
+    elif op == "mul" and mode == "hi":
         r = (x[0] * x[1]) >> np.uint64(bits) if not signed else \
             ((sext(x[0], bits) * sext(x[1], bits)) >> bits).view(np.uint64)
     elif op in ("mul", "mad") and mode in ("lo", "wide"):
@@ -892,6 +956,13 @@ def h_int(em, ins, mask):
     elif op in ("min", "max"):
         f = np.minimum if op == "min" else np.maximum
         r = f(sext(x[0], bits), sext(x[1], bits)).view(np.uint64) if signed else f(x[0], x[1])
+    elif op == "bfe" and not signed:  # bits pos..pos+len-1 of a, zero-extended
+        pos, n = (np.minimum(em.read(o, 8), np.uint64(bits)) for o in ops[2:4])
+        field = x[0] >> np.minimum(pos, np.uint64(bits - 1))
+        ones = np.where(n >= np.uint64(64), mask_of(64),
+                        (np.uint64(1) << np.minimum(n, np.uint64(63))) - np.uint64(1))
+        r = field & ones
+        r = np.where(pos >= np.uint64(bits), np.uint64(0), r)
     else:
         unsupported(ins)
     em.write(ops[0], r, mask, bits)
@@ -1147,9 +1218,11 @@ def h_tma(em, ins, mask):
                     f"(line {mb.line}) is not visible to the TMA unit: thread "
                     f"{mb.init_agent % em.L.nt} needs fence.mbarrier_init.release.cluster (or "
                     "fence.proxy.async.shared::cta) after it")
-            if (int(dst[j]) - SHARED_BASE) % 128:
+            align = 1024 if tm.swizzle else 128
+            if (int(dst[j]) - SHARED_BASE) % align:
                 raise EmulationError(f"destination {em.L.shared_name(int(dst[j]) - SHARED_BASE)} "
-                                     "is not 128-byte aligned")
+                                     f"is not {align}-byte aligned" +
+                                     (" (a 128-byte swizzle)" if tm.swizzle else ""))
             idx = em.shared_index(tids[j:j + 1], dst[j:j + 1], tm.nbytes, 16)
             flat, _ = em.sh_check_write(idx, tids[j:j + 1], "cp.async.bulk.tensor write", ASYNC)
             em.pending[flat] = ins.line
@@ -1277,6 +1350,132 @@ def h_ldmatrix(em, ins, mask):
         em.write(d, v.reshape(em.T), None)
 
 
+def warpgroups(em, ins, mask):
+    if mask is not None or em.L.nt % 128:
+        unsupported(ins, "warpgroup collective with inactive threads, or a block that is not "
+                    "whole warpgroups")
+    return em.T // 128
+
+
+def wgmma_addresses(desc, r, k, esize, k_major):
+    """Shared-window addresses of the elements (r, k) of a wgmma operand (r:
+    its M or N index) that matrix descriptor `desc` describes. Only the
+    128-byte swizzle is modelled: rows of 128 bytes, 8 to a 1024-byte atom;
+    K-major: element (r, k) at row r % 8 of atom r // 8 (SBO apart), byte
+    k * esize; MN-major: 128 / esize r's per row, atoms of 8 k's (SBO apart
+    along K, LBO apart along r). The address is then swizzled."""
+    if desc >> 62 != 1 or (desc >> 49) & 7:
+        raise EmulationError(f"matrix descriptor {hex(desc)}: only the 128-byte swizzle with "
+                             "base offset 0 is modelled")
+    start, lbo, sbo = ((desc & 0x3FFF) << 4, ((desc >> 16) & 0x3FFF) << 4,
+                       ((desc >> 32) & 0x3FFF) << 4)
+    if k_major:
+        lin = start + (r // 8) * sbo + (r % 8) * 128 + k * esize
+    else:
+        per = 128 // esize
+        lin = start + (r // per) * lbo + (k // 8) * sbo + (k % 8) * 128 + (r % per) * esize
+    phys = swizzle128(lin) & 0x3FFFF  # the descriptor holds 18 address bits
+    return (SHARED_BASE + (phys - SHARED_BASE) % (1 << 18)).astype(np.uint64)
+
+
+# Accumulator layout of wgmma m64nNk16 with f32 D (PTX ISA): thread t of the
+# warpgroup holds rows 16 (t / 32) + (t % 32) / 4 and that + 8; register
+# 4j + i is column 8j + 2 (t % 4) + i % 2 of the first row (i < 2) or the
+# second.
+def wgmma_d_layout(n):
+    t, i = np.arange(128)[:, None], np.arange(n // 2)[None, :]
+    rows = 16 * (t // 32) + (t % 32) // 4 + 8 * ((i % 4) // 2)
+    cols = 8 * (i // 4) + 2 * (t % 4) + i % 2
+    return rows, cols
+
+
+def h_wgmma(em, ins, mask):
+    """wgmma.fence, commit_group, wait_group N, and
+    wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}.{f16,bf16} d, descA,
+    descB, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b (both
+    operands from shared memory, 128-byte swizzle). The product lands in the
+    accumulators at once, rounded once to f32; they and the shared bytes read
+    stay in flight until a wgmma.wait_group retires the instruction's group:
+    reading or writing the registers, or writing the bytes, before that is
+    an error. A first wgmma.fence must precede the first mma_async (the
+    fences between register writes and later mma_async are not checked)."""
+    p = ins.parts
+    if p[1:] in (["fence", "sync", "aligned"], ["commit_group", "sync", "aligned"]):
+        warpgroups(em, ins, mask)
+        if p[1] == "fence":
+            em.wg_fenced = True
+        elif em.wg_open:
+            em.wg_groups.append(em.wg_open)
+            em.wg_open = []
+        return
+    if p[1:] == ["wait_group", "sync", "aligned"]:
+        warpgroups(em, ins, mask)
+        keep = int(ins.ops[0][1])
+        while len(em.wg_groups) > keep:
+            for _, regs, flat in em.wg_groups.pop(0):
+                for r in regs:
+                    em.wg_pending.pop(r, None)
+                em.wg_reading[flat] = -1
+        return
+    m = re.fullmatch(r"m64n(\d+)k16", p[4]) if len(p) == 8 else None
+    if p[1:4] != ["mma_async", "sync", "aligned"] or not m or p[5] != "f32" or \
+            p[6] != p[7] or p[6] not in ("f16", "bf16") or len(ins.ops) != 8 or \
+            ins.ops[1][0] != "reg":
+        unsupported(ins)
+    n, ab = int(m.group(1)), p[6]
+    d, ops = ins.ops[0][1], ins.ops[1:]
+    if n % 8 or not 8 <= n <= 256 or len(d) != n // 2:
+        unsupported(ins, f"{len(d)} accumulator registers for n{n}")
+    G = warpgroups(em, ins, mask)
+    if not em.wg_fenced:
+        raise EmulationError("wgmma.mma_async before any wgmma.fence of its warpgroup")
+    if any(o[0] != "imm" for o in ops[3:]):
+        unsupported(ins, "scale and transpose operands must be immediates")
+    scale_a, scale_b, trans_a, trans_b = (o[1] for o in ops[3:])
+    if scale_a not in (1, -1) or scale_b not in (1, -1) or {trans_a, trans_b} - {0, 1}:
+        unsupported(ins)
+    scale_d = ops[2]
+    keep_d = em.read(scale_d).astype(bool) if scale_d[0] == "reg" else \
+        np.full(em.T, bool(scale_d[1]), bool)
+    desc_a, desc_b = em.read(ops[0]), em.read(ops[1])
+    rows, cols = wgmma_d_layout(n)
+    flats = []
+    for g in range(G):
+        t0 = 128 * g
+        da, db, kd = desc_a[t0:t0 + 128], desc_b[t0:t0 + 128], keep_d[t0:t0 + 128]
+        if (da != da[0]).any() or (db != db[0]).any() or (kd != kd[0]).any():
+            raise EmulationError("the descriptors and scale-d of a warpgroup's threads differ")
+        r, k = np.arange(64)[:, None], np.arange(16)[None, :]
+        a_addr = wgmma_addresses(int(da[0]), r, k, 2, trans_a == 0)
+        r = np.arange(n)[:, None]
+        b_addr = wgmma_addresses(int(db[0]), r, k, 2, trans_b == 0)
+        addrs = np.concatenate([a_addr.ravel(), b_addr.ravel()])
+        for w in range(4):  # every warp of the warpgroup reads the operands
+            raw = em.sh_read(np.full(len(addrs), t0 + 32 * w), addrs, 2,
+                             agents=np.full(len(addrs), em.T + t0 // 32 + w))
+        vals = f_decode(raw.view(np.uint16).ravel().astype(np.uint64), ab).astype(np.float64)
+        A, B = vals[:64 * 16].reshape(64, 16), vals[64 * 16:].reshape(n, 16).T
+        C = np.zeros((64, n))
+        if kd[0]:
+            for i, name in enumerate(d):
+                v = em.regs.get(name[1])
+                if v is None:
+                    raise EmulationError(f"accumulator {name[1]} read before it is written")
+                C[rows[:, i], cols[:, i]] = f_decode(v[t0:t0 + 128], "f32")
+        D = C + (scale_a * A) @ (scale_b * B)
+        for i, name in enumerate(d):
+            v = em.regs.get(name[1])
+            v = np.zeros(em.T, np.uint64) if v is None else v.copy()
+            v[t0:t0 + 128] = f_encode(D[rows[:, i], cols[:, i]], "f32")
+            em.regs[name[1]] = v
+        flats.append(em.shared_index(np.full(len(addrs), t0), addrs, 2, 2).ravel())
+    flat = np.concatenate(flats)
+    em.wg_reading[flat] = ins.line
+    for name in d:
+        em.wg_pending[name[1]] = ins.line
+    em.wg_open.append((ins.line, [name[1] for name in d], flat))
+
+
 # Fragment layouts of mma.m16n8k16 (PTX ISA): (row, column) of the low and
 # high f16 of each 32-bit register of A (16x16), B (16x8) and an f16 C/D
 # (16x8); an f32 C/D holds one element per register.
@@ -1325,11 +1524,11 @@ def h_mma(em, ins, mask):
 
 
 HANDLERS = {
-    **{op: h_int for op in ("shl", "shr", "and", "or", "xor", "not")},
+    **{op: h_int for op in ("shl", "shr", "and", "or", "xor", "not", "bfe")},
     **{op: h_alu for op in ("add", "sub", "mul", "mad", "fma", "neg", "abs", "min", "max")},
     "mov": h_mov, "cvta": h_cvta, "setp": h_setp, "selp": h_selp, "cvt": h_cvt, "ld": h_ld,
     "st": h_st, "cp": h_cp, "bar": h_bar, "barrier": h_bar, "ldmatrix": h_ldmatrix, "mma": h_mma,
-    "mbarrier": h_mbarrier, "fence": h_fence,
+    "mbarrier": h_mbarrier, "fence": h_fence, "wgmma": h_wgmma,
 }
 
 
@@ -1380,9 +1579,10 @@ def bind_params(kernel, specs):
             raise EmulationError(f"parameter {name} is {ptype}: only .u64 pointers are supported")
         if v and v[0] == "in" and len(v) == 2:
             buffers.append(np.frombuffer(np.load(v[1]).tobytes(), np.uint8).copy())
-        elif v and v[0] == "tmap" and len(v) == 3 and re.fullmatch(r"\d+x\d+", v[2]):
+        elif v and v[0] == "tmap" and len(v) in (3, 4) and re.fullmatch(r"\d+x\d+", v[2]) \
+                and v[3:] in ([], ["swizzle128"]):
             maps[i] = TensorMap(os.path.basename(v[1]), np.load(v[1]),
-                                tuple(int(x) for x in v[2].split("x")))
+                                tuple(int(x) for x in v[2].split("x")), 128 if v[3:] else 0)
             buffers.append(np.zeros(TENSOR_MAP_BYTES, np.uint8))
         elif v and v[0] == "out" and len(v) == 4:
             dt, shape = np.dtype(v[2]), tuple(int(x) for x in v[3].split("x"))
@@ -1390,7 +1590,7 @@ def bind_params(kernel, specs):
             outputs.append((i, v[1], dt, shape))
         else:
             raise EmulationError(f"parameter {i} ({name}) needs --param {i}=in:FILE.npy, "
-                                 f"{i}=tmap:FILE.npy:BOXROWSxBOXCOLS or "
+                                 f"{i}=tmap:FILE.npy:BOXROWSxBOXCOLS[:swizzle128] or "
                                  f"{i}=out:FILE.npy:DTYPE:SHAPE")
     return buffers, outputs, maps
 

@@ -133,6 +133,62 @@ def NVIDIATmaKLoopOp : TransformDialectOp<"orchestra.nvidia_tma_k_loop", [
     boxes have at most 256 elements per dimension, and their rows must be a
     multiple of 16 bytes. Emits a silenceable failure, naming the op, when
     the loop or its copies do not have this form.
+
+    With `swizzle_128b`, the tiles are written with the 128-byte swizzle that
+    warpgroup MMA descriptors read (`nvgpu.warpgroup.generate.descriptor`):
+    each tile is copied as blocks of 128-byte-wide columns (one TMA box each,
+    the rows x (128 bytes) of a block laid out one block after the other in
+    the stage buffer), the stage buffers are aligned to 1024 bytes, and each
+    box must be a multiple of 1024 bytes. The stage buffers' memref types
+    then no longer describe their layout: only warpgroup MMA descriptors
+    may read them.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       UnitAttr:$swizzle_128b);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter,
+        ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results,
+        ::mlir::transform::TransformState &state);
+  }];
+}
+
+def NVIDIAWarpgroupMmaOp : TransformDialectOp<"orchestra.nvidia_warpgroup_mma", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    TransformEachOpTrait,
+    TransformOpInterface]> {
+  let summary = "Computes the matmul of a TMA-staged K loop with warpgroup MMA";
+  let description = [{
+    Rewrites a K loop that `transform.orchestra.nvidia_tma_k_loop
+    {swizzle_128b}` staged (its body reads the stage buffers, still inside
+    the block-level `scf.forall`, before the mapping to threads) so that
+    Hopper's warpgroup MMA computes its `linalg.matmul`:
+
+    * the matmul reads an M x K stage of A and a K x N stage of B (f16 or
+      bf16, both written by swizzled TMA copies) and accumulates into an
+      M x N f32 buffer defined outside the loop, with M = 128: the block's
+      256 threads are two warpgroups, warpgroup w computing rows
+      [64 w, 64 w + 64);
+    * before the loop, each warpgroup's 64 x N accumulator starts at zero
+      (`nvgpu.warpgroup.mma.init.accumulator`) and becomes a loop-carried
+      value;
+    * in the loop, the matmul becomes matrix descriptors of the warpgroup's
+      rows of A and of B (`nvgpu.warpgroup.generate.descriptor`, with the
+      tensor maps of the TMA copies that fill them) and one
+      `nvgpu.warpgroup.mma` (B transposed: its stage is K x N with N
+      contiguous) that waits for its own completion, so that the step's
+      closing barrier also ends its reads of the stages;
+    * after the loop, each warpgroup stores its accumulator into the f32
+      buffer (`nvgpu.warpgroup.mma.store`), rows 64 w + i of warpgroup w.
+
+    The accumulator's prior contents are not read: the matmul must carry
+    `orchestra.gpu_zero_init` (what `orchestra-nvidia-select-recipes` puts
+    on a matmul whose accumulator is a zero `linalg.fill`). Emits a
+    silenceable failure, naming the op, when the loop does not have this
+    form.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target);
   let results = (outs);
