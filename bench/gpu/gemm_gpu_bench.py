@@ -3,12 +3,13 @@
 
     /usr/bin/python3 bench/gpu/gemm_gpu_bench.py [--build build]
         [--shapes 4096,2048,...|MxNxK,...] [--repeat 20] [--arch nvidia_hopper]
-        [--dtype f16|bf16]
+        [--dtype f16|bf16] [--accumulate f32|f16] [--wgmma]
 
-For every shape: compile C = A * B (row-major; f16: f16 operands, result and
-accumulator, as linalg.matmul on f16 says; bf16: bf16 operands accumulated
-in f32 and the result rounded to bf16, what torch.matmul on bf16 does) for a
-GPU-only topology (inputs and outputs in device memory), run it with
+For every shape: compile C = A * B (row-major; f16 or bf16 operands
+accumulated in f32 and the result rounded to the operands' type, what
+torch.matmul does; with --accumulate f16, f16 operands accumulated in f16,
+what linalg.matmul on f16 tensors says) for a GPU-only topology (Hopper
+with --wgmma: the target key wgmma = true, warpgroup MMA) (inputs and outputs in device memory), run it with
 orchestra-run --repeat N --trace, take the kernel's time from the trace of
 the last run (the launch step; the host<->device copies of the inputs and
 outputs are not counted, as they are not for cuBLAS), check the result
@@ -30,7 +31,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-PROGRAM = """func.func @main(%a: tensor<{m}x{k}xf16>, %b: tensor<{k}x{n}xf16>) -> tensor<{m}x{n}xf16> {{
+PROGRAM_F16_ACC = """func.func @main(%a: tensor<{m}x{k}xf16>, %b: tensor<{k}x{n}xf16>) -> tensor<{m}x{n}xf16> {{
   %zero = arith.constant 0.0 : f16
   %e = tensor.empty() : tensor<{m}x{n}xf16>
   %f = linalg.fill ins(%zero : f16) outs(%e : tensor<{m}x{n}xf16>) -> tensor<{m}x{n}xf16>
@@ -39,25 +40,28 @@ PROGRAM = """func.func @main(%a: tensor<{m}x{k}xf16>, %b: tensor<{k}x{n}xf16>) -
 }}
 """
 
-PROGRAM_BF16 = """func.func @main(%a: tensor<{m}x{k}xbf16>, %b: tensor<{k}x{n}xbf16>) -> tensor<{m}x{n}xbf16> {{
+PROGRAM = """func.func @main(%a: tensor<{m}x{k}x{t}>, %b: tensor<{k}x{n}x{t}>) -> tensor<{m}x{n}x{t}> {{
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<{m}x{n}xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %c = linalg.matmul ins(%a, %b : tensor<{m}x{k}xbf16>, tensor<{k}x{n}xbf16>) outs(%f : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %o = tensor.empty() : tensor<{m}x{n}xbf16>
-  %r = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}} ins(%c : tensor<{m}x{n}xf32>) outs(%o : tensor<{m}x{n}xbf16>) {{
-  ^bb0(%x: f32, %y: bf16):
-    %t = arith.truncf %x : f32 to bf16
-    linalg.yield %t : bf16
-  }} -> tensor<{m}x{n}xbf16>
-  return %r : tensor<{m}x{n}xbf16>
+  %c = linalg.matmul ins(%a, %b : tensor<{m}x{k}x{t}>, tensor<{k}x{n}x{t}>) outs(%f : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %o = tensor.empty() : tensor<{m}x{n}x{t}>
+  %r = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}} ins(%c : tensor<{m}x{n}xf32>) outs(%o : tensor<{m}x{n}x{t}>) {{
+  ^bb0(%x: f32, %y: {t}):
+    %s = arith.truncf %x : f32 to {t}
+    linalg.yield %s : {t}
+  }} -> tensor<{m}x{n}x{t}>
+  return %r : tensor<{m}x{n}x{t}>
 }}
 """
 
 SM = {"nvidia_hopper": "sm_90a", "nvidia_blackwell": "sm_100a"}
 
 
-def topology(arch):
+def topology(arch, wgmma):
+    target = {"sm": SM[arch]}
+    if wgmma:
+        target["wgmma"] = True
     return {
         "name": "gpu-only",
         "devices": [{
@@ -65,7 +69,7 @@ def topology(arch):
             "compute_units": 132,
             "peak_flops": {"f16": 9.9e14, "bf16": 9.9e14, "f32": 6.7e13},
             "memory_bandwidth": 3.35e12, "launch_overhead": 5e-6,
-            "target": {"sm": SM[arch]},
+            "target": target,
         }],
         "memory_spaces": [{"name": "gpu0_hbm", "device": "gpu0",
                            "kind": "hbm", "capacity": 80 << 30}],
@@ -115,7 +119,14 @@ def main():
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--arch", default="nvidia_hopper", choices=sorted(SM))
     parser.add_argument("--dtype", default="f16", choices=["f16", "bf16"])
+    parser.add_argument("--accumulate", default="f32", choices=["f32", "f16"])
+    parser.add_argument("--wgmma", action="store_true",
+                        help="Hopper warpgroup MMA (target key wgmma = true)")
     args = parser.parse_args()
+    if args.accumulate == "f16" and args.dtype != "f16":
+        parser.error("--accumulate f16 needs --dtype f16")
+    if args.wgmma and args.arch != "nvidia_hopper":
+        parser.error("--wgmma is a Hopper key")
     try:
         import torch
     except ImportError:
@@ -126,14 +137,16 @@ def main():
               "false); nothing measured", file=sys.stderr)
         return 2
     bin_dir = os.path.join(args.build, "bin")
-    print(f"device: {torch.cuda.get_device_name(0)}, {args.dtype}")
+    print(f"device: {torch.cuda.get_device_name(0)}, {args.dtype} operands, "
+          f"{args.accumulate} accumulation" + (", wgmma" if args.wgmma else ""))
     dtype = torch.float16 if args.dtype == "f16" else torch.bfloat16
-    program = PROGRAM if args.dtype == "f16" else PROGRAM_BF16
+    program = PROGRAM_F16_ACC if args.accumulate == "f16" else \
+        PROGRAM.replace("{t}", args.dtype)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         topo = os.path.join(tmp, "topology.json")
         with open(topo, "w") as f:
-            json.dump(topology(args.arch), f)
+            json.dump(topology(args.arch, args.wgmma), f)
         for m, n, k in parse_shapes(args.shapes):
             print(f"{m}x{n}x{k}...", file=sys.stderr)
             gen = torch.Generator().manual_seed(0)

@@ -223,19 +223,19 @@ public:
       bool rootFits = matmuls.size() == 1 && !otherFills &&
                       (root == matmuls.front().getOperation() ||
                        (rootOp && isEpilogueOf(rootOp, matmuls.front())));
-      if (rootFits && useWgmma && isWarpgroupMatmul(matmuls.front())) {
+      std::optional<int64_t> wgmmaStages;
+      if (rootFits && useWgmma && isWarpgroupMatmul(matmuls.front()))
+        wgmmaStages = getWarpgroupStages(matmuls.front(), root, sharedBytes);
+      if (wgmmaStages) {
         recipe = "wgmma";
         linalg::MatmulOp matmul = matmuls.front();
         matmul->setAttr(kMma, UnitAttr::get(ctx));
         matmul->setAttr(kZeroInit, UnitAttr::get(ctx));
-        int64_t kSteps = cast<RankedTensorType>(matmul.getInputs()[0].getType())
-                             .getDimSize(1) /
-                         kWgmmaBlockK;
         auto set = [&](StringRef name, int64_t value) {
           root->setAttr(name,
                         IntegerAttr::get(IntegerType::get(ctx, 64), value));
         };
-        set(kKStages, std::min(mmaStages.getValue(), kSteps));
+        set(kKStages, *wgmmaStages);
         set("orchestra.gpu_tile_m", kWgmmaBlock);
         set("orchestra.gpu_tile_n", kWgmmaBlock);
         set(kTma, 1);
@@ -265,6 +265,28 @@ public:
   }
 
 private:
+  /// The stages of a wgmma kernel's K loop: `mma-stages`, fewer when the
+  /// loop has fewer steps or the shared memory holds fewer (each stage is a
+  /// 128x64 A and a 64x128 B tile of 16-bit elements, 32 KB; an epilogue
+  /// also reads the 128x128 f32 accumulator tile from it, 64 KB); none when
+  /// not even two fit.
+  std::optional<int64_t> getWarpgroupStages(linalg::MatmulOp matmul,
+                                            Operation *root,
+                                            int64_t sharedBytes) {
+    int64_t kSteps =
+        cast<RankedTensorType>(matmul.getInputs()[0].getType()).getDimSize(1) /
+        kWgmmaBlockK;
+    int64_t stageBytes = 2 * kWgmmaBlock * kWgmmaBlockK * 2;
+    int64_t accBytes =
+        root == matmul.getOperation() ? 0 : kWgmmaBlock * kWgmmaBlock * 4;
+    int64_t stages = std::min<int64_t>(mmaStages.getValue(), kSteps);
+    while (stages >= 2 && stages * stageBytes + accBytes > sharedBytes)
+      --stages;
+    if (stages < 2)
+      return std::nullopt;
+    return stages;
+  }
+
   /// Records the tiles of a tensor-core kernel on its root: the block tile
   /// (`mma-block-m` x `mma-block-n`, or twice that in both dimensions when
   /// it divides the matmul, the larger blocks still fill every SM and their

@@ -278,3 +278,105 @@ module attributes {orchestra.target = {arch = "nvidia_blackwell"}} {
     return %m : tensor<64x64xf32>
   }
 }
+
+// -----
+
+// Hopper with wgmma = true: an f16 matmul accumulated in f32 whose sizes
+// divide the wgmma tiles takes warpgroup MMA: 128x128 blocks, K steps of
+// 64 staged by TMA, the matmul marked as starting from zero.
+// CHECK-LABEL: func.func @wgmma
+// CHECK:         linalg.matmul {orchestra.fusion_producer, orchestra.gpu_mma, orchestra.gpu_zero_init}
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.gpu_k_stages = 3 : i64
+// CHECK-SAME:      orchestra.gpu_recipe = "wgmma"
+// CHECK-SAME:      orchestra.gpu_tile_m = 128 : i64, orchestra.gpu_tile_n = 128 : i64
+// CHECK-SAME:      orchestra.gpu_tma = 1 : i64
+module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true}} {
+  func.func @wgmma(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %zero : f32
+      linalg.yield %y : f32
+    } -> tensor<256x256xf32>
+    return %r : tensor<256x256xf32>
+  }
+}
+
+// -----
+
+// The same with 150000 bytes of shared memory: the 64 KB accumulator tile
+// leaves room for 2 stages of 32 KB; with 100000 not even for 2, and the
+// matmul takes mma.sync instead. An f16 accumulator (wgmma here accumulates in f32
+// only), a fill of one, and a K of one step also take mma.sync.
+// CHECK-LABEL: func.func @wgmma_two_stages
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.gpu_k_stages = 2 : i64
+// CHECK-SAME:      orchestra.gpu_recipe = "wgmma"
+module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true, shared_memory_bytes = 150000 : i64}} {
+  func.func @wgmma_two_stages(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %zero : f32
+      linalg.yield %y : f32
+    } -> tensor<256x256xf32>
+    return %r : tensor<256x256xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @wgmma_no_room
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.gpu_recipe = "mma"
+// CHECK-LABEL: func.func @wgmma_f16_accumulator
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_recipe = "mma"
+// CHECK-LABEL: func.func @wgmma_fill_one
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_recipe = "mma"
+// CHECK-LABEL: func.func @wgmma_one_k_step
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_recipe = "mma"
+module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true, shared_memory_bytes = 100000 : i64}} {
+  func.func @wgmma_no_room(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %zero : f32
+      linalg.yield %y : f32
+    } -> tensor<256x256xf32>
+    return %r : tensor<256x256xf32>
+  }
+  func.func @wgmma_f16_accumulator(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf16> {
+    %zero = arith.constant 0.0 : f16
+    %e = tensor.empty() : tensor<256x256xf16>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f16) outs(%e : tensor<256x256xf16>) -> tensor<256x256xf16>
+    %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf16>) -> tensor<256x256xf16>
+    return %m : tensor<256x256xf16>
+  }
+  func.func @wgmma_fill_one(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
+    %one = arith.constant 1.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%one : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    return %m : tensor<256x256xf32>
+  }
+  func.func @wgmma_one_k_step(%a: tensor<256x64xf16>, %b: tensor<64x256xf16>) -> tensor<256x256xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<256x64xf16>, tensor<64x256xf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    return %m : tensor<256x256xf32>
+  }
+}

@@ -244,9 +244,12 @@ static LogicalResult issueStep(OpBuilder &b, Location loc,
                                    b.getIndexAttr(copy.boxCols)},
             ArrayRef<OpFoldResult>{b.getIndexAttr(copy.boxCols),
                                    b.getIndexAttr(1)});
-        Value column = affine::AffineApplyOp::create(
-            b, loc, AffineMap::get(1, 0, s0 + c * copy.boxCols),
-            ValueRange{origin->second});
+        Value column =
+            c == 0 ? origin->second
+                   : affine::AffineApplyOp::create(
+                         b, loc, AffineMap::get(1, 0, s0 + c * copy.boxCols),
+                         ValueRange{origin->second})
+                         .getResult();
         nvgpu::TmaAsyncLoadOp::create(b, loc, target, barriers, copy.descriptor,
                                       ValueRange{column, origin->first}, stage,
                                       /*multicastMask=*/Value(),
@@ -270,6 +273,10 @@ static LogicalResult issueStep(OpBuilder &b, Location loc,
   }
   return success();
 }
+
+/// The attribute `nvidia_tma_k_loop` leaves on the loop it staged: how many
+/// steps after a step its stage is refilled.
+static constexpr StringLiteral kRefillLagAttr = "orchestra.tma_refill_lag";
 
 /// Whether `op` is nested in a block-level (`#gpu.block`) scf.forall; sets
 /// `outermost` to the outermost such forall.
@@ -530,18 +537,33 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
       rewriter, loc, barriers, parity,
       arith::ConstantIndexOp::create(rewriter, loc, 10000000), stageValue);
   rewriter.setInsertionPoint(loop.getBody()->getTerminator());
-  // The steps left after this one, clamped at the pipeline depth: the step
-  // a depth ahead exists when it is the depth.
-  Value left = affine::AffineMinOp::create(
-      rewriter, loc,
-      AffineMap::get(1, 0,
-                     {(*ub - iv - 1).floorDiv(*step),
-                      getAffineConstantExpr(numStages, ctx)},
-                     ctx),
-      ValueRange{loop.getInductionVar()});
+  // The stage refilled at the end of this step is that of the step `lag`
+  // steps back (j = i - lag), with step j + depth. It exists when
+  // j >= 0 and j + depth < steps: the steps left after j, clamped at the
+  // depth, are the depth, and (for lag 1) this is not the first step.
+  int64_t lag = getRefillLag();
+  if (lag != 0 && lag != 1)
+    return fail("refill_lag must be 0 or 1");
+  if (lag >= numStages)
+    return fail("refill_lag leaves no stage to prefetch into");
+  SmallVector<AffineExpr> bounds = {
+      (*ub - (iv - lag * *step) - 1).floorDiv(*step),
+      getAffineConstantExpr(numStages, ctx)};
+  if (lag)
+    bounds.push_back(stepIndex * numStages);
+  Value left = affine::AffineMinOp::create(rewriter, loc,
+                                           AffineMap::get(1, 0, bounds, ctx),
+                                           ValueRange{loop.getInductionVar()});
   Value nextStep = affine::AffineApplyOp::create(
-      rewriter, loc, AffineMap::get(1, 0, iv + numStages * *step),
+      rewriter, loc, AffineMap::get(1, 0, iv + (numStages - lag) * *step),
       ValueRange{loop.getInductionVar()});
+  Value refillStage =
+      lag == 0 ? stageValue
+               : affine::AffineApplyOp::create(
+                     rewriter, loc,
+                     AffineMap::get(1, 0, (stepIndex - lag) % numStages),
+                     ValueRange{loop.getInductionVar()})
+                     .getResult();
   auto byFirst = scf::IfOp::create(rewriter, loc, isFirst, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(rewriter);
@@ -553,13 +575,16 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
     rewriter.createBlock(&ahead.getCaseRegions()[0]);
     scf::YieldOp::create(rewriter, loc);
     rewriter.setInsertionPointToStart(&ahead.getCaseRegions()[0].front());
-    if (failed(issueStep(rewriter, loc, copies, barriers, stageValue, nextStep,
+    if (failed(issueStep(rewriter, loc, copies, barriers, refillStage, nextStep,
                          loop, getSwizzle_128b())))
       return emitDefiniteFailure()
              << "cannot compute the origin of a tile a step ahead";
   }
   for (StagedCopy &copy : copies)
     rewriter.eraseOp(copy.copy);
+  // What a consumer of the stages must respect: their reads of a step's
+  // stage may last until `lag` further steps have begun.
+  loop->setAttr(kRefillLagAttr, rewriter.getI64IntegerAttr(lag));
   return DiagnosedSilenceableFailure::success();
 }
 
@@ -633,6 +658,14 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
     return fail("an operand's stages are not written by TMA copies with the "
                 "128-byte swizzle (transform.orchestra.nvidia_tma_k_loop "
                 "{swizzle_128b})");
+  // A step's MMA may still run while `lag` further steps begin: the TMA
+  // copies refill its stage only then.
+  auto lagAttr = loop->getAttrOfType<IntegerAttr>(kRefillLagAttr);
+  if (!lagAttr)
+    return fail("it does not say when its stages are refilled (no "
+                "orchestra.tma_refill_lag: stage it with "
+                "transform.orchestra.nvidia_tma_k_loop first)");
+  int64_t lag = lagAttr.getInt();
   Type element = aType.getElementType();
   if (element != bType.getElementType() ||
       !(element.isF16() || element.isBF16()) || !cType.getElementType().isF32())
@@ -691,7 +724,7 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
                     builder, loc, descriptorType(k, n), b, bMap);
                 Value product = nvgpu::WarpgroupMmaOp::create(
                     builder, loc, accType, aDesc, bDesc,
-                    /*waitGroup=*/builder.getI64IntegerAttr(0),
+                    /*waitGroup=*/builder.getI64IntegerAttr(lag),
                     /*transposeA=*/nullptr,
                     /*transposeB=*/builder.getUnitAttr(), args.front());
                 return {product};
@@ -708,6 +741,8 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
   // are given the view of rows 0-63 of the accumulator buffer, and the
   // second warpgroup's stores land in rows 64-127 of that buffer.
   rewriter.setInsertionPointAfter(newLoop);
+  if (lag)
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
   Value firstRows = memref::SubViewOp::create(
       rewriter, loc, c,
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),

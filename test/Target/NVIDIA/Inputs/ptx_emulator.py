@@ -1413,9 +1413,13 @@ def h_wgmma(em, ins, mask):
         keep = int(ins.ops[0][1])
         while len(em.wg_groups) > keep:
             for _, regs, flat in em.wg_groups.pop(0):
-                for r in regs:
-                    em.wg_pending.pop(r, None)
                 em.wg_reading[flat] = -1
+        # What the groups still in flight hold (consecutive groups often
+        # accumulate into the same registers and read the same stages).
+        em.wg_pending = {}
+        for line, regs, flat in (x for g in em.wg_groups + [em.wg_open] for x in g):
+            em.wg_pending.update(dict.fromkeys(regs, line))
+            em.wg_reading[flat] = line
         return
     m = re.fullmatch(r"m64n(\d+)k16", p[4]) if len(p) == 8 else None
     if p[1:4] != ["mma_async", "sync", "aligned"] or not m or p[5] != "f32" or \

@@ -142,9 +142,17 @@ def NVIDIATmaKLoopOp : TransformDialectOp<"orchestra.nvidia_tma_k_loop", [
     box must be a multiple of 1024 bytes. The stage buffers' memref types
     then no longer describe their layout: only warpgroup MMA descriptors
     may read them.
+
+    `refill_lag` (0 or 1, less than the number of stages) says when a
+    stage is refilled: at the end of the step that read it (0), or at the
+    end of the next step (1), for readers such as warpgroup MMA that may
+    still be reading a step's stage while the next step begins (the copies
+    then run one step less ahead). The loop is annotated
+    `orchestra.tma_refill_lag` with it.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
-                       UnitAttr:$swizzle_128b);
+                       UnitAttr:$swizzle_128b,
+                       DefaultValuedAttr<I64Attr, "0">:$refill_lag);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` type($target)";
   let extraClassDeclaration = [{
@@ -179,10 +187,14 @@ def NVIDIAWarpgroupMmaOp : TransformDialectOp<"orchestra.nvidia_warpgroup_mma", 
       rows of A and of B (`nvgpu.warpgroup.generate.descriptor`, with the
       tensor maps of the TMA copies that fill them) and one
       `nvgpu.warpgroup.mma` (B transposed: its stage is K x N with N
-      contiguous) that waits for its own completion, so that the step's
-      closing barrier also ends its reads of the stages;
-    * after the loop, each warpgroup stores its accumulator into the f32
-      buffer (`nvgpu.warpgroup.mma.store`), rows 64 w + i of warpgroup w.
+      contiguous). It leaves as many steps' MMAs in flight as the loop's
+      `orchestra.tma_refill_lag` (which `nvidia_tma_k_loop` sets) allows:
+      with 0, it waits for its own completion, so that the step's closing
+      barrier also ends its reads of the stages; with 1, it waits for the
+      previous step's, whose stage is refilled after that barrier;
+    * after the loop (and `wgmma.wait_group 0` when MMAs may be in flight),
+      each warpgroup stores its accumulator into the f32 buffer
+      (`nvgpu.warpgroup.mma.store`), rows 64 w + i of warpgroup w.
 
     The accumulator's prior contents are not read: the matmul must carry
     `orchestra.gpu_zero_init` (what `orchestra-nvidia-select-recipes` puts
