@@ -268,6 +268,18 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     transform.yield
   }
+  // An op whose parent is an scf.forall (a thread tile, not a K loop).
+  transform.named_sequence @nvidia_match_in_forall(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %parent = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
+    transform.match.operation_name %parent ["scf.forall"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @nvidia_vectorize(
+      %op: !transform.any_op {transform.consumed}) {
+    transform.structured.vectorize %op : !transform.any_op
+    transform.yield
+  }
   // Memory spaces of the temporaries the bufferization will allocate.
   transform.named_sequence @nvidia_in_memory_space(
       %empty: !transform.any_op {transform.readonly},
@@ -468,18 +480,13 @@ module attributes {transform.with_named_sequence} {
         attributes{orchestra.gpu_recipe = "mma"} in %module
         : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %epilogues : !transform.any_op
-    %wg_epilogues = transform.structured.match
+    // (A wgmma root that is the matmul itself stays whole in its K loop.)
+    %wg_roots_left = transform.structured.match
         attributes{orchestra.gpu_recipe = "wgmma"} in %module
         : (!transform.any_op) -> !transform.any_op
-    transform.foreach %wg_epilogues : !transform.any_op {
-    ^bb0(%epilogue: !transform.any_op):
-      // (A wgmma root that is the matmul itself stays in its K loop.)
-      %in_block = transform.get_parent_op %epilogue
-          : (!transform.any_op) -> !transform.any_op
-      transform.match.operation_name %in_block ["scf.forall"]
-          : !transform.any_op
-      transform.structured.vectorize %epilogue : !transform.any_op
-    }
+    %wg_epilogues = transform.foreach_match restrict_root in %wg_roots_left
+        @nvidia_match_in_forall -> @nvidia_vectorize
+        : (!transform.any_op) -> !transform.any_op
 
     // 4. Clean up (no CSE: it would merge the empty tensors that
     //    orchestra-nvidia-select-recipes split, and make kernels share

@@ -10,7 +10,9 @@ without a GPU check that a kernel computes the right numbers.
                                                       (DTYPE f16/bf16/f32/i32;
                                                       bf16 saved as its uint16 bits)
   ptx_emulator.py check-gemm DIR OUT.npy --grid X,Y [--blocks SPEC [--seed S]]
-      [--atol A]  OUT == relu(a @ b + bias) (DIR/{a,b,bias}.npy, uint16 ones
+      [--atol A] [--plain]
+                  OUT == relu(a @ b + bias), or a @ b with --plain
+                  (DIR/{a,b,bias}.npy, uint16 ones
                   holding bf16 bits; a uint16 OUT is bf16, compared with
                   the result rounded once to bf16) on the tiles
                   of the chosen blocks; the other tiles must be unwritten
@@ -19,8 +21,9 @@ without a GPU check that a kernel computes the right numbers.
 device pointers; --param binds each (P: name or index) to an input array, or
 to an output that starts as 0xff bytes (NaN) and is saved at the end, or to
 a tensor map of an input array (tmap: a 2-D row-major array, the box in
-(rows, columns); what cuTensorMapEncodeTiled makes with no swizzle, no
-interleave and zero fill out of bounds). A tensor-map parameter points at a
+(rows, columns); what cuTensorMapEncodeTiled makes with no interleave, zero
+fill out of bounds, and no swizzle, or with :swizzle128 the 128-byte
+swizzle). A tensor-map parameter points at a
 128-byte object in global memory that only cp.async.bulk.tensor may use: an
 ld or st of it is an error, as is a tensor-map operand that points anywhere
 else. SPEC picks blocks: 'all' (default), or '+'-joined items 'X,Y[,Z]',
@@ -126,6 +129,31 @@ try_wait or through a bar.sync after another thread's. A block that exits
 with copies in flight is an error. A copy's landing is not a race with
 generic accesses: the mbarrier orders them. Arrive and wait do not order
 generic accesses between threads in this model (only bar.sync does).
+
+Swizzle. With the 128-byte swizzle a TMA box (rows of at most 128 bytes)
+lands at a 1024-byte aligned destination with byte L of the row-major box
+at L ^ (((L >> 7) & 7) << 4): the 16-byte chunk XORed with the row within
+its 1024-byte atom.
+
+wgmma (wgmma.fence, mma_async m64nNk16 .f32 with .f16 or .bf16 operands
+from shared memory, commit_group, wait_group N). The 128 threads of a
+warpgroup execute it together; each warpgroup of a block is emulated on its
+own (its descriptors must be uniform across its threads). A matrix
+descriptor gives the start address, the leading and stride byte offsets
+(LBO, SBO) and the swizzle mode; only the 128-byte swizzle with base offset
+0 is modelled. An operand element (r, k) (r: the M or N index) of a
+K-major operand is at start + (r / 8) SBO + (r % 8) 128 + k size; of an
+MN-major one (imm-trans 1) at start + (r / R) LBO + (k / 8) SBO +
+(k % 8) 128 + (r % R) size with R = 128 / size; the swizzle then applies to
+that address. Thread t of the warpgroup holds D rows 16 (t / 32) +
+(t % 32) / 4 and 8 more, register 4j + i at column 8j + 2 (t % 4) + i % 2
+(of the second row when i >= 2). The product lands at once, rounded once
+to f32, but the accumulator registers and the shared bytes read stay in
+flight until wait_group retires the instruction's group: reading or writing
+those registers other than by a later mma_async, or writing those bytes
+(a TMA copy included), is an error; so is an mma_async before any
+wgmma.fence of its warpgroup, and an exit with one in flight. Not checked:
+the fences PTX asks for between register writes and a later mma_async.
 
 Arithmetic: integer ops exact; f32/f16/f16x2 add, sub, mul round to nearest
 even once (IEEE), fma is computed in float64 and rounded once. mma.sync
@@ -1666,8 +1694,12 @@ def load_values(path):
 
 
 def cmd_check_gemm(args):
-    a, b, bias = (load_values(os.path.join(args.dir, n + ".npy")) for n in ("a", "b", "bias"))
-    expected = np.maximum(a @ b + bias, 0)
+    a, b = (load_values(os.path.join(args.dir, n + ".npy")) for n in ("a", "b"))
+    if args.plain:
+        expected, what = a @ b, "a @ b"
+    else:
+        bias = load_values(os.path.join(args.dir, "bias.npy"))
+        expected, what = np.maximum(a @ b + bias, 0), "relu(a @ b + bias)"
     raw, grid = np.load(args.out), dims(args.grid)
     out = raw
     if raw.dtype == np.uint16:  # bf16 bits: one rounding of the exact result
@@ -1691,7 +1723,7 @@ def cmd_check_gemm(args):
     if stray.any():
         raise EmulationError(f"element {tuple(np.argwhere(stray)[0])} outside the chosen "
                              "blocks' tiles was written")
-    print(f"check-gemm: {len(blocks)} tiles of {tm}x{tn} match relu(a @ b + bias), "
+    print(f"check-gemm: {len(blocks)} tiles of {tm}x{tn} match {what}, "
           f"max abs error {err[mine].max():.3g} (tolerance {args.atol})")
 
 
@@ -1709,6 +1741,7 @@ def main():
     r.add_argument("--param", action="append", default=[])
     g.add_argument("specs", nargs="+")
     c.add_argument("--atol", type=float, default=0.0)
+    c.add_argument("--plain", action="store_true", help="compare with a @ b (no bias.npy)")
     for p, default in ((r, 0), (g, 1), (c, 0)):
         p.add_argument("--seed", type=int, default=default)
     for p in (r, c):
