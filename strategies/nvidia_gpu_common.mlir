@@ -20,7 +20,8 @@
 //     out of the K loop into registers, and the copies become
 //     `nvgpu.device_async_copy` groups. `orchestra-nvidia-vector-to-mma`
 //     then turns the contractions into `nvgpu.ldmatrix` + `nvgpu.mma.sync`
-//     (f16 inputs, f16 or f32 accumulators), and @nvidia_lower_vectors
+//     (f16 inputs with f16 or f32 accumulators, bf16 with f32), and
+//     @nvidia_lower_vectors
 //     software-pipelines each K loop over its `orchestra.gpu_k_stages`
 //     stages (3, fewer for short K loops): the copies of step k+S are issued
 //     while step k computes, and each step waits for its group right before
@@ -29,6 +30,14 @@
 //     (Blackwell, or Hopper with `tma = true`) stage the tiles with TMA
 //     loads and one mbarrier per stage instead
 //     (`transform.orchestra.nvidia_tma_k_loop`, @nvidia_stage_operands_tma);
+//   * warpgroup MMA (Hopper with `wgmma = true`, recipe "wgmma"): 128x128
+//     block tiles of two warpgroups, the K loop in steps of 64 whose A and
+//     B tiles are staged in shared memory; after bufferization
+//     (@nvidia_stage_operands_wgmma) TMA copies with the 128-byte swizzle
+//     fill them (`nvidia_tma_k_loop {swizzle_128b, refill_lag = 1}`) and
+//     each step's matmul becomes `nvgpu.warpgroup.mma` on matrix
+//     descriptors, the accumulators carried in registers
+//     (`transform.orchestra.nvidia_warpgroup_mma`);
 //   * SIMT (everything else, f32 matmuls included): every structured op in
 //     block tiles of its own, sized by how many of its leading loops are
 //     parallel (Nx1x8x32, 1x8x32, 32x64 or 256), each over 256 threads

@@ -12,8 +12,9 @@
 // Tensor cores: `nvgpu.mma.sync` m16n8k16 (the warp-level MMA that both
 // Hopper and Blackwell execute), operand tiles staged in shared memory by
 // cp.async, software-pipelined (`tma = true` selects TMA loads and
-// mbarriers); see docs/Passes/NVIDIA.md for what is not used yet on this
-// arch.
+// mbarriers); with `wgmma = true`, warpgroup MMA (`nvgpu.warpgroup.mma`)
+// on TMA-staged, swizzled tiles where the matmul allows it; see
+// docs/Passes/NVIDIA.md for what is not used yet on this arch.
 // RUN: orchestra-opt %s | orchestra-opt -o /dev/null
 // RUN: echo 'module {}' | orchestra-opt --transform-preload-library=transform-library-paths=%S/nvidia_gpu_common.mlir,%s --transform-interpreter=entry-point=__orchestra_nvidia_hopper_strategy -o /dev/null
 // RUN: echo 'module {}' | orchestra-opt --transform-preload-library=transform-library-paths=%S/nvidia_gpu_common.mlir,%s --transform-interpreter=entry-point=__orchestra_nvidia_hopper_map_to_gpu -o /dev/null
