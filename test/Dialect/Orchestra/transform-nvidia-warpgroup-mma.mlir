@@ -109,6 +109,175 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// The thread loops that zero the accumulator buffer before the K loop are
+// erased: the accumulators start at zero in registers and the MMA store
+// after the loop overwrites the whole buffer. So is the barrier after them,
+// with nothing before it that touches memory.
+// CHECK-LABEL: func.func @wgmma_zero_fill
+// CHECK:         scf.forall
+// CHECK-NOT:       linalg.fill
+// CHECK-NOT:       vector.transfer_write
+// CHECK-NOT:       gpu.barrier
+// CHECK:           nvgpu.mbarrier.create
+// CHECK:           gpu.barrier
+// CHECK:           nvgpu.warpgroup.mma.init.accumulator
+// CHECK:           scf.for
+// CHECK:           nvgpu.warpgroup.mma.store
+module attributes {transform.with_named_sequence} {
+  func.func @wgmma_zero_fill(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %zero = arith.constant 0.0 : f32
+    %zeros = arith.constant dense<0.0> : vector<4xf32>
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+      %out = memref.subview %c[%m, %n] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      scf.forall (%t) in (128) {
+        %row = memref.subview %out[%t, 0] [1, 128] [1, 1] : memref<128x128xf32, strided<[256, 1], offset: ?>> to memref<128xf32, strided<[1], offset: ?>>
+        linalg.fill ins(%zero : f32) outs(%row : memref<128xf32, strided<[1], offset: ?>>)
+      } {mapping = [#gpu.thread<x>]}
+      scf.forall (%t) in (32) {
+        %col = affine.apply affine_map<(d0) -> (d0 * 4)>(%t)
+        vector.transfer_write %zeros, %out[%c0, %col] {in_bounds = [true]} : vector<4xf32>, memref<128x128xf32, strided<[256, 1], offset: ?>>
+      } {mapping = [#gpu.thread<x>]}
+      gpu.barrier
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 128] [1, 1] : memref<256x256xf16> to memref<64x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf16, #gpu.address_space<workgroup>> to memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%out : memref<128x128xf32, strided<[256, 1], offset: ?>>)
+        gpu.barrier
+      } {tagged}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b} : !transform.any_op
+    transform.orchestra.nvidia_warpgroup_mma %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// The fill goes, but the barrier after it stays when something before it
+// writes memory that threads may read after it.
+// CHECK-LABEL: func.func @wgmma_fill_barrier
+// CHECK:         scf.forall
+// CHECK:           memref.store
+// CHECK-NOT:       linalg.fill
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      nvgpu.mbarrier.create
+module attributes {transform.with_named_sequence} {
+  func.func @wgmma_fill_barrier(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %zero = arith.constant 0.0 : f32
+    %zeros = arith.constant dense<0.0> : vector<4xf32>
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+      %out = memref.subview %c[%m, %n] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      %h = arith.constant 1.0 : f16
+      memref.store %h, %sa[%c0, %c0, %c0] : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      scf.forall (%t) in (128) {
+        %row = memref.subview %out[%t, 0] [1, 128] [1, 1] : memref<128x128xf32, strided<[256, 1], offset: ?>> to memref<128xf32, strided<[1], offset: ?>>
+        linalg.fill ins(%zero : f32) outs(%row : memref<128xf32, strided<[1], offset: ?>>)
+      } {mapping = [#gpu.thread<x>]}
+      scf.forall (%t) in (32) {
+        %col = affine.apply affine_map<(d0) -> (d0 * 4)>(%t)
+        vector.transfer_write %zeros, %out[%c0, %col] {in_bounds = [true]} : vector<4xf32>, memref<128x128xf32, strided<[256, 1], offset: ?>>
+      } {mapping = [#gpu.thread<x>]}
+      gpu.barrier
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 128] [1, 1] : memref<256x256xf16> to memref<64x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf16, #gpu.address_space<workgroup>> to memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%out : memref<128x128xf32, strided<[256, 1], offset: ?>>)
+        gpu.barrier
+      } {tagged}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b} : !transform.any_op
+    transform.orchestra.nvidia_warpgroup_mma %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A fill that something reads before the K loop stays.
+// CHECK-LABEL: func.func @wgmma_fill_read
+// CHECK:         scf.forall
+// CHECK:           linalg.fill
+// CHECK:           gpu.barrier
+// CHECK-NEXT:      memref.load
+// CHECK:           nvgpu.warpgroup.mma.store
+module attributes {transform.with_named_sequence} {
+  func.func @wgmma_fill_read(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>, %probe: memref<f32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %zero = arith.constant 0.0 : f32
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+      %out = memref.subview %c[%m, %n] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      scf.forall (%t) in (128) {
+        %row = memref.subview %out[%t, 0] [1, 128] [1, 1] : memref<128x128xf32, strided<[256, 1], offset: ?>> to memref<128xf32, strided<[1], offset: ?>>
+        linalg.fill ins(%zero : f32) outs(%row : memref<128xf32, strided<[1], offset: ?>>)
+      } {mapping = [#gpu.thread<x>]}
+      gpu.barrier
+      %x = memref.load %out[%c0, %c0] : memref<128x128xf32, strided<[256, 1], offset: ?>>
+      memref.store %x, %probe[] : memref<f32>
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 128] [1, 1] : memref<256x256xf16> to memref<64x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf16, #gpu.address_space<workgroup>> to memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%out : memref<128x128xf32, strided<[256, 1], offset: ?>>)
+        gpu.barrier
+      } {tagged}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b} : !transform.any_op
+    transform.orchestra.nvidia_warpgroup_mma %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // The op refuses, naming the loop: a matmul whose accumulator may not start
 // at zero...
 module attributes {transform.with_named_sequence} {

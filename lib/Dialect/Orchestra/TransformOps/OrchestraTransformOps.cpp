@@ -24,10 +24,12 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Transform/IR/TransformTypes.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/IntegerSet.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -600,6 +602,103 @@ static memref::AllocOp getStageAllocation(Value view) {
                : memref::AllocOp();
 }
 
+/// Whether `value` is `buffer` or a (chain of) `memref.subview` of it.
+static bool isViewOf(Value value, Value buffer) {
+  while (value != buffer) {
+    auto view = value.getDefiningOp<memref::SubViewOp>();
+    if (!view)
+      return false;
+    value = view.getSource();
+  }
+  return true;
+}
+
+/// Whether `forall` is a thread-level loop that only writes zeros into
+/// views of `buffer`: a zero `linalg.fill` tiled over the threads,
+/// vectorized or not.
+static bool onlyZeroes(scf::ForallOp forall, Value buffer) {
+  std::optional<ArrayAttr> mapping = forall.getMapping();
+  if (!mapping || mapping->empty() ||
+      !isa<gpu::GPUThreadMappingAttr>(mapping->getValue().front()))
+    return false;
+  bool writes = false;
+  WalkResult walk = forall.getBody()->walk([&](Operation *op) {
+    if (auto write = dyn_cast<vector::TransferWriteOp>(op)) {
+      if (write.getMask() || !isViewOf(write.getBase(), buffer) ||
+          !matchPattern(write.getVector(), m_AnyZeroFloat()))
+        return WalkResult::interrupt();
+      writes = true;
+      return WalkResult::advance();
+    }
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      if (!fill.hasPureBufferSemantics() ||
+          !isViewOf(fill.getOutputs()[0], buffer) ||
+          !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+        return WalkResult::interrupt();
+      writes = true;
+      return WalkResult::advance();
+    }
+    return isPure(op) || isa<scf::InParallelOp>(op) ? WalkResult::advance()
+                                                    : WalkResult::interrupt();
+  });
+  return writes && !walk.wasInterrupted();
+}
+
+/// Erases the thread loops before `loop` (in its block) that only zero
+/// `buffer`, when nothing else before `loop` or in it uses `buffer`: the
+/// warpgroup MMA store after the loop overwrites all of it.
+static void eraseDeadZeroFills(RewriterBase &rewriter, scf::ForOp loop,
+                               Value buffer) {
+  Block *block = loop->getBlock();
+  SmallVector<Value> views = {buffer};
+  SmallVector<Operation *> users;
+  while (!views.empty()) {
+    Value view = views.pop_back_val();
+    for (Operation *user : view.getUsers()) {
+      if (auto sub = dyn_cast<memref::SubViewOp>(user))
+        views.push_back(sub.getResult());
+      users.push_back(user);
+    }
+  }
+  SmallVector<scf::ForallOp> fills;
+  for (Operation *user : users) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (!inBlock || loop->isBeforeInBlock(inBlock))
+      continue;
+    auto forall = dyn_cast<scf::ForallOp>(inBlock);
+    if (isa<memref::SubViewOp>(user) && inBlock == user)
+      continue; // a view whose own users are looked at
+    if (!forall || !onlyZeroes(forall, buffer))
+      return; // read or written by something else before the MMA store
+    if (!llvm::is_contained(fills, forall))
+      fills.push_back(forall);
+  }
+  if (fills.empty())
+    return;
+  llvm::sort(fills, [](scf::ForallOp a, scf::ForallOp b) {
+    return a->isBeforeInBlock(b);
+  });
+  Operation *next = fills.back()->getNextNode();
+  for (scf::ForallOp forall : fills)
+    rewriter.eraseOp(forall);
+  // The barrier that waited for the fills, when nothing before it in the
+  // block touches memory any more (allocations aside).
+  auto barrier = dyn_cast_or_null<gpu::BarrierOp>(next);
+  if (!barrier)
+    return;
+  auto onlyAllocates = [](Operation *op) {
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(op);
+    return effects && llvm::all_of(*effects, [](const auto &effect) {
+             return isa<MemoryEffects::Allocate>(effect.getEffect());
+           });
+  };
+  for (Operation *op = barrier->getPrevNode(); op; op = op->getPrevNode())
+    if (!onlyAllocates(op))
+      return;
+  rewriter.eraseOp(barrier);
+}
+
 DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
     transform::TransformRewriter &rewriter, Operation *target,
     transform::ApplyToEachResultList &results,
@@ -753,6 +852,9 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
                              rewriter.getIndexAttr(1)});
   nvgpu::WarpgroupMmaStoreOp::create(rewriter, loc, newLoop.getResults().back(),
                                      firstRows);
+  // The accumulators started at zero in registers: a zero fill of the
+  // buffer before the loop is dead.
+  eraseDeadZeroFills(rewriter, newLoop, c);
   return DiagnosedSilenceableFailure::success();
 }
 

@@ -198,7 +198,11 @@ def NVIDIAWarpgroupMmaOp : TransformDialectOp<"orchestra.nvidia_warpgroup_mma", 
 
     The accumulator's prior contents are not read: the matmul must carry
     `orchestra.gpu_zero_init` (what `orchestra-nvidia-select-recipes` puts
-    on a matmul whose accumulator is a zero `linalg.fill`). Emits a
+    on a matmul whose accumulator is a zero `linalg.fill`). Thread-level
+    `scf.forall`s before the loop, in its block, that only write zeros into
+    views of the accumulator buffer are erased when nothing else before the
+    loop uses the buffer, and so is the `gpu.barrier` right after them when
+    nothing before it in the block touches memory but allocations. Emits a
     silenceable failure, naming the op, when the loop does not have this
     form.
   }];
