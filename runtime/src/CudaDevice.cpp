@@ -314,6 +314,14 @@ bool CudaDevice::prepareLaunches(const CudaKernel &kernel,
                   " values";
           return false;
         }
+        // Kernels are compiled assuming 64-byte aligned buffers
+        // (orchestra-nvidia-kernel-argument-alignment): every slot is.
+        if (buffers[arg.value] % 64 != 0) {
+          error = prepared.name + ": parameter " + std::to_string(j) +
+                  " is buffer " + std::to_string(arg.value) +
+                  ", whose device address is not 64-byte aligned";
+          return false;
+        }
         prepared.params.push_back(buffers[arg.value]);
         break;
       case GpuArgKind::Scratch:

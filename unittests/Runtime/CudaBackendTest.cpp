@@ -632,6 +632,19 @@ TEST_F(CudaBackendTest, BufferParameterOutOfRange) {
   expectAllReleased();
 }
 
+TEST_F(CudaBackendTest, BufferParameterMisaligned) {
+  // Kernels are compiled for 64-byte aligned buffers; an artifact that
+  // places one elsewhere is refused before any launch.
+  Artifact artifact = makeCpuGpuArtifact();
+  artifact.memorySpaces[1].arenaBytes = 7 * kVectorBytes;
+  artifact.values[6].offset = 5 * kVectorBytes + 4;
+  EXPECT_EQ(sessionError(artifact),
+            "step 2 ('add'): launch 0 ('fake_add_f32') of kernel "
+            "'orx_kernel_add': parameter 2 is buffer 2, whose device address "
+            "is not 64-byte aligned");
+  expectAllReleased();
+}
+
 TEST_F(CudaBackendTest, KernelsAddressOnlyTheirDevicesMemory) {
   Artifact artifact = makeCpuGpuArtifact();
   artifact.steps[2].args[0] = 0;

@@ -515,8 +515,9 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
     return kInvalidValue;
   if (bytes > (size_t(1) << 40))
     return kOutOfMemory;
-  // Garbage, so that a missing memset shows.
-  void *memory = std::malloc(bytes);
+  // 256-byte aligned, as cuMemAlloc's are (the runtime checks the 64 bytes
+  // kernels assume). Garbage, so that a missing memset shows.
+  void *memory = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   std::memset(memory, 0xab, bytes);
   *pointer = reinterpret_cast<uintptr_t>(memory);
   state().allocations[*pointer] = bytes;

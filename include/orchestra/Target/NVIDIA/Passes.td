@@ -155,6 +155,27 @@ def NVIDIATensorMapArguments : Pass<"orchestra-nvidia-tensor-map-arguments",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def NVIDIAKernelArgumentAlignment
+    : Pass<"orchestra-nvidia-kernel-argument-alignment",
+           "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Tell LLVM how aligned the buffers a kernel takes are";
+  let description = [{
+    Stage 7, after `gpu-kernel-outlining`. Every buffer a kernel takes is
+    a slot of a memory space's arena, placed at a multiple of 64 bytes
+    (`orchestra-plan-buffers`) in an arena whose base `cuMemAlloc` aligns to
+    256 bytes, or a scratch buffer of its own `cuMemAlloc`; views that
+    would move the address are not passed (`orchestra-nvidia-emit-binary`
+    refuses them). This pass marks each memref argument of each kernel
+    `llvm.align = 64`, which the bare-pointer calling convention carries to
+    the kernel's `.param .ptr .align 64`. LLVM then knows that the 16-byte
+    chunks a thread reads and writes in global memory are aligned, and
+    emits `ld.global.v4`/`st.global.v4` instead of four scalar accesses.
+    An argument already marked keeps its mark. The runtime checks the
+    promise: a launch whose buffer is not 64-byte aligned is an error.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def NVIDIAWorkgroupAllocations : Pass<"orchestra-nvidia-workgroup-allocations",
                                       "::mlir::gpu::GPUModuleOp"> {
   let summary = "Turn the allocations of a kernel into workgroup and private "

@@ -1,0 +1,40 @@
+//===- KernelArgumentAlignment.cpp - Aligned buffer arguments of kernels --===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Target/NVIDIA/Passes.h"
+
+#include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace mlir::orchestra::nvidia {
+#define GEN_PASS_DEF_NVIDIAKERNELARGUMENTALIGNMENT
+#include "orchestra/Target/NVIDIA/Passes.h.inc"
+} // namespace mlir::orchestra::nvidia
+
+using namespace mlir;
+
+namespace {
+class NVIDIAKernelArgumentAlignmentPass
+    : public orchestra::nvidia::impl::NVIDIAKernelArgumentAlignmentBase<
+          NVIDIAKernelArgumentAlignmentPass> {
+public:
+  void runOnOperation() override {
+    StringRef name = LLVM::LLVMDialect::getAlignAttrName();
+    auto alignment = IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                      orchestra::kBufferAlignment);
+    for (auto func : getOperation().getOps<gpu::GPUFuncOp>()) {
+      if (!func.isKernel())
+        continue;
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (isa<MemRefType>(func.getArgument(i).getType()) &&
+            !func.getArgAttr(i, name))
+          func.setArgAttr(i, name, alignment);
+    }
+  }
+};
+} // namespace
