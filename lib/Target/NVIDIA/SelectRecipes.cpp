@@ -268,8 +268,9 @@ private:
   /// The stages of a wgmma kernel's K loop: `mma-stages`, fewer when the
   /// loop has fewer steps or the shared memory holds fewer (each stage is a
   /// 128x64 A and a 64x128 B tile of 16-bit elements, 32 KB; an epilogue
-  /// also reads the 128x128 f32 accumulator tile from it, 64 KB); none when
-  /// not even two fit.
+  /// reads the 128x128 f32 accumulator tile, 64 KB, from shared memory that
+  /// `transform.orchestra.nvidia_warpgroup_mma` lets it share with the
+  /// stages, which are dead by then); none when not even two fit.
   std::optional<int64_t> getWarpgroupStages(linalg::MatmulOp matmul,
                                             Operation *root,
                                             int64_t sharedBytes) {
@@ -280,7 +281,7 @@ private:
     int64_t accBytes =
         root == matmul.getOperation() ? 0 : kWgmmaBlock * kWgmmaBlock * 4;
     int64_t stages = std::min<int64_t>(mmaStages.getValue(), kSteps);
-    while (stages >= 2 && stages * stageBytes + accBytes > sharedBytes)
+    while (stages >= 2 && std::max(stages * stageBytes, accBytes) > sharedBytes)
       --stages;
     if (stages < 2)
       return std::nullopt;

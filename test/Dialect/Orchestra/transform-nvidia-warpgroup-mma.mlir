@@ -278,6 +278,138 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// An accumulator tile in shared memory that only the epilogue reads, after
+// the K loop, shares its bytes with the stages: one allocation of the
+// larger (64 KB), viewed as the A stages, the B stages after them, and the
+// tile from the start. The accumulators are stored only once every
+// warpgroup's last MMA is done (the wait, then a barrier).
+// CHECK-LABEL: func.func @wgmma_shared_tile
+// CHECK:         scf.forall
+// CHECK:           %[[BYTES:.+]] = memref.alloc() {alignment = 1024 : i64} : memref<65536xi8, #gpu.address_space<workgroup>>
+// CHECK-DAG:       %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG:       %[[CB:.+]] = arith.constant 32768 : index
+// CHECK-DAG:       %[[SA:.+]] = memref.view %[[BYTES]][%[[C0]]][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<2x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG:       %[[SB:.+]] = memref.view %[[BYTES]][%[[CB]]][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<2x64x128xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG:       %[[ACC:.+]] = memref.view %[[BYTES]][%{{.+}}][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<128x128xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT:       memref.alloc
+// CHECK-NOT:       linalg.fill
+// CHECK:           scf.for
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      %[[FIRST:.+]] = memref.subview %[[ACC]][0, 0] [64, 128] [1, 1]
+// CHECK-NEXT:      nvgpu.warpgroup.mma.store %{{.+}}, %[[FIRST]]
+// CHECK-NEXT:      gpu.barrier
+// CHECK:           memref.load %[[ACC]]
+module attributes {transform.with_named_sequence} {
+  func.func @wgmma_shared_tile(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %zero = arith.constant 0.0 : f32
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %acc = memref.alloc() {alignment = 64 : i64} : memref<128x128xf32, #gpu.address_space<workgroup>>
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+      scf.forall (%t) in (128) {
+        %row = memref.subview %acc[%t, 0] [1, 128] [1, 1] : memref<128x128xf32, #gpu.address_space<workgroup>> to memref<128xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.fill ins(%zero : f32) outs(%row : memref<128xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>)
+      } {mapping = [#gpu.thread<x>]}
+      gpu.barrier
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 128] [1, 1] : memref<256x256xf16> to memref<64x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf16, #gpu.address_space<workgroup>> to memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%acc : memref<128x128xf32, #gpu.address_space<workgroup>>)
+        gpu.barrier
+      } {tagged}
+      gpu.barrier
+      scf.forall (%t) in (128) {
+        %x = memref.load %acc[%t, %t] : memref<128x128xf32, #gpu.address_space<workgroup>>
+        %y = arith.addf %x, %x : f32
+        %gm = arith.addi %m, %t : index
+        memref.store %y, %c[%gm, %n] : memref<256x256xf32>
+      } {mapping = [#gpu.thread<x>]}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b, refill_lag = 1} : !transform.any_op
+    transform.orchestra.nvidia_warpgroup_mma %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A tile that something uses before the K loop (here a fill of ones, which
+// the MMA store overwrites but which is not erased) keeps bytes of its own.
+// CHECK-LABEL: func.func @wgmma_tile_used_before
+// CHECK:         memref.alloc() {alignment = 64 : i64} : memref<128x128xf32, #gpu.address_space<workgroup>>
+// CHECK:         memref.alloc() {alignment = 1024 : i64} : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+// CHECK:         memref.alloc() {alignment = 1024 : i64} : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT:     memref.view
+// CHECK:         linalg.fill
+// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:    memref.subview
+// CHECK-NEXT:    nvgpu.warpgroup.mma.store
+module attributes {transform.with_named_sequence} {
+  func.func @wgmma_tile_used_before(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %zero = arith.constant 1.0 : f32
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %acc = memref.alloc() {alignment = 64 : i64} : memref<128x128xf32, #gpu.address_space<workgroup>>
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+      scf.forall (%t) in (128) {
+        %row = memref.subview %acc[%t, 0] [1, 128] [1, 1] : memref<128x128xf32, #gpu.address_space<workgroup>> to memref<128xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.fill ins(%zero : f32) outs(%row : memref<128xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>)
+      } {mapping = [#gpu.thread<x>]}
+      gpu.barrier
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 128] [1, 1] : memref<256x256xf16> to memref<64x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf16, #gpu.address_space<workgroup>> to memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%acc : memref<128x128xf32, #gpu.address_space<workgroup>>)
+        gpu.barrier
+      } {tagged}
+      gpu.barrier
+      scf.forall (%t) in (128) {
+        %x = memref.load %acc[%t, %t] : memref<128x128xf32, #gpu.address_space<workgroup>>
+        %y = arith.addf %x, %x : f32
+        %gm = arith.addi %m, %t : index
+        memref.store %y, %c[%gm, %n] : memref<256x256xf32>
+      } {mapping = [#gpu.thread<x>]}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b, refill_lag = 1} : !transform.any_op
+    transform.orchestra.nvidia_warpgroup_mma %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+
+// -----
+
 // The op refuses, naming the loop: a matmul whose accumulator may not start
 // at zero...
 module attributes {transform.with_named_sequence} {

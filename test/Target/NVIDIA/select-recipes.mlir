@@ -308,15 +308,15 @@ module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true}} {
 
 // -----
 
-// The same with 150000 bytes of shared memory: the 64 KB accumulator tile
-// leaves room for 2 stages of 32 KB; with 100000 not even for 2, and the
-// matmul takes mma.sync instead. An f16 accumulator (wgmma here accumulates in f32
+// The same with 90000 bytes of shared memory: 2 stages of 32 KB fit, 3 do
+// not (the 64 KB accumulator tile shares their bytes, so it takes no more
+// room); with 60000 not even 2 fit, and the matmul takes mma.sync instead. An f16 accumulator (wgmma here accumulates in f32
 // only), a fill of one, and a K of one step also take mma.sync.
 // CHECK-LABEL: func.func @wgmma_two_stages
 // CHECK:         linalg.generic
 // CHECK-SAME:      orchestra.gpu_k_stages = 2 : i64
 // CHECK-SAME:      orchestra.gpu_recipe = "wgmma"
-module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true, shared_memory_bytes = 150000 : i64}} {
+module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true, shared_memory_bytes = 90000 : i64}} {
   func.func @wgmma_two_stages(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -345,7 +345,7 @@ module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true, sha
 // CHECK-LABEL: func.func @wgmma_one_k_step
 // CHECK:         linalg.matmul
 // CHECK-SAME:      orchestra.gpu_recipe = "mma"
-module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true, shared_memory_bytes = 100000 : i64}} {
+module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true, shared_memory_bytes = 60000 : i64}} {
   func.func @wgmma_no_room(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>

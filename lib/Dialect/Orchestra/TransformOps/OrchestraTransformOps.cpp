@@ -699,6 +699,110 @@ static void eraseDeadZeroFills(RewriterBase &rewriter, scf::ForOp loop,
   rewriter.eraseOp(barrier);
 }
 
+/// Appends to `users` the ops that use `buffer` or a view of it, the views
+/// themselves excepted.
+static void collectUsersThroughViews(Value buffer,
+                                     SmallVectorImpl<Operation *> &users) {
+  SmallVector<Value> values = {buffer};
+  while (!values.empty()) {
+    Value value = values.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isa<ViewLikeOpInterface>(user) &&
+          cast<ViewLikeOpInterface>(user).getViewSource() == value) {
+        llvm::append_range(values, user->getResults());
+        continue;
+      }
+      users.push_back(user);
+    }
+  }
+}
+
+/// Whether every use of `alloc` (through views) is in an op of `loop`'s
+/// block before `loop`, or in `loop` (`before`), or after `loop` (not
+/// `before`).
+static bool usedOnlyOnOneSide(memref::AllocOp alloc, scf::ForOp loop,
+                              bool before) {
+  SmallVector<Operation *> users;
+  collectUsersThroughViews(alloc.getResult(), users);
+  Block *block = loop->getBlock();
+  return llvm::all_of(users, [&](Operation *user) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    return inBlock && (inBlock == loop.getOperation() ||
+                       inBlock->isBeforeInBlock(loop)) == before;
+  });
+}
+
+/// Places the stage buffers of the operands and the accumulator tile in the
+/// same bytes, when the stages are used only up to the end of `loop` and the
+/// accumulator tile only after it (once its zero fill is gone): one
+/// workgroup allocation of the larger of the two, whose views replace the
+/// three allocations (`c`, when it is the accumulator's allocation, becomes
+/// its view). Returns whether it did; the caller must then keep the
+/// accumulator stores after every warpgroup's last MMA, behind a barrier.
+static bool shareStagesWithAccumulator(RewriterBase &rewriter, scf::ForOp loop,
+                                       memref::AllocOp aStages,
+                                       memref::AllocOp bStages, Value &c) {
+  Value root = c;
+  while (auto view = root.getDefiningOp<memref::SubViewOp>())
+    root = view.getSource();
+  auto cAlloc = root.getDefiningOp<memref::AllocOp>();
+  Block *block = loop->getBlock();
+  auto isWorkgroupAlloc = [&](memref::AllocOp alloc) {
+    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
+        alloc.getType().getMemorySpace());
+    return alloc->getBlock() == block && space &&
+           space.getValue() == gpu::AddressSpace::Workgroup &&
+           alloc.getType().hasStaticShape() &&
+           alloc.getType().getLayout().isIdentity() &&
+           alloc.getDynamicSizes().empty() && alloc.getSymbolOperands().empty();
+  };
+  if (!cAlloc || cAlloc == aStages || cAlloc == bStages ||
+      !isWorkgroupAlloc(cAlloc) || !isWorkgroupAlloc(aStages) ||
+      !isWorkgroupAlloc(bStages) ||
+      !usedOnlyOnOneSide(cAlloc, loop, /*before=*/false) ||
+      !usedOnlyOnOneSide(aStages, loop, /*before=*/true) ||
+      !usedOnlyOnOneSide(bStages, loop, /*before=*/true))
+    return false;
+  auto bytesOf = [](memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    return type.getNumElements() * static_cast<int64_t>(llvm::divideCeil(
+                                       type.getElementTypeBitWidth(), 8));
+  };
+  auto alignmentOf = [](memref::AllocOp alloc) {
+    return std::max<int64_t>(1, alloc.getAlignment().value_or(1));
+  };
+  int64_t bOffset = static_cast<int64_t>(
+      llvm::alignTo(bytesOf(aStages), alignmentOf(bStages)));
+  int64_t bytes = std::max(bOffset + bytesOf(bStages), bytesOf(cAlloc));
+  int64_t alignment = std::max(
+      {alignmentOf(aStages), alignmentOf(bStages), alignmentOf(cAlloc)});
+
+  SmallVector<memref::AllocOp> allocs = {aStages, bStages, cAlloc};
+  llvm::sort(allocs, [](memref::AllocOp a, memref::AllocOp b) {
+    return a->isBeforeInBlock(b);
+  });
+  rewriter.setInsertionPoint(allocs.front());
+  Location loc = allocs.front().getLoc();
+  auto type = MemRefType::get({bytes}, rewriter.getI8Type(), AffineMap(),
+                              aStages.getType().getMemorySpace());
+  auto shared = memref::AllocOp::create(rewriter, loc, type,
+                                        rewriter.getI64IntegerAttr(alignment));
+  for (auto [alloc, offset] :
+       {std::pair(aStages, int64_t(0)), std::pair(bStages, bOffset),
+        std::pair(cAlloc, int64_t(0))}) {
+    Value at = arith::ConstantIndexOp::create(rewriter, loc, offset);
+    Value view = memref::ViewOp::create(
+        rewriter, alloc.getLoc(), alloc.getType(), shared, at, ValueRange());
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        rewriter.eraseOp(user);
+    if (c == alloc.getResult())
+      c = view;
+    rewriter.replaceOp(alloc, view);
+  }
+  return true;
+}
+
 DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
     transform::TransformRewriter &rewriter, Operation *target,
     transform::ApplyToEachResultList &results,
@@ -833,6 +937,12 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
                                     "the K loop";
   auto newLoop = cast<scf::ForOp>(extended->getOperation());
   rewriter.eraseOp(matmul);
+  // The accumulators started at zero in registers: a zero fill of the
+  // buffer before the loop is dead. Without it, the accumulator tile may
+  // reuse the bytes of the stages.
+  eraseDeadZeroFills(rewriter, newLoop, c);
+  bool shared =
+      shareStagesWithAccumulator(rewriter, newLoop, aStages, bStages, c);
   // After the loop: each warpgroup stores its rows of the product. The
   // store's lowering places a thread's rows by its warp within the block
   // (rows 16 w + ... of warp w, so warpgroup 1 at rows 64 and on), while
@@ -840,8 +950,14 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
   // are given the view of rows 0-63 of the accumulator buffer, and the
   // second warpgroup's stores land in rows 64-127 of that buffer.
   rewriter.setInsertionPointAfter(newLoop);
-  if (lag)
+  if (lag) {
     NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    // The other warpgroup's last MMA may still read the stages that the
+    // accumulator tile overlaps. (Without MMAs in flight, the last step's
+    // closing barrier already ended every read.)
+    if (shared)
+      gpu::BarrierOp::create(rewriter, loc);
+  }
   Value firstRows = memref::SubViewOp::create(
       rewriter, loc, c,
       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
@@ -852,9 +968,6 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
                              rewriter.getIndexAttr(1)});
   nvgpu::WarpgroupMmaStoreOp::create(rewriter, loc, newLoop.getResults().back(),
                                      firstRows);
-  // The accumulators started at zero in registers: a zero fill of the
-  // buffer before the loop is dead.
-  eraseDeadZeroFills(rewriter, newLoop, c);
   return DiagnosedSilenceableFailure::success();
 }
 

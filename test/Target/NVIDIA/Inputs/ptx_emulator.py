@@ -553,7 +553,7 @@ class Batch:
         self.issues, self.nissues = [], 0
         # wgmma: whether a wgmma.fence ran; the open group and the committed
         # groups in flight, each [(line, accumulator registers, shared bytes
-        # read)]; accumulator register -> line of its wgmma in flight; per
+        # read, [(warpgroup, the bytes it read)])]; accumulator register -> line of its wgmma in flight; per
         # shared byte, the line of a wgmma in flight that reads it (-1: none).
         self.wg_fenced, self.wg_open, self.wg_groups, self.wg_pending = False, [], [], {}
         self.wg_reading = np.full(len(blocks) * S, -1, np.int32)
@@ -606,13 +606,19 @@ class Batch:
         return self.read(base) + np.uint64(op[2] & 0xFFFFFFFFFFFFFFFF)
 
     # ----------------------------------------------------- race tracking
-    # The agent of an access is thread t of the batch, or T + w for a warp
-    # collective (ldmatrix) of warp w, which every lane of the warp performs.
+    # The agent of an access is thread t of the batch, T + w for a warp
+    # collective (ldmatrix, the operand reads of wgmma) of warp w, which every
+    # lane of the warp performs, or T + T / 32 + g for the operand reads of
+    # the wgmma of warpgroup g that a wgmma.wait_group retired: the reads may
+    # happen as late as that wait, which orders them before what the
+    # warpgroup's threads do next, but not before what other threads do.
     def agent_name(self, a):
         if a == -2:
             return "several threads"
         if a == ASYNC:
             return "cp.async.bulk.tensor"
+        if a >= self.T + self.T // 32:
+            return f"warpgroup {(a - self.T - self.T // 32) % (self.L.nt // 128)} (wgmma)"
         if a >= self.T:
             return f"warp {(a - self.T) % (self.L.nt // 32)} (ldmatrix)"
         return f"thread {a % self.L.nt}"
@@ -620,9 +626,27 @@ class Batch:
     def unordered(self, x, y):
         """Accesses of recorded agents x and new agents y are not ordered by
         program order (x == -2: several agents)."""
-        wx = np.where(x >= self.T, x - self.T, x // 32)
-        wy = np.where(y >= self.T, y - self.T, y // 32)
-        return (x != y) & ~((wx == wy) & ((x >= self.T) | (y >= self.T)))
+        G0 = self.T + self.T // 32
+
+        def units(a):  # warp, warpgroup (-1: none); warp agent; warpgroup agent
+            is_g, is_w = a >= G0, (a >= self.T) & (a < G0)
+            w = np.where(is_g | (a < 0), -1, np.where(is_w, a - self.T, a // 32))
+            g = np.where(a < 0, -1, np.where(is_g, a - G0, np.where(is_w, (a - self.T) // 4,
+                                                                     a // 128)))
+            return w, g, is_w, is_g
+
+        wx, gx, xw, xg = units(x)
+        wy, gy, yw, yg = units(y)
+        same_warp = (wx == wy) & (wx >= 0) & (xw | yw)
+        same_group = (gx == gy) & (gx >= 0) & (xg | yg)
+        return (x != y) & ~same_warp & ~same_group
+
+    def note_reads(self, flat, a):
+        """Records reads of shared bytes `flat` by agents `a` in this epoch."""
+        new = self.r_ep[flat] != self.epoch
+        self.r_ep[flat[new]] = self.epoch
+        self.r_ag[flat[new]] = a[new]
+        self.r_ag[flat[self.r_ag[flat] != a]] = -2
 
     def issue(self, kind, flat, a1, a0=None):
         """Record a problem on shared bytes `flat` by agents a1 (after a0), to
@@ -711,10 +735,7 @@ class Batch:
             raw = (wep == self.epoch) & self.unordered(wa, a) & (wa != ASYNC)
             if raw.any():
                 self.issue(f"read-after-write {RACE}", flat[raw], a[raw], wa[raw])
-        new = self.r_ep[flat] != self.epoch
-        self.r_ep[flat[new]] = self.epoch
-        self.r_ag[flat[new]] = a[new]
-        self.r_ag[flat[self.r_ag[flat] != a]] = -2
+        self.note_reads(flat, a)
         return self.sh[idx]
 
     def sh_check_write(self, idx, tids, what="write", agent=None):
@@ -1440,12 +1461,14 @@ def h_wgmma(em, ins, mask):
         warpgroups(em, ins, mask)
         keep = int(ins.ops[0][1])
         while len(em.wg_groups) > keep:
-            for _, regs, flat in em.wg_groups.pop(0):
+            for _, regs, flat, per_group in em.wg_groups.pop(0):
                 em.wg_reading[flat] = -1
+                for g, fg in per_group:  # the reads end at the latest here
+                    em.note_reads(fg, np.full(len(fg), em.T + em.T // 32 + g, np.int32))
         # What the groups still in flight hold (consecutive groups often
         # accumulate into the same registers and read the same stages).
         em.wg_pending = {}
-        for line, regs, flat in (x for g in em.wg_groups + [em.wg_open] for x in g):
+        for line, regs, flat, _ in (x for g in em.wg_groups + [em.wg_open] for x in g):
             em.wg_pending.update(dict.fromkeys(regs, line))
             em.wg_reading[flat] = line
         return
@@ -1505,7 +1528,7 @@ def h_wgmma(em, ins, mask):
     em.wg_reading[flat] = ins.line
     for name in d:
         em.wg_pending[name[1]] = ins.line
-    em.wg_open.append((ins.line, [name[1] for name in d], flat))
+    em.wg_open.append((ins.line, [name[1] for name in d], flat, list(enumerate(flats))))
 
 
 # Fragment layouts of mma.m16n8k16 (PTX ISA): (row, column) of the low and

@@ -202,7 +202,13 @@ def NVIDIAWarpgroupMmaOp : TransformDialectOp<"orchestra.nvidia_warpgroup_mma", 
     `scf.forall`s before the loop, in its block, that only write zeros into
     views of the accumulator buffer are erased when nothing else before the
     loop uses the buffer, and so is the `gpu.barrier` right after them when
-    nothing before it in the block touches memory but allocations. Emits a
+    nothing before it in the block touches memory but allocations. When the
+    accumulator buffer is (a view of) a workgroup allocation in the loop's
+    block that nothing uses before or in the loop, and nothing uses the
+    stage allocations after it, the three allocations become views of one
+    `i8` workgroup allocation of the larger size (the stages of A, then of
+    B; the accumulator tile from byte 0), and a `gpu.barrier` follows
+    `wgmma.wait_group 0`. Emits a
     silenceable failure, naming the op, when the loop does not have this
     form.
   }];
