@@ -64,6 +64,17 @@ for candidate in ["/usr/bin/python3", shutil.which("python3")]:
         config.available_features.add("numpy")
         break
 
+# The runtime's Python bindings (python/orchestra_rt), on the library of this
+# build.
+if "numpy" in config.available_features:
+    config.substitutions.append((
+        "%orchestra_python",
+        "env PYTHONPATH=%s ORCHESTRA_RT_LIBRARY=%s %s" % (
+            os.path.join(config.orchestra_src_root, "python"),
+            os.path.join(config.orchestra_obj_root, "lib",
+                         "liborchestra_rt.so"),
+            candidate)))
+
 # Python packages of that interpreter: onnx builds the importer's test models,
 # torch/torchvision export the real-model tests.
 if "numpy" in config.available_features:
