@@ -4,17 +4,25 @@
     /usr/bin/python3 bench/gpu/gemm_gpu_bench.py [--build build]
         [--shapes 4096,2048,...|MxNxK,...] [--repeat 20] [--arch nvidia_hopper]
         [--dtype f16|bf16] [--accumulate f32|f16] [--wgmma]
+        [--prepare DIR | --artifacts DIR]
 
 For every shape: compile C = A * B (row-major; f16 or bf16 operands
 accumulated in f32 and the result rounded to the operands' type, what
 torch.matmul does; with --accumulate f16, f16 operands accumulated in f16,
 what linalg.matmul on f16 tensors says) for a GPU-only topology (Hopper
-with --wgmma: the target key wgmma = true, warpgroup MMA) (inputs and outputs in device memory), run it with
-orchestra-run --repeat N --trace, take the kernel's time from the trace of
-the last run (the launch step; the host<->device copies of the inputs and
-outputs are not counted, as they are not for cuBLAS), check the result
-against PyTorch, and time torch.matmul on CUDA tensors (cuBLAS) with CUDA
-events. Prints a Markdown table of TFLOP/s and the ratio to cuBLAS.
+with --wgmma: the target key wgmma = true, warpgroup MMA; inputs and
+outputs in device memory), run it through the runtime's Python bindings
+(python/orchestra_rt) once to warm up and N more times, take the median GPU
+time of its kernel launch (CUDA events around it; the host<->device copies
+of the inputs and outputs are not counted, as they are not for cuBLAS),
+check the result against PyTorch, and time torch.matmul on CUDA tensors
+(cuBLAS) with CUDA events, median of N. Prints a Markdown table of TFLOP/s
+and the ratio to cuBLAS.
+
+--prepare DIR only compiles the artifacts into DIR with the runtime library
+and a manifest (no GPU or PyTorch needed); --artifacts DIR then runs them on
+a machine that has a GPU, PyTorch and numpy but not the compiler (nor LLVM
+or MLIR).
 
 Needs a CUDA GPU, its driver and a PyTorch built with CUDA; it says so and
 exits with status 2 otherwise.
@@ -23,6 +31,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -85,16 +94,6 @@ def parse_shapes(text):
     return shapes
 
 
-def kernel_seconds(trace_path):
-    with open(trace_path) as f:
-        events = json.load(f)["traceEvents"]
-    spans = [e for e in events if e.get("ph") == "X" and e.get("cat") == "task"
-             and e.get("pid", 0) == 0]
-    if not spans:
-        sys.exit("no measured task in " + trace_path)
-    return sum(e["dur"] for e in spans) / 1e6
-
-
 def cublas_seconds(torch, dtype, m, n, k, repeat):
     a = torch.randn(m, k, dtype=dtype, device="cuda")
     b = torch.randn(k, n, dtype=dtype, device="cuda")
@@ -112,6 +111,51 @@ def cublas_seconds(torch, dtype, m, n, k, repeat):
     return float(np.median(times))
 
 
+def artifact_name(m, n, k):
+    return f"gemm_{m}x{n}x{k}.orcx"
+
+
+def prepare(args, program, out_dir):
+    """Compiles every shape's artifact into out_dir, with the runtime library
+    and a manifest, for a later --artifacts run (no GPU needed here)."""
+    os.makedirs(out_dir, exist_ok=True)
+    topo = os.path.join(out_dir, "topology.json")
+    with open(topo, "w") as f:
+        json.dump(topology(args.arch, args.wgmma), f)
+    shapes = parse_shapes(args.shapes)
+    for m, n, k in shapes:
+        source = os.path.join(out_dir, f"gemm_{m}x{n}x{k}.mlir")
+        with open(source, "w") as f:
+            f.write(program.format(m=m, n=n, k=k))
+        subprocess.run([os.path.join(args.build, "bin", "orchestra-compile"),
+                        source, "--topology", topo, "-o",
+                        os.path.join(out_dir, artifact_name(m, n, k)),
+                        "--quiet"], check=True)
+    shutil.copy(os.path.join(args.build, "lib", "liborchestra_rt.so"),
+                out_dir)
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        json.dump({"arch": args.arch, "dtype": args.dtype,
+                   "accumulate": args.accumulate, "wgmma": args.wgmma,
+                   "shapes": [list(s) for s in shapes]}, f)
+
+
+def our_seconds(orchestra_rt, artifact, a, b, repeat):
+    """The median GPU time of the GEMM's launch over `repeat` runs after a
+    warm-up (CUDA events around the launch; the host's time from enqueueing
+    to completion where the driver cannot time), and the output."""
+    with orchestra_rt.Session(artifact) as session:
+        session.run(a, b)
+        times = []
+        for _ in range(repeat):
+            (out,) = session.run(a, b)
+            launches = [e for e in session.trace() if e.kind == "launch"]
+            if not launches:
+                sys.exit("gemm_gpu_bench: the artifact ran no kernel")
+            times.append(sum(e.device_ns or e.duration_ns
+                             for e in launches) / 1e9)
+    return float(np.median(times)), out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -122,11 +166,33 @@ def main():
     parser.add_argument("--accumulate", default="f32", choices=["f32", "f16"])
     parser.add_argument("--wgmma", action="store_true",
                         help="Hopper warpgroup MMA (target key wgmma = true)")
+    parser.add_argument("--prepare", metavar="DIR",
+                        help="only compile the artifacts into DIR, with the "
+                             "runtime library (no GPU needed), for --artifacts")
+    parser.add_argument("--artifacts", metavar="DIR",
+                        help="run the artifacts --prepare wrote into DIR "
+                             "(its manifest sets the shapes, types and keys) "
+                             "instead of compiling: needs only the runtime "
+                             "library, not the compiler")
     args = parser.parse_args()
+    if args.artifacts:
+        with open(os.path.join(args.artifacts, "manifest.json")) as f:
+            manifest = json.load(f)
+        for key in ("arch", "dtype", "accumulate", "wgmma"):
+            setattr(args, key, manifest[key])
+        args.shapes = ",".join("x".join(map(str, s))
+                               for s in manifest["shapes"])
     if args.accumulate == "f16" and args.dtype != "f16":
         parser.error("--accumulate f16 needs --dtype f16")
     if args.wgmma and args.arch != "nvidia_hopper":
         parser.error("--wgmma is a Hopper key")
+    program = PROGRAM_F16_ACC if args.accumulate == "f16" else \
+        PROGRAM.replace("{t}", args.dtype)
+    if args.prepare:
+        prepare(args, program, args.prepare)
+        print(f"gemm_gpu_bench: wrote the artifacts to {args.prepare}; run "
+              f"them with --artifacts {args.prepare}")
+        return 0
     try:
         import torch
     except ImportError:
@@ -136,42 +202,31 @@ def main():
         print("gemm_gpu_bench: no CUDA device (torch.cuda.is_available() is "
               "false); nothing measured", file=sys.stderr)
         return 2
-    bin_dir = os.path.join(args.build, "bin")
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import orchestra_rt
+    library = os.path.join(args.artifacts or "", "liborchestra_rt.so")
+    orchestra_rt.load_library(library if args.artifacts and
+                              os.path.exists(library) else None)
     print(f"device: {torch.cuda.get_device_name(0)}, {args.dtype} operands, "
           f"{args.accumulate} accumulation" + (", wgmma" if args.wgmma else ""))
     dtype = torch.float16 if args.dtype == "f16" else torch.bfloat16
-    program = PROGRAM_F16_ACC if args.accumulate == "f16" else \
-        PROGRAM.replace("{t}", args.dtype)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        topo = os.path.join(tmp, "topology.json")
-        with open(topo, "w") as f:
-            json.dump(topology(args.arch, args.wgmma), f)
+        artifacts = args.artifacts or tmp
+        if not args.artifacts:
+            prepare(args, program, tmp)
         for m, n, k in parse_shapes(args.shapes):
             print(f"{m}x{n}x{k}...", file=sys.stderr)
             gen = torch.Generator().manual_seed(0)
             a = (torch.rand(m, k, generator=gen) * 2 - 1).to(dtype)
             b = (torch.rand(k, n, generator=gen) * 2 - 1).to(dtype)
-            for name, value in (("a", a), ("b", b)):
-                # bf16 travels as its bits (uint16), f16 as float16.
-                array = value.view(torch.int16).numpy().view(np.uint16) \
-                    if dtype == torch.bfloat16 else value.numpy()
-                np.save(os.path.join(tmp, name + ".npy"), array)
-            with open(os.path.join(tmp, "gemm.mlir"), "w") as f:
-                f.write(program.format(m=m, n=n, k=k))
-            artifact = os.path.join(tmp, "gemm.orcx")
-            subprocess.run([os.path.join(bin_dir, "orchestra-compile"),
-                            os.path.join(tmp, "gemm.mlir"), "--topology", topo,
-                            "-o", artifact, "--quiet"], check=True)
-            trace = os.path.join(tmp, "trace.json")
-            out_dir = os.path.join(tmp, "out")
-            subprocess.run([os.path.join(bin_dir, "orchestra-run"), artifact,
-                            "--input", os.path.join(tmp, "a.npy"), "--input",
-                            os.path.join(tmp, "b.npy"), "--output-dir",
-                            out_dir, "--repeat", str(args.repeat), "--trace",
-                            trace, "--quiet"], check=True)
-            ours = kernel_seconds(trace)
-            got = np.load(os.path.join(out_dir, "output_0.npy"))
+            # bf16 travels as its bits (uint16), f16 as float16.
+            arrays = [v.view(torch.int16).numpy().view(np.uint16)
+                      if dtype == torch.bfloat16 else v.numpy()
+                      for v in (a, b)]
+            ours, got = our_seconds(
+                orchestra_rt, os.path.join(artifacts, artifact_name(m, n, k)),
+                *arrays, args.repeat)
             if got.dtype == np.uint16:
                 got = (got.astype(np.uint32) << 16).view(np.float32)
             got = got.astype(np.float32)

@@ -45,11 +45,12 @@ element type ("f32", "bf16", ...), shape (a tuple) and size in bytes."""
 
 
 class TraceEvent(namedtuple("TraceEvent", "name kind device start_ns end_ns "
-                            "predicted_start predicted_finish")):
+                            "predicted_start predicted_finish device_ns")):
     """One step of the last run: its name, kind ("launch" or "copy"), the
     device whose queue ran it, its start and end in nanoseconds from the start
-    of the run, and the scheduler's predicted start and finish in seconds
-    (None when there is no prediction)."""
+    of the run (host times), the scheduler's predicted start and finish in
+    seconds (None when there is no prediction), and a GPU step's time on the
+    GPU in nanoseconds (CUDA events around it; 0 for other steps)."""
 
     @property
     def duration_ns(self):
@@ -77,7 +78,8 @@ class _TraceEventC(ctypes.Structure):
                 ("device", ctypes.c_uint32), ("start_ns", ctypes.c_uint64),
                 ("end_ns", ctypes.c_uint64),
                 ("predicted_start", ctypes.c_double),
-                ("predicted_finish", ctypes.c_double)]
+                ("predicted_finish", ctypes.c_double),
+                ("device_ns", ctypes.c_uint64)]
 
 
 _lib = None
@@ -341,5 +343,6 @@ class Session:
                 raw.name.decode(), "launch" if raw.kind == 0 else "copy",
                 raw.device, raw.start_ns, raw.end_ns,
                 raw.predicted_start if raw.predicted_start >= 0 else None,
-                raw.predicted_finish if raw.predicted_finish >= 0 else None))
+                raw.predicted_finish if raw.predicted_finish >= 0 else None,
+                raw.device_ns))
         return events

@@ -110,7 +110,7 @@ def main(argv=None):
             start = time.perf_counter()
             outputs = session.run(*inputs)
             first = (time.perf_counter() - start) * 1e3
-            latencies, spans = [], []
+            latencies, spans, gpu = [], [], []
             for _ in range(args.repeat):
                 start = time.perf_counter()
                 outputs = session.run(*inputs)
@@ -119,6 +119,7 @@ def main(argv=None):
                 spans.append((max(e.end_ns for e in events) -
                                min(e.start_ns for e in events)) / 1e6
                               if events else 0.0)
+                gpu.append(sum(e.device_ns for e in events) / 1e6)
             events = session.trace()
         if args.output_dir:
             os.makedirs(args.output_dir, exist_ok=True)
@@ -132,10 +133,14 @@ def main(argv=None):
         if latencies:
             print(_statistics("latency", latencies))
             print(_statistics("steps", spans))
+            if all(gpu):
+                print(_statistics("gpu", gpu))
         if args.steps:
             for e in events:
+                gpu_time = f", GPU {e.device_ns / 1e6:.3f} ms" \
+                    if e.device_ns else ""
                 print(f"step '{e.name}' ({e.kind}, device {e.device}): "
-                      f"{e.duration_ns / 1e6:.3f} ms")
+                      f"{e.duration_ns / 1e6:.3f} ms{gpu_time}")
     except Error as e:
         print(f"orchestra_rt: error: {e}", file=sys.stderr)
         return 1

@@ -129,12 +129,25 @@ bool CudaDevice::registerHostMemory(void *pointer, size_t bytes,
   return true;
 }
 
-bool CudaDevice::createEvent(CUevent &out, std::string &error) {
+bool CudaDevice::createEvent(CUevent &out, std::string &error, bool timing) {
   if (!makeCurrent(error) ||
-      !driver.check(driver.cuEventCreate(&out, CU_EVENT_DISABLE_TIMING),
+      !driver.check(driver.cuEventCreate(&out, timing
+                                                   ? CU_EVENT_DEFAULT
+                                                   : CU_EVENT_DISABLE_TIMING),
                     "cuEventCreate", error, description))
     return false;
   events.push_back(out);
+  return true;
+}
+
+bool CudaDevice::elapsedNanoseconds(CUevent start, CUevent end, uint64_t &out,
+                                    std::string &error) const {
+  float milliseconds = 0;
+  if (!makeCurrent(error) ||
+      !driver.check(driver.cuEventElapsedTime(&milliseconds, start, end),
+                    "cuEventElapsedTime", error, description))
+    return false;
+  out = static_cast<uint64_t>(std::max(0.0f, milliseconds) * 1e6f);
   return true;
 }
 

@@ -103,8 +103,14 @@ public:
   /// Pins host memory (for every context) until the destructor.
   bool registerHostMemory(void *pointer, size_t bytes, const std::string &what,
                           std::string &error);
-  /// Creates an event without timing, destroyed by the destructor.
-  bool createEvent(CUevent &out, std::string &error);
+  /// Creates an event, destroyed by the destructor; with `timing`, one that
+  /// elapsedNanoseconds can measure from or to.
+  bool createEvent(CUevent &out, std::string &error, bool timing = false);
+  /// Whether the driver can measure the GPU time between two events.
+  bool canTime() const { return driver.cuEventElapsedTime != nullptr; }
+  /// The GPU time from `start` to `end` (both timing events, complete).
+  bool elapsedNanoseconds(CUevent start, CUevent end, uint64_t &out,
+                          std::string &error) const;
 
   /// Copies host memory to the device with the synchronous cuMemcpyHtoD. From
   /// pageable memory the driver may still be copying when it returns: call

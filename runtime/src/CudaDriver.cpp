@@ -82,6 +82,11 @@ static std::string resolveAll(void *handle, CudaDriver &d) {
   resolve(handle, "cuModuleGetFunction", d.cuModuleGetFunction, missing);
   resolve(handle, "cuFuncSetAttribute", d.cuFuncSetAttribute, missing);
   resolve(handle, "cuLaunchKernel", d.cuLaunchKernel, missing);
+  // Optional: the GPU times of the trace.
+  for (const char *name : {"cuEventElapsedTime_v2", "cuEventElapsedTime"})
+    if (!d.cuEventElapsedTime)
+      d.cuEventElapsedTime = reinterpret_cast<decltype(d.cuEventElapsedTime)>(
+          ::dlsym(handle, name));
   // Optional: drivers before CUDA 12 have no TMA.
   d.cuTensorMapEncodeTiled =
       reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(

@@ -40,6 +40,7 @@ using CUstream = ::CUstream_st *;
 using CUevent = ::CUevent_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
+constexpr unsigned CU_EVENT_DEFAULT = 0x0;
 constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 /// Pinned for every context, not only the current one.
@@ -134,6 +135,11 @@ struct CudaDriver {
                              unsigned blockY, unsigned blockZ,
                              unsigned sharedBytes, CUstream stream,
                              void **kernelParams, void **extra) = nullptr;
+  /// Optional: the GPU time between two events recorded with timing
+  /// (cuEventElapsedTime_v2 of CUDA 12.8 and later, else cuEventElapsedTime);
+  /// without it, the trace has no GPU times.
+  CUresult (*cuEventElapsedTime)(float *milliseconds, CUevent start,
+                                 CUevent end) = nullptr;
   /// Optional (CUDA 12 drivers): null when the driver has no TMA; only
   /// kernels with tensor-map parameters need it.
   CUresult (*cuTensorMapEncodeTiled)(

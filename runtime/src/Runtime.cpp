@@ -260,6 +260,7 @@ orx_status_t orx_session_trace_event(const orx_session_t *session, size_t index,
   out->device = step.device;
   out->start_ns = trace[index].startNs;
   out->end_ns = trace[index].endNs;
+  out->device_ns = trace[index].deviceNs;
   out->predicted_start = step.predictedStart;
   out->predicted_finish = step.predictedFinish;
   return nullptr;

@@ -266,8 +266,12 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
         pinned[space] = true;
       }
     }
-    if (step.gpu && !step.gpu->createEvent(step.done, error))
-      return false;
+    if (step.gpu) {
+      bool timing = step.gpu->canTime();
+      if (!step.gpu->createEvent(step.done, error, timing) ||
+          (timing && !step.gpu->createEvent(step.started, error, timing)))
+        return false;
+    }
     steps.push_back(std::move(step));
     events.push_back(std::make_unique<StepEvent>());
   }
@@ -421,6 +425,8 @@ bool Session::waitForDeps(size_t index) {
 }
 
 bool Session::enqueueGpuStep(const PreparedStep &step, std::string &error) {
+  if (step.started && !step.gpu->recordEvent(step.started, step.stream, error))
+    return false;
   if (step.kind == StepKind::Launch) {
     if (!step.gpu->enqueueLaunches(step.gpuLaunches, error))
       return false;
@@ -503,7 +509,10 @@ void Session::finishGpuSteps(size_t device) {
     if (!step.gpu || event.wait() != StepEvent::State::Done)
       continue;
     std::string error;
-    if (!step.gpu->synchronizeEvent(step.done, error)) {
+    if (!step.gpu->synchronizeEvent(step.done, error) ||
+        (step.started &&
+         !step.gpu->elapsedNanoseconds(step.started, step.done,
+                                       event.timing.deviceNs, error))) {
       event.finish(StepEvent::State::Failed, "step " + std::to_string(index) +
                                                  " ('" + step.name +
                                                  "') failed: " + error);

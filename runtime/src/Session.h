@@ -40,6 +40,9 @@ namespace orx {
 struct StepTiming {
   uint64_t startNs = 0;
   uint64_t endNs = 0;
+  /// A GPU step's time on the GPU, between CUDA events recorded around it
+  /// on its stream; 0 for other steps and when the driver cannot time.
+  uint64_t deviceNs = 0;
 };
 
 /// A step resolved to pointers into the arenas. Addresses in device memory
@@ -66,6 +69,9 @@ struct PreparedStep {
   CudaDevice *gpu = nullptr;
   CUstream stream = nullptr;
   CUevent done = nullptr;
+  /// With `done`, what measures the step's GPU time (both with timing);
+  /// null when the driver cannot time.
+  CUevent started = nullptr;
   std::vector<uint32_t> deps;
   double predictedStart;
   double predictedFinish;

@@ -75,7 +75,9 @@ static llvm::cl::opt<unsigned> repeat(
     "repeat",
     llvm::cl::desc("After the first (warm-up) run, time N more runs and print "
                    "their median and minimum latency, and of their steps "
-                   "alone (without copying inputs and outputs in and out)"),
+                   "alone (without copying inputs and outputs in and out); "
+                   "with GPU steps, also of the GPU time of those steps "
+                   "(CUDA events around each, summed per run)"),
     llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(runCategory));
 
 static llvm::cl::opt<std::string> topologySpec(
@@ -314,6 +316,8 @@ static llvm::Error writeTrace(orx_artifact_t *artifact,
       args["predicted_start_us"] = toMicroseconds(event.predicted_start);
     if (event.predicted_finish >= 0)
       args["predicted_finish_us"] = toMicroseconds(event.predicted_finish);
+    if (event.device_ns)
+      args["gpu_us"] = static_cast<double>(event.device_ns) / 1e3;
     events.push_back(llvm::json::Object{
         {"name", event.name},
         {"cat", event.kind == ORX_STEP_COPY ? "transfer" : "task"},
@@ -427,11 +431,24 @@ static llvm::Error runArtifact() {
     return first < last ? (last - first) / 1e6 : 0.0;
   };
 
+  // The sum of the last run's GPU times (CUDA events around each GPU step),
+  // in milliseconds; 0 when it ran nothing on a GPU.
+  auto gpuTime = [&]() -> llvm::Expected<double> {
+    uint64_t total = 0;
+    for (size_t i = 0, e = orx_session_trace_size(session.get()); i < e; ++i) {
+      orx_trace_event_t event;
+      if (Status status{orx_session_trace_event(session.get(), i, &event)})
+        return makeError(orx_status_message(status.get()));
+      total += event.device_ns;
+    }
+    return total / 1e6;
+  };
+
   // The first run also warms up the caches and the workers.
   llvm::Expected<double> firstRun = runOnce();
   if (!firstRun)
     return firstRun.takeError();
-  std::vector<double> latencies, spans;
+  std::vector<double> latencies, spans, gpuTimes;
   for (unsigned i = 0; i < repeat; ++i) {
     llvm::Expected<double> latency = runOnce();
     if (!latency)
@@ -441,6 +458,11 @@ static llvm::Error runArtifact() {
     if (!span)
       return span.takeError();
     spans.push_back(*span);
+    llvm::Expected<double> gpu = gpuTime();
+    if (!gpu)
+      return gpu.takeError();
+    if (*gpu > 0)
+      gpuTimes.push_back(*gpu);
   }
 
   if (!outputDir.empty()) {
@@ -473,6 +495,8 @@ static llvm::Error runArtifact() {
   if (!latencies.empty()) {
     printStatistics("latency", latencies);
     printStatistics("steps", spans);
+    if (gpuTimes.size() == latencies.size())
+      printStatistics("gpu", gpuTimes);
   }
   return llvm::Error::success();
 }

@@ -308,9 +308,10 @@ TEST_F(CudaBackendTest, CpuAndGpu) {
   {
     SessionPtr session = createSession(makeCpuGpuArtifact());
     ASSERT_TRUE(session);
-    // Two streams' worth of work, two step kernels, three launches.
+    // Two streams' worth of work, two step kernels, three launches; two
+    // timing events per GPU step.
     EXPECT_EQ(fake.query("streams"), 3);
-    EXPECT_EQ(fake.query("events"), 4);
+    EXPECT_EQ(fake.query("events"), 8);
     EXPECT_EQ(fake.query("modules"), 1);
     EXPECT_EQ(fake.query("pinned"), 1);
     EXPECT_EQ(fake.query("set_attribute"), 1);
@@ -326,6 +327,7 @@ TEST_F(CudaBackendTest, CpuAndGpu) {
       ASSERT_FALSE(status) << message(status);
       EXPECT_EQ(outputs[0], expectedCpuGpu(a, b));
     }
+    EXPECT_EQ(fake.query("elapsed_times"), 8); // 4 GPU steps, 2 runs
     EXPECT_EQ(fake.currentContext(), nullptr)
         << "a run changed the caller's context";
     EXPECT_EQ(fake.query("launches"), 6);
@@ -341,6 +343,11 @@ TEST_F(CudaBackendTest, CpuAndGpu) {
       ASSERT_FALSE(status) << message(status);
       EXPECT_LE(event.start_ns, event.end_ns) << event.name;
       EXPECT_NE(event.end_ns, 0u) << event.name;
+      // The GPU's steps (its copies in and its two kernels) have GPU
+      // times, from events around them on their streams: the fake driver's
+      // microsecond per operation. The CPU's copy out and kernel have none.
+      uint64_t expected = i >= 4 ? 0 : i == 3 ? 2000 : 1000;
+      EXPECT_EQ(event.device_ns, expected) << event.name;
     }
   }
   expectAllReleased();

@@ -52,6 +52,7 @@ struct CUstream_st {
 struct CUevent_st {
   CUstream_st *stream = nullptr;
   size_t position = 0;
+  bool timing = false;
 };
 
 struct CUmod_st {
@@ -92,6 +93,7 @@ constexpr CUresult kNoBinaryForGpu = 209;
 constexpr CUresult kInvalidPtx = 218;
 constexpr CUresult kInvalidHandle = 400;
 constexpr CUresult kNotFound = 500;
+constexpr CUresult kNotReady = 600;
 constexpr CUresult kIllegalAddress = 700;
 
 const char *errorName(CUresult result) {
@@ -120,6 +122,8 @@ const char *errorName(CUresult result) {
     return "CUDA_ERROR_INVALID_HANDLE";
   case kNotFound:
     return "CUDA_ERROR_NOT_FOUND";
+  case kNotReady:
+    return "CUDA_ERROR_NOT_READY";
   case kIllegalAddress:
     return "CUDA_ERROR_ILLEGAL_ADDRESS";
   }
@@ -659,9 +663,10 @@ CUresult cuStreamWaitEvent(CUstream_st *stream, CUevent_st *event,
 CUresult cuEventCreate(CUevent_st **event, unsigned flags) {
   LOCKED;
   NEEDS_CONTEXT;
-  if (flags != 2)
+  if (flags != 0 && flags != 2)
     return kInvalidValue;
   auto created = std::make_unique<Event>();
+  created->timing = flags == 0;
   *event = created.get();
   state().events[created.get()] = std::move(created);
   return kSuccess;
@@ -688,6 +693,25 @@ CUresult cuEventSynchronize(CUevent_st *event) {
   if (!found->stream)
     return kSuccess;
   return flush(found->stream, found->position);
+}
+
+/// The GPU time between two timing events of one stream, once both are
+/// complete: a microsecond per operation of the stream between them.
+CUresult cuEventElapsedTime_v2(float *milliseconds, CUevent_st *start,
+                               CUevent_st *end) {
+  LOCKED;
+  NEEDS_CONTEXT;
+  Event *from = findEvent(start);
+  Event *to = findEvent(end);
+  if (!milliseconds || !from || !to || !from->timing || !to->timing ||
+      !from->stream || from->stream != to->stream ||
+      from->position > to->position)
+    return kInvalidHandle;
+  if (to->stream->executed < to->position)
+    return kNotReady;
+  count("elapsed_times");
+  *milliseconds = 0.001f * static_cast<float>(to->position - from->position);
+  return kSuccess;
 }
 
 CUresult cuEventDestroy_v2(CUevent_st *event) {

@@ -172,6 +172,11 @@ typedef struct orx_trace_event_t {
   uint64_t end_ns;
   double predicted_start; /* seconds, from the scheduler; < 0 when none */
   double predicted_finish;
+  /* A GPU step's time on the GPU (CUDA events recorded around it on its
+   * stream), in nanoseconds; 0 for the steps of CPU devices and where the
+   * driver cannot time. start_ns/end_ns of a GPU step are host times: from
+   * its enqueueing to the moment the host saw it complete. */
+  uint64_t device_ns;
 } orx_trace_event_t;
 
 /** The number of events of the last run, one per step in plan order; 0
