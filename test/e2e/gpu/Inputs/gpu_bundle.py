@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""The GPU end-to-end checks, compiled on one machine and run on another.
+
+  gpu_bundle.py prepare DIR [--build BUILD] [--models] [--only NAME,...]
+      compile every program below for its topology into DIR/<case>/, with
+      the runtime library and a manifest (needs the compiler, no GPU);
+      --models adds the ONNX real models on cpu+hopper (needs torch and
+      torchvision to export them; ResNet-18 makes the bundle ~50 MB larger)
+  gpu_bundle.py run DIR [--only NAME,...]
+      generate each case's inputs, run its artifact through the runtime's
+      Python bindings (python/orchestra_rt) and check the outputs against
+      numpy (the programs) or PyTorch's (the models); needs a CUDA GPU,
+      numpy and the bundle's liborchestra_rt.so, not the compiler. Prints a
+      line per case and exits 1 if any failed.
+
+programs-on-gpu.test runs both steps where lit finds a GPU; on a GPU machine
+without LLVM and MLIR, prepare here and run there.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
+E2E = os.path.join(ROOT, "test", "e2e", "Inputs", "e2e.py")
+MODELS_PY = os.path.join(ROOT, "test", "e2e", "onnx", "Inputs",
+                         "torch_models.py")
+HOPPER = "test/e2e/gpu/Inputs/hopper.json"
+CPU_HOPPER = "topologies/cpu+hopper.json"
+WGMMA = "hopper-wgmma"  # hopper.json with the target key wgmma = true
+
+# name, program, topology, inputs (e2e.py gen), check (e2e.py arguments
+# after the input and output directories are filled in).
+PROGRAMS = [
+    ("mlp", "test/e2e/mlp.mlir", HOPPER,
+     "x:f32:64x32 w1:f32:32x64 b1:f32:64 w2:f32:64x64 b2:f32:64 w3:f32:64x10 "
+     "b3:f32:10", ["check", "mlp"]),
+    ("softmax", "test/e2e/softmax.mlir", HOPPER, "x:f32:32x100",
+     ["check", "softmax"]),
+    ("layernorm", "test/e2e/layernorm.mlir", HOPPER,
+     "x:f32:16x64 gamma:f32:64 beta:f32:64", ["check", "layernorm"]),
+    ("tr", "test/e2e/transpose-reshape.mlir", HOPPER, "x:f32:8x16x4 y:f32:32x16",
+     ["check", "transpose_reshape"]),
+    ("conv", "test/e2e/conv.mlir", HOPPER,
+     "x:f32:2x12x12x8 w:f32:3x3x8x16 b:f32:16", ["check", "conv"]),
+    ("dtypes", "test/e2e/dtypes.mlir", HOPPER,
+     "a:i32:16x16 b:i32:16x16 c:i32:8x32 h:f16:64", ["check", "dtypes"]),
+    ("tb", "test/e2e/two-branch.mlir", CPU_HOPPER,
+     "x:f32:192x192 wa:f32:192x192 wa2:f32:192x192 wb:f32:192x192 "
+     "wb2:f32:192x192", ["check", "two_branch"]),
+    # The acceptance programs: tensor cores (f16) and the SIMT path (f32).
+    ("mm16", "test/Target/NVIDIA/Inputs/matmul-bias-relu-f16.mlir", CPU_HOPPER,
+     "a:f16:512x1024 b:f16:1024x512 bias:f16:512",
+     ["check-matmul-bias-relu", "0.5"]),
+    ("mm32", "test/Target/NVIDIA/Inputs/matmul-bias-relu-f32.mlir", CPU_HOPPER,
+     "a:f32:1024x1024 b:f32:1024x1024 bias:f32:1024",
+     ["check-matmul-bias-relu", "1e-3"]),
+    # The tensor-core K loop with 1, 2 and 3 pipeline stages (K = 32, 64,
+    # 96; the second accumulates in f32).
+    ("k32", "test/e2e/gpu/Inputs/mma-k32-f16.mlir", HOPPER,
+     "a:f16:256x32 b:f16:32x512 bias:f16:512", ["check-matmul-bias-relu", "0.1"]),
+    ("k64", "test/e2e/gpu/Inputs/mma-k64-f32acc.mlir", HOPPER,
+     "a:f16:256x64 b:f16:64x512 bias:f32:512",
+     ["check-matmul-bias-relu", "1e-3"]),
+    ("k96", "test/e2e/gpu/Inputs/mma-k96-f16.mlir", HOPPER,
+     "a:f16:128x96 b:f16:96x256 bias:f16:256", ["check-matmul-bias-relu", "0.2"]),
+    # 128x128 tensor-core blocks in dynamic shared memory.
+    ("big", "test/e2e/gpu/Inputs/mma-2048-f32acc.mlir", HOPPER,
+     "a:f16:2048x256 b:f16:256x2048 bias:f32:2048",
+     ["check-matmul-bias-relu", "1e-3"]),
+    # bf16 operands, f32 accumulation, the result rounded to bf16 (half an
+    # ulp of |x| < 16 is 2^-5).
+    ("bf16", "test/e2e/gpu/Inputs/mma-bf16.mlir", HOPPER,
+     "a:bf16:256x64 b:bf16:64x512 bias:f32:512",
+     ["check-matmul-bias-relu", "0.04"]),
+    # Warpgroup MMA (wgmma = true): f16 and bf16.
+    ("wg16", "test/e2e/gpu/Inputs/wgmma-f16.mlir", WGMMA,
+     "a:f16:256x256 b:f16:256x256 bias:f32:256",
+     ["check-matmul-bias-relu", "1e-3"]),
+    ("wgbf", "test/e2e/gpu/Inputs/wgmma-bf16.mlir", WGMMA,
+     "a:bf16:256x512 b:bf16:512x384 bias:f32:384",
+     ["check-matmul-bias-relu", "0.1"]),
+]
+MODELS = ["mlp", "small_cnn", "transformer_encoder_layer", "resnet18"]
+
+
+def topology_path(topology, out_dir):
+    if topology != WGMMA:
+        return os.path.join(ROOT, topology)
+    path = os.path.join(out_dir, "hopper-wgmma.json")
+    with open(os.path.join(ROOT, HOPPER)) as f:
+        topo = json.load(f)
+    for device in topo["devices"]:
+        if device["arch"] == "nvidia_hopper":
+            device.setdefault("target", {})["wgmma"] = True
+    with open(path, "w") as f:
+        json.dump(topo, f, indent=1)
+    return path
+
+
+def selected(names, only):
+    if not only:
+        return names
+    wanted = set(only.split(","))
+    unknown = wanted - set(names)
+    if unknown:
+        sys.exit(f"gpu_bundle: no case named {', '.join(sorted(unknown))} "
+                 f"(the cases: {', '.join(names)})")
+    return [n for n in names if n in wanted]
+
+
+def prepare(args):
+    compiler = os.path.join(args.build, "bin", "orchestra-compile")
+    library = os.path.join(args.build, "lib", "liborchestra_rt.so")
+    for path in (compiler, library):
+        if not os.path.exists(path):
+            sys.exit(f"gpu_bundle: {path} does not exist (build first)")
+    os.makedirs(args.dir, exist_ok=True)
+    cases = []
+    programs = {p[0]: p for p in PROGRAMS}
+    for name in selected(list(programs), args.only):
+        _, program, topology, specs, check = programs[name]
+        case_dir = os.path.join(args.dir, name)
+        os.makedirs(case_dir, exist_ok=True)
+        subprocess.run([compiler, os.path.join(ROOT, program), "--topology",
+                        topology_path(topology, args.dir), "-o",
+                        os.path.join(case_dir, "program.orcx"), "--quiet"],
+                       check=True)
+        cases.append({"name": name, "kind": "program", "program": program,
+                      "topology": topology, "inputs": specs.split(),
+                      "check": check})
+        print(f"prepared {name}", flush=True)
+    if args.models:
+        for model in MODELS:
+            case_dir = os.path.join(args.dir, "model_" + model)
+            subprocess.run([sys.executable, MODELS_PY, "export", model,
+                            case_dir], check=True)
+            subprocess.run([compiler, os.path.join(case_dir, "model.onnx"),
+                            "--topology", os.path.join(ROOT, CPU_HOPPER), "-o",
+                            os.path.join(case_dir, "program.orcx"), "--quiet"],
+                           check=True)
+            os.remove(os.path.join(case_dir, "model.onnx"))
+            cases.append({"name": "model_" + model, "kind": "model",
+                          "topology": CPU_HOPPER})
+            print(f"prepared model_{model}", flush=True)
+    shutil.copy(library, args.dir)
+    with open(os.path.join(args.dir, "manifest.json"), "w") as f:
+        json.dump({"cases": cases}, f, indent=1)
+    print(f"gpu_bundle: {len(cases)} case(s) in {args.dir}; run them with "
+          f"gpu_bundle.py run {args.dir}")
+
+
+def run_case(orchestra_rt, np, case, case_dir):
+    """Runs one case; returns None, or why it failed."""
+    artifact = orchestra_rt.Artifact(os.path.join(case_dir, "program.orcx"))
+    if case["kind"] == "program":
+        inputs_dir = os.path.join(case_dir, "inputs")
+        subprocess.run([sys.executable, E2E, "gen", inputs_dir] +
+                       case["inputs"], check=True)
+        names = [spec.split(":")[0] for spec in case["inputs"]]
+        inputs = [np.load(os.path.join(inputs_dir, n + ".npy")) for n in names]
+    else:
+        inputs = [np.load(os.path.join(case_dir, "input_0.npy"))]
+    with orchestra_rt.Session(artifact) as session:
+        outputs = session.run(*inputs)
+        events = session.trace()
+    out_dir = os.path.join(case_dir, "out")
+    os.makedirs(out_dir, exist_ok=True)
+    for i, output in enumerate(outputs):
+        np.save(os.path.join(out_dir, f"output_{i}.npy"), output)
+    gpu_ms = sum(e.device_ns for e in events) / 1e6
+    if case["kind"] == "program":
+        check = case["check"]
+        command = [sys.executable, E2E, check[0]]
+        command += ([check[1], inputs_dir, out_dir] if check[0] == "check"
+                    else [inputs_dir, out_dir] + check[1:])
+    else:
+        command = [sys.executable, MODELS_PY, "compare", case_dir, out_dir]
+    result = subprocess.run(command, capture_output=True, text=True)
+    text = (result.stdout + result.stderr).strip().replace("\n", "; ")
+    launches = sum(e.kind == "launch" for e in events)
+    detail = f"{launches} launch(es), GPU {gpu_ms:.3f} ms: {text}"
+    return (None if result.returncode == 0 else detail), detail
+
+
+def run(args):
+    with open(os.path.join(args.dir, "manifest.json")) as f:
+        cases = json.load(f)["cases"]
+    names = selected([c["name"] for c in cases], args.only)
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import numpy as np
+    import orchestra_rt
+    library = os.path.join(args.dir, "liborchestra_rt.so")
+    if "ORCHESTRA_RT_LIBRARY" not in os.environ and os.path.exists(library):
+        orchestra_rt.load_library(library)
+    failed = []
+    for case in cases:
+        if case["name"] not in names:
+            continue
+        start = time.perf_counter()
+        try:
+            error, detail = run_case(orchestra_rt, np, case,
+                                     os.path.join(args.dir, case["name"]))
+        except (orchestra_rt.Error, subprocess.CalledProcessError) as e:
+            error = detail = str(e)
+        seconds = time.perf_counter() - start
+        status = "FAIL" if error else "ok"
+        print(f"{status} {case['name']} on {case['topology']} "
+              f"({seconds:.1f} s): {detail}", flush=True)
+        if error:
+            failed.append(case["name"])
+    print(f"gpu_bundle: {len(names) - len(failed)} of {len(names)} case(s) "
+          f"passed" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("prepare", help="compile the cases into DIR")
+    p.add_argument("dir")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--models", action="store_true")
+    p.add_argument("--only", metavar="NAME,...")
+    r = sub.add_parser("run", help="run and check the cases of DIR")
+    r.add_argument("dir")
+    r.add_argument("--only", metavar="NAME,...")
+    args = parser.parse_args()
+    if args.command == "prepare":
+        prepare(args)
+        return 0
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
