@@ -30,7 +30,6 @@ exits with status 2 otherwise.
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys

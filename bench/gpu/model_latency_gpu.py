@@ -4,21 +4,28 @@ torch.compile where this PyTorch has it), same machine, same run.
 
     /usr/bin/python3 bench/gpu/model_latency_gpu.py [--build build]
         [--topology topologies/cpu+hopper.json] [--repeat 20]
-        [--models resnet18,mobilenet_v2,...]
+        [--models resnet18,mobilenet_v2,...] [--prepare DIR | --artifacts DIR]
 
 For each model: export it to ONNX with random weights (as the e2e tests do),
-compile it for the topology (timed), run it with orchestra-run --repeat N
-(median after a warm-up run; inputs and outputs cross the host<->device link
-as the plan says) and check the output against PyTorch's; then time
-PyTorch's model on the GPU with the input already there (median of N after
-warm-up, CUDA-synchronized). Prints a Markdown table.
+compile it for the topology (timed), run it through the runtime's Python
+bindings (python/orchestra_rt; median wall-clock latency of N runs after a
+warm-up run, inputs and outputs crossing the host<->device link as the plan
+says) and check the output against PyTorch's; then time PyTorch's model on
+the GPU with the input already there (median of N after warm-up,
+CUDA-synchronized). Prints a Markdown table.
+
+--prepare DIR only exports and compiles the models into DIR, with the
+runtime library and a manifest (no GPU needed); --artifacts DIR then runs
+them on a machine that has a GPU and PyTorch but not the compiler (ResNet-18
+alone is about 45 MB of artifact).
 
 Needs a CUDA GPU, its driver and a PyTorch built with CUDA; it says so and
 exits with status 2 otherwise.
 """
 import argparse
+import json
 import os
-import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -47,6 +54,47 @@ def torch_gpu_median(torch, fn, x, repeat):
     return statistics.median(times)
 
 
+def prepare(args, out_dir):
+    """Exports and compiles the models into out_dir/<model>/ (the artifact,
+    the input and PyTorch's output), with the runtime library and a
+    manifest of the compile times."""
+    os.makedirs(out_dir, exist_ok=True)
+    compile_seconds = {}
+    for name in args.models.split(","):
+        model_dir = os.path.join(out_dir, name)
+        print(f"{name}: exporting...", file=sys.stderr)
+        torch_models.export(name, model_dir)
+        start = time.perf_counter()
+        subprocess.run([os.path.join(args.build, "bin", "orchestra-compile"),
+                        os.path.join(model_dir, "model.onnx"), "--topology",
+                        args.topology, "-o",
+                        os.path.join(model_dir, "model.orcx"), "--quiet"],
+                       check=True)
+        compile_seconds[name] = time.perf_counter() - start
+        os.remove(os.path.join(model_dir, "model.onnx"))
+    shutil.copy(os.path.join(args.build, "lib", "liborchestra_rt.so"),
+                out_dir)
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        json.dump({"topology": os.path.basename(args.topology),
+                   "compile_seconds": compile_seconds}, f, indent=1)
+
+
+def our_latency(orchestra_rt, np, model_dir, repeat):
+    """Median wall-clock latency of a run of the model's artifact after a
+    warm-up run; writes the output to model_dir/out."""
+    x = np.load(os.path.join(model_dir, "input_0.npy"))
+    with orchestra_rt.Session(os.path.join(model_dir, "model.orcx")) as s:
+        (y,) = s.run(x)
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            (y,) = s.run(x)
+            times.append(time.perf_counter() - start)
+    os.makedirs(os.path.join(model_dir, "out"), exist_ok=True)
+    np.save(os.path.join(model_dir, "out", "output_0.npy"), y)
+    return statistics.median(times)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -55,40 +103,51 @@ def main():
                                              "cpu+hopper.json"))
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--prepare", metavar="DIR",
+                        help="only export and compile the models into DIR "
+                             "(no GPU needed), for --artifacts")
+    parser.add_argument("--artifacts", metavar="DIR",
+                        help="run the models --prepare wrote into DIR instead "
+                             "of exporting and compiling them")
     args = parser.parse_args()
+    if args.prepare:
+        prepare(args, args.prepare)
+        print(f"model_latency_gpu: wrote the models to {args.prepare}; run "
+              f"them with --artifacts {args.prepare}")
+        return 0
+    import numpy as np
     import torch
     if not torch.cuda.is_available():
         print("model_latency_gpu: no CUDA device (torch.cuda.is_available() "
               "is false); nothing measured", file=sys.stderr)
         return 2
-    bin_dir = os.path.join(args.build, "bin")
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import orchestra_rt
+    if args.artifacts:
+        library = os.path.join(args.artifacts, "liborchestra_rt.so")
+        if "ORCHESTRA_RT_LIBRARY" not in os.environ and \
+                os.path.exists(library):
+            orchestra_rt.load_library(library)
+        with open(os.path.join(args.artifacts, "manifest.json")) as f:
+            manifest = json.load(f)
+        if args.models == ",".join(MODELS):
+            args.models = ",".join(manifest["compile_seconds"])
     print(f"device: {torch.cuda.get_device_name(0)}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        bundle = args.artifacts or tmp
+        if not args.artifacts:
+            prepare(args, tmp)
+            with open(os.path.join(tmp, "manifest.json")) as f:
+                manifest = json.load(f)
         for name in args.models.split(","):
-            model_dir = os.path.join(tmp, name)
-            print(f"{name}: exporting...", file=sys.stderr)
-            torch_models.export(name, model_dir)
-            artifact = os.path.join(model_dir, "model.orcx")
-            start = time.perf_counter()
-            subprocess.run([os.path.join(bin_dir, "orchestra-compile"),
-                            os.path.join(model_dir, "model.onnx"),
-                            "--topology", args.topology, "-o", artifact,
-                            "--quiet"], check=True)
-            compile_s = time.perf_counter() - start
-            out_dir = os.path.join(model_dir, "out")
-            run = subprocess.run(
-                [os.path.join(bin_dir, "orchestra-run"), artifact, "--input",
-                 "input=" + os.path.join(model_dir, "input_0.npy"),
-                 "--output-dir", out_dir, "--repeat", str(args.repeat),
-                 "--quiet"], check=True, capture_output=True, text=True)
-            ours = float(re.search(r"latency: median ([0-9.]+) ms",
-                                   run.stdout).group(1)) / 1e3
+            model_dir = os.path.join(bundle, name)
+            ours = our_latency(orchestra_rt, np, model_dir, args.repeat)
             check = subprocess.run(
                 [sys.executable, os.path.join(ROOT, "test", "e2e", "onnx",
                                               "Inputs", "torch_models.py"),
-                 "compare", model_dir, out_dir], capture_output=True,
-                text=True)
+                 "compare", model_dir, os.path.join(model_dir, "out")],
+                capture_output=True, text=True)
             model, shape = torch_models.build(name)
             torch_models.calibrate_batch_norm(model, shape)
             model = model.eval().cuda()
@@ -99,7 +158,8 @@ def main():
             if hasattr(torch, "compile"):
                 compiled = torch_gpu_median(torch, torch.compile(model), x,
                                             args.repeat)
-            rows.append((name, ours, eager, compiled, compile_s,
+            rows.append((name, ours, eager, compiled,
+                         manifest["compile_seconds"][name],
                          check.returncode == 0))
     print("| model | OrchestraOS | PyTorch eager (GPU) | torch.compile (GPU) | "
           "ratio to eager | compile | output matches |")

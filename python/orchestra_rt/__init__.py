@@ -228,7 +228,7 @@ class Artifact:
                 for i in range(lib.orx_artifact_num_devices(h))]
 
     def _infos(self, count, get, what):
-        lib, h = load_library(), self._get()
+        h = self._get()
         infos = []
         for i in range(count(h)):
             raw = _TensorInfoC()
