@@ -31,7 +31,7 @@
 //     loads and one mbarrier per stage instead
 //     (`transform.orchestra.nvidia_tma_k_loop`, @nvidia_stage_operands_tma);
 //   * warpgroup MMA (Hopper with `wgmma = true`, recipe "wgmma"): 128x128
-//     block tiles of two warpgroups, the K loop in steps of 64 whose A and
+//     or 128x256 (`wgmma_tile`) block tiles of two warpgroups, the K loop in steps of 64 whose A and
 //     B tiles are staged in shared memory; after bufferization
 //     (@nvidia_stage_operands_wgmma) TMA copies with the 128-byte swizzle
 //     fill them (`nvidia_tma_k_loop {swizzle_128b, refill_lag = 1}`) and
@@ -322,8 +322,9 @@ module attributes {transform.with_named_sequence} {
   //===--------------------------------------------------------------------===//
   transform.named_sequence @nvidia_tile_and_fuse(
       %module: !transform.any_op {transform.readonly}) {
-    // 0. Warpgroup MMA matmuls (Hopper with `wgmma = true`): 128x128 block
-    //    tiles with the epilogue and the producers fused, for two
+    // 0. Warpgroup MMA matmuls (Hopper with `wgmma = true`): 128x128 or
+    //    128x256 block tiles (orchestra.gpu_tile_m/_n, from the target key
+    //    `wgmma_tile`) with the epilogue and the producers fused, for two
     //    warpgroups; the K loop in steps of 64 whose A and B tiles are
     //    staged in shared memory. The matmul of a K step stays whole:
     //    stage 7 turns it into warpgroup MMA
@@ -338,10 +339,17 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op) -> !transform.param<i64>
       %tma = transform.orchestra.param_from_attr %root["orchestra.gpu_tma"]
           : (!transform.any_op) -> !transform.param<i64>
+      %tile_m = transform.orchestra.param_from_attr
+          %root["orchestra.gpu_tile_m"]
+          : (!transform.any_op) -> !transform.param<i64>
+      %tile_n = transform.orchestra.param_from_attr
+          %root["orchestra.gpu_tile_n"]
+          : (!transform.any_op) -> !transform.param<i64>
       %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [128, 128]
+          tile_sizes [%tile_m, %tile_n]
           (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+          : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+          -> (!transform.any_op, !transform.any_op)
       transform.include @nvidia_fuse_producers failures(propagate) (%forall)
           : (!transform.any_op) -> ()
       transform.annotate %forall "orchestra.gpu_k_stages" = %stages

@@ -3,7 +3,7 @@
 
     /usr/bin/python3 bench/gpu/gemm_gpu_bench.py [--build build]
         [--shapes 4096,2048,...|MxNxK,...] [--repeat 20] [--arch nvidia_hopper]
-        [--dtype f16|bf16] [--accumulate f32|f16] [--wgmma]
+        [--dtype f16|bf16] [--accumulate f32|f16] [--wgmma [--wgmma-tile 128x256]]
         [--prepare DIR | --artifacts DIR]
 
 For every shape: compile C = A * B (row-major; f16 or bf16 operands
@@ -66,10 +66,11 @@ PROGRAM = """func.func @main(%a: tensor<{m}x{k}x{t}>, %b: tensor<{k}x{n}x{t}>) -
 SM = {"nvidia_hopper": "sm_90a", "nvidia_blackwell": "sm_100a"}
 
 
-def topology(arch, wgmma):
+def topology(arch, wgmma, wgmma_tile="128x128"):
     target = {"sm": SM[arch]}
     if wgmma:
         target["wgmma"] = True
+        target["wgmma_tile"] = wgmma_tile
     return {
         "name": "gpu-only",
         "devices": [{
@@ -120,7 +121,7 @@ def prepare(args, program, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     topo = os.path.join(out_dir, "topology.json")
     with open(topo, "w") as f:
-        json.dump(topology(args.arch, args.wgmma), f)
+        json.dump(topology(args.arch, args.wgmma, args.wgmma_tile), f)
     shapes = parse_shapes(args.shapes)
     for m, n, k in shapes:
         source = os.path.join(out_dir, f"gemm_{m}x{n}x{k}.mlir")
@@ -135,6 +136,7 @@ def prepare(args, program, out_dir):
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump({"arch": args.arch, "dtype": args.dtype,
                    "accumulate": args.accumulate, "wgmma": args.wgmma,
+                   "wgmma_tile": args.wgmma_tile,
                    "shapes": [list(s) for s in shapes]}, f)
 
 
@@ -165,6 +167,10 @@ def main():
     parser.add_argument("--accumulate", default="f32", choices=["f32", "f16"])
     parser.add_argument("--wgmma", action="store_true",
                         help="Hopper warpgroup MMA (target key wgmma = true)")
+    parser.add_argument("--wgmma-tile", default="128x128",
+                        choices=["128x128", "128x256"],
+                        help="the wgmma kernels' block tile (target key "
+                             "wgmma_tile)")
     parser.add_argument("--prepare", metavar="DIR",
                         help="only compile the artifacts into DIR, with the "
                              "runtime library (no GPU needed), for --artifacts")
@@ -177,8 +183,8 @@ def main():
     if args.artifacts:
         with open(os.path.join(args.artifacts, "manifest.json")) as f:
             manifest = json.load(f)
-        for key in ("arch", "dtype", "accumulate", "wgmma"):
-            setattr(args, key, manifest[key])
+        for key in ("arch", "dtype", "accumulate", "wgmma", "wgmma_tile"):
+            setattr(args, key, manifest.get(key, getattr(args, key)))
         args.shapes = ",".join("x".join(map(str, s))
                                for s in manifest["shapes"])
     if args.accumulate == "f16" and args.dtype != "f16":
@@ -207,7 +213,8 @@ def main():
     orchestra_rt.load_library(library if args.artifacts and
                               os.path.exists(library) else None)
     print(f"device: {torch.cuda.get_device_name(0)}, {args.dtype} operands, "
-          f"{args.accumulate} accumulation" + (", wgmma" if args.wgmma else ""))
+          f"{args.accumulate} accumulation" +
+          (f", wgmma {args.wgmma_tile}" if args.wgmma else ""))
     dtype = torch.float16 if args.dtype == "f16" else torch.bfloat16
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

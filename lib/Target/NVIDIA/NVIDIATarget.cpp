@@ -124,6 +124,16 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
        "allow it (default: false until measured on a GPU)",
        std::nullopt,
        {}});
+  hopper.keys.push_back(
+      {"wgmma_tile",
+       TargetKeyType::String,
+       /*required=*/false,
+       "the block tile of the wgmma kernels: \"128x128\" (each warpgroup "
+       "64x128; room for two blocks per SM) or \"128x256\" (each warpgroup "
+       "64x256, for N a multiple of 256: more MMA per copied byte, one "
+       "block per SM) (default: \"128x128\")",
+       std::nullopt,
+       {"128x128", "128x256"}});
   hopper.memorySpaces = {
       {"hbm", MemoryScope::Device, "device global memory (HBM)"},
       {"shared", MemoryScope::Kernel, "per-block shared memory (SMEM)"},

@@ -28,9 +28,10 @@ static constexpr StringLiteral kMma = "orchestra.gpu_mma";
 static constexpr StringLiteral kKStages = "orchestra.gpu_k_stages";
 static constexpr StringLiteral kTma = "orchestra.gpu_tma";
 static constexpr StringLiteral kZeroInit = "orchestra.gpu_zero_init";
-/// The warpgroup MMA recipe: 128x128 blocks of two warpgroups (64 rows
-/// each), K steps of 64 (one 128-byte swizzle row of f16 or bf16).
-static constexpr int64_t kWgmmaBlock = 128;
+/// The warpgroup MMA recipe: blocks of 128 rows for two warpgroups (64 rows
+/// each) and 128 or 256 columns (the target key `wgmma_tile`), K steps of 64
+/// (one 128-byte swizzle row of f16 or bf16).
+static constexpr int64_t kWgmmaBlockM = 128;
 static constexpr int64_t kWgmmaBlockK = 64;
 
 static bool isFusionRoot(Operation *op) {
@@ -71,10 +72,11 @@ static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
 
 /// Whether `matmul` can run on the warpgroup MMA units in the wgmma
 /// recipe's tiles: f16 x f16 or bf16 x bf16 accumulated in f32, the default
-/// indexing maps, M and N multiples of 128, K a multiple of 64 with at least
-/// two K steps (TMA stages them), and an accumulator that starts as a zero
-/// `linalg.fill` (warpgroup MMA starts from zero, not from memory).
-static bool isWarpgroupMatmul(linalg::MatmulOp matmul) {
+/// indexing maps, M a multiple of 128 and N of `blockN`, K a multiple of 64
+/// with at least two K steps (TMA stages them), and an accumulator that
+/// starts as a zero `linalg.fill` (warpgroup MMA starts from zero, not from
+/// memory).
+static bool isWarpgroupMatmul(linalg::MatmulOp matmul, int64_t blockN) {
   if (matmul.getIndexingMapsArray() !=
       linalg::MatmulOp::getDefaultIndexingMaps(matmul.getContext()))
     return false;
@@ -89,7 +91,7 @@ static bool isWarpgroupMatmul(linalg::MatmulOp matmul) {
       !(element.isF16() || element.isBF16()) || !out.getElementType().isF32())
     return false;
   int64_t m = out.getDimSize(0), n = out.getDimSize(1), k = lhs.getDimSize(1);
-  if (m % kWgmmaBlock != 0 || n % kWgmmaBlock != 0 || k % kWgmmaBlockK != 0 ||
+  if (m % kWgmmaBlockM != 0 || n % blockN != 0 || k % kWgmmaBlockK != 0 ||
       k < 2 * kWgmmaBlockK)
     return false;
   auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
@@ -188,12 +190,17 @@ public:
       if (auto tma = target.getAs<BoolAttr>("tma"))
         useTma = tma.getValue();
     }
-    // Warpgroup MMA, on Hopper when the target asks for it.
+    // Warpgroup MMA, on Hopper when the target asks for it, in the block
+    // tile it names.
     bool useWgmma = false;
+    int64_t wgmmaBlockN = 128;
     if (auto target =
-            getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target"))
+            getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target")) {
       if (auto wgmma = target.getAs<BoolAttr>("wgmma"))
         useWgmma = wgmma.getValue();
+      if (auto tile = target.getAs<StringAttr>("wgmma_tile"))
+        wgmmaBlockN = tile.getValue() == "128x256" ? 256 : 128;
+    }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       splitEmptyTensors(func);
       Operation *root = nullptr;
@@ -223,9 +230,18 @@ public:
       bool rootFits = matmuls.size() == 1 && !otherFills &&
                       (root == matmuls.front().getOperation() ||
                        (rootOp && isEpilogueOf(rootOp, matmuls.front())));
+      // The block tile the target names, else 128x128 (N not a multiple of
+      // 256, or too little shared memory).
       std::optional<int64_t> wgmmaStages;
-      if (rootFits && useWgmma && isWarpgroupMatmul(matmuls.front()))
-        wgmmaStages = getWarpgroupStages(matmuls.front(), root, sharedBytes);
+      int64_t blockN = wgmmaBlockN;
+      for (int64_t candidate : {wgmmaBlockN, int64_t(128)}) {
+        if (wgmmaStages || !rootFits || !useWgmma ||
+            !isWarpgroupMatmul(matmuls.front(), candidate))
+          continue;
+        blockN = candidate;
+        wgmmaStages =
+            getWarpgroupStages(matmuls.front(), root, candidate, sharedBytes);
+      }
       if (wgmmaStages) {
         recipe = "wgmma";
         linalg::MatmulOp matmul = matmuls.front();
@@ -236,8 +252,8 @@ public:
                         IntegerAttr::get(IntegerType::get(ctx, 64), value));
         };
         set(kKStages, *wgmmaStages);
-        set("orchestra.gpu_tile_m", kWgmmaBlock);
-        set("orchestra.gpu_tile_n", kWgmmaBlock);
+        set("orchestra.gpu_tile_m", kWgmmaBlockM);
+        set("orchestra.gpu_tile_n", blockN);
         set(kTma, 1);
       } else if (rootFits && isTensorCoreMatmul(matmuls.front(), mmaBlockM,
                                                 mmaBlockN, mmaBlockK)) {
@@ -267,19 +283,20 @@ public:
 private:
   /// The stages of a wgmma kernel's K loop: `mma-stages`, fewer when the
   /// loop has fewer steps or the shared memory holds fewer (each stage is a
-  /// 128x64 A and a 64x128 B tile of 16-bit elements, 32 KB; an epilogue
-  /// reads the 128x128 f32 accumulator tile, 64 KB, from shared memory that
-  /// `transform.orchestra.nvidia_warpgroup_mma` lets it share with the
-  /// stages, which are dead by then); none when not even two fit.
+  /// 128x64 A and a 64x`blockN` B tile of 16-bit elements, 32 or 48 KB; an
+  /// epilogue reads the 128x`blockN` f32 accumulator tile, 64 or 128 KB,
+  /// from shared memory that `transform.orchestra.nvidia_warpgroup_mma` lets
+  /// it share with the stages, which are dead by then); none when not even
+  /// two fit.
   std::optional<int64_t> getWarpgroupStages(linalg::MatmulOp matmul,
-                                            Operation *root,
+                                            Operation *root, int64_t blockN,
                                             int64_t sharedBytes) {
     int64_t kSteps =
         cast<RankedTensorType>(matmul.getInputs()[0].getType()).getDimSize(1) /
         kWgmmaBlockK;
-    int64_t stageBytes = 2 * kWgmmaBlock * kWgmmaBlockK * 2;
+    int64_t stageBytes = (kWgmmaBlockM + blockN) * kWgmmaBlockK * 2;
     int64_t accBytes =
-        root == matmul.getOperation() ? 0 : kWgmmaBlock * kWgmmaBlock * 4;
+        root == matmul.getOperation() ? 0 : kWgmmaBlockM * blockN * 4;
     int64_t stages = std::min<int64_t>(mmaStages.getValue(), kSteps);
     while (stages >= 2 && std::max(stages * stageBytes, accBytes) > sharedBytes)
       --stages;

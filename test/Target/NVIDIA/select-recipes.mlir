@@ -380,3 +380,39 @@ module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true, sha
     return %m : tensor<256x256xf32>
   }
 }
+
+// -----
+
+// wgmma_tile = "128x256": 128x256 blocks where N is a multiple of 256 (3
+// stages of 48 KB; the 128 KB accumulator tile shares their bytes), else
+// 128x128 blocks.
+// CHECK-LABEL: func.func @wgmma_tile_256
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.gpu_k_stages = 3 : i64
+// CHECK-SAME:      orchestra.gpu_recipe = "wgmma"
+// CHECK-SAME:      orchestra.gpu_tile_m = 128 : i64, orchestra.gpu_tile_n = 256 : i64
+// CHECK-LABEL: func.func @wgmma_tile_256_n384
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_recipe = "wgmma"
+// CHECK-SAME:      orchestra.gpu_tile_m = 128 : i64, orchestra.gpu_tile_n = 128 : i64
+module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true, wgmma_tile = "128x256"}} {
+  func.func @wgmma_tile_256(%a: tensor<256x256xf16>, %b: tensor<256x512xf16>) -> tensor<256x512xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x512xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<256x256xf16>, tensor<256x512xf16>) outs(%f : tensor<256x512xf32>) -> tensor<256x512xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<256x512xf32>) outs(%e : tensor<256x512xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %zero : f32
+      linalg.yield %y : f32
+    } -> tensor<256x512xf32>
+    return %r : tensor<256x512xf32>
+  }
+  func.func @wgmma_tile_256_n384(%a: tensor<256x256xf16>, %b: tensor<256x384xf16>) -> tensor<256x384xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x384xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x384xf32>) -> tensor<256x384xf32>
+    %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<256x256xf16>, tensor<256x384xf16>) outs(%f : tensor<256x384xf32>) -> tensor<256x384xf32>
+    return %m : tensor<256x384xf32>
+  }
+}

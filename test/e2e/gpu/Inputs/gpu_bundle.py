@@ -32,7 +32,12 @@ MODELS_PY = os.path.join(ROOT, "test", "e2e", "onnx", "Inputs",
                          "torch_models.py")
 HOPPER = "test/e2e/gpu/Inputs/hopper.json"
 CPU_HOPPER = "topologies/cpu+hopper.json"
-WGMMA = "hopper-wgmma"  # hopper.json with the target key wgmma = true
+# hopper.json with these target keys added.
+DERIVED = {
+    "hopper-wgmma": {"wgmma": True},
+    "hopper-wgmma-256": {"wgmma": True, "wgmma_tile": "128x256"},
+}
+WGMMA, WGMMA_256 = "hopper-wgmma", "hopper-wgmma-256"
 
 # name, program, topology, inputs (e2e.py gen), check (e2e.py arguments
 # after the input and output directories are filled in).
@@ -85,19 +90,23 @@ PROGRAMS = [
     ("wgbf", "test/e2e/gpu/Inputs/wgmma-bf16.mlir", WGMMA,
      "a:bf16:256x512 b:bf16:512x384 bias:f32:384",
      ["check-matmul-bias-relu", "0.1"]),
+    # ... and in 128x256 blocks (wgmma_tile = "128x256").
+    ("wg256", "test/Target/NVIDIA/Inputs/wgmma-f16-tile256.mlir", WGMMA_256,
+     "a:f16:256x256 b:f16:256x512 bias:f32:512",
+     ["check-matmul-bias-relu", "1e-3"]),
 ]
 MODELS = ["mlp", "small_cnn", "transformer_encoder_layer", "resnet18"]
 
 
 def topology_path(topology, out_dir):
-    if topology != WGMMA:
+    if topology not in DERIVED:
         return os.path.join(ROOT, topology)
-    path = os.path.join(out_dir, "hopper-wgmma.json")
+    path = os.path.join(out_dir, topology + ".json")
     with open(os.path.join(ROOT, HOPPER)) as f:
         topo = json.load(f)
     for device in topo["devices"]:
         if device["arch"] == "nvidia_hopper":
-            device.setdefault("target", {})["wgmma"] = True
+            device.setdefault("target", {}).update(DERIVED[topology])
     with open(path, "w") as f:
         json.dump(topo, f, indent=1)
     return path
