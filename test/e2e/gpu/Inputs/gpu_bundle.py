@@ -2,10 +2,13 @@
 """The GPU end-to-end checks, compiled on one machine and run on another.
 
   gpu_bundle.py prepare DIR [--build BUILD] [--models] [--only NAME,...]
+                        [--topology T]
       compile every program below for its topology into DIR/<case>/, with
       the runtime library and a manifest (needs the compiler, no GPU);
       --models adds the ONNX real models on cpu+hopper (needs torch and
-      torchvision to export them; ResNet-18 makes the bundle ~50 MB larger)
+      torchvision to export them; ResNet-18 makes the bundle ~50 MB larger);
+      --topology compiles every case for T instead (`host` checks the
+      bundle's own machinery on a machine without a GPU)
   gpu_bundle.py run DIR [--only NAME,...]
       generate each case's inputs, run its artifact through the runtime's
       Python bindings (python/orchestra_rt) and check the outputs against
@@ -83,13 +86,14 @@ PROGRAMS = [
     ("bf16", "test/e2e/gpu/Inputs/mma-bf16.mlir", HOPPER,
      "a:bf16:256x64 b:bf16:64x512 bias:f32:512",
      ["check-matmul-bias-relu", "0.04"]),
-    # Warpgroup MMA (wgmma = true): f16 and bf16.
+    # Warpgroup MMA (wgmma = true): f16 and bf16 (K = 512: results up to
+    # |x| < 64, whose bf16 half ulp is 0.125).
     ("wg16", "test/e2e/gpu/Inputs/wgmma-f16.mlir", WGMMA,
      "a:f16:256x256 b:f16:256x256 bias:f32:256",
      ["check-matmul-bias-relu", "1e-3"]),
     ("wgbf", "test/e2e/gpu/Inputs/wgmma-bf16.mlir", WGMMA,
      "a:bf16:256x512 b:bf16:512x384 bias:f32:384",
-     ["check-matmul-bias-relu", "0.1"]),
+     ["check-matmul-bias-relu", "0.13"]),
     # ... and in 128x256 blocks (wgmma_tile = "128x256").
     ("wg256", "test/Target/NVIDIA/Inputs/wgmma-f16-tile256.mlir", WGMMA_256,
      "a:f16:256x256 b:f16:256x512 bias:f32:512",
@@ -99,6 +103,8 @@ MODELS = ["mlp", "small_cnn", "transformer_encoder_layer", "resnet18"]
 
 
 def topology_path(topology, out_dir):
+    if topology == "host":
+        return topology
     if topology not in DERIVED:
         return os.path.join(ROOT, topology)
     path = os.path.join(out_dir, topology + ".json")
@@ -136,6 +142,8 @@ def prepare(args):
         _, program, topology, specs, check = programs[name]
         case_dir = os.path.join(args.dir, name)
         os.makedirs(case_dir, exist_ok=True)
+        if args.topology:
+            topology = args.topology
         subprocess.run([compiler, os.path.join(ROOT, program), "--topology",
                         topology_path(topology, args.dir), "-o",
                         os.path.join(case_dir, "program.orcx"), "--quiet"],
@@ -149,13 +157,14 @@ def prepare(args):
             case_dir = os.path.join(args.dir, "model_" + model)
             subprocess.run([sys.executable, MODELS_PY, "export", model,
                             case_dir], check=True)
+            topology = args.topology or CPU_HOPPER
             subprocess.run([compiler, os.path.join(case_dir, "model.onnx"),
-                            "--topology", os.path.join(ROOT, CPU_HOPPER), "-o",
-                            os.path.join(case_dir, "program.orcx"), "--quiet"],
-                           check=True)
+                            "--topology", topology_path(topology, args.dir),
+                            "-o", os.path.join(case_dir, "program.orcx"),
+                            "--quiet"], check=True)
             os.remove(os.path.join(case_dir, "model.onnx"))
             cases.append({"name": "model_" + model, "kind": "model",
-                          "topology": CPU_HOPPER})
+                          "topology": topology})
             print(f"prepared model_{model}", flush=True)
     shutil.copy(library, args.dir)
     with open(os.path.join(args.dir, "manifest.json"), "w") as f:
@@ -238,6 +247,8 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--models", action="store_true")
     p.add_argument("--only", metavar="NAME,...")
+    p.add_argument("--topology", metavar="T",
+                   help="compile every case for T ('host' or a path)")
     r = sub.add_parser("run", help="run and check the cases of DIR")
     r.add_argument("dir")
     r.add_argument("--only", metavar="NAME,...")
