@@ -816,7 +816,8 @@ module attributes {transform.with_named_sequence} {
     transform.orchestra.gpu_barrier_after %k_loops : !transform.any_op
     transform.orchestra.nvidia_tma_k_loop %k_loops {swizzle_128b, refill_lag = 1}
         : !transform.any_op
-    transform.orchestra.nvidia_warpgroup_mma %k_loops : !transform.any_op
+    transform.orchestra.nvidia_warpgroup_mma %k_loops {share_accumulator}
+        : !transform.any_op
     %one = transform.param.constant 1 : i64 -> !transform.any_param
     transform.annotate %forall "orchestra.gpu_k_stages" = %one
         : !transform.any_op, !transform.any_param

@@ -187,6 +187,8 @@ def main():
             setattr(args, key, manifest.get(key, getattr(args, key)))
         args.shapes = ",".join("x".join(map(str, s))
                                for s in manifest["shapes"])
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     if args.accumulate == "f16" and args.dtype != "f16":
         parser.error("--accumulate f16 needs --dtype f16")
     if args.wgmma and args.arch != "nvidia_hopper":

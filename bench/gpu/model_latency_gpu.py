@@ -110,6 +110,8 @@ def main():
                         help="run the models --prepare wrote into DIR instead "
                              "of exporting and compiling them")
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     if args.prepare:
         prepare(args, args.prepare)
         print(f"model_latency_gpu: wrote the models to {args.prepare}; run "
@@ -132,6 +134,10 @@ def main():
             manifest = json.load(f)
         if args.models == ",".join(MODELS):
             args.models = ",".join(manifest["compile_seconds"])
+        missing = set(args.models.split(",")) - set(manifest["compile_seconds"])
+        if missing:
+            parser.error(f"{args.artifacts} has no {', '.join(sorted(missing))} "
+                         f"(it has {', '.join(manifest['compile_seconds'])})")
     print(f"device: {torch.cuda.get_device_name(0)}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -386,16 +386,12 @@ bool CudaDevice::prepareLaunches(const CudaKernel &kernel,
 }
 
 bool CudaDevice::enqueueLaunches(const std::vector<CudaLaunch> &launches,
-                                 std::string &error) const {
+                                 CUevent started, std::string &error) const {
   if (!makeCurrent(error))
     return false;
-  std::vector<void *> params;
-  for (const CudaLaunch &launch : launches) {
-    // The driver copies the parameter values when the launch is enqueued.
-    params.clear();
-    for (const uint64_t &param : launch.params)
-      params.push_back(const_cast<uint64_t *>(&param));
-    // Tensor maps go to device memory first, in stream order.
+  // Tensor maps go to device memory first, in stream order (each launch's
+  // have their own targets), so that `started` times the kernels alone.
+  for (const CudaLaunch &launch : launches)
     for (size_t i = 0; i < launch.tensorMaps.size(); ++i)
       if (!driver.check(
               driver.cuMemcpyHtoDAsync(launch.tensorMapTargets[i],
@@ -404,6 +400,14 @@ bool CudaDevice::enqueueLaunches(const std::vector<CudaLaunch> &launches,
               "cuMemcpyHtoDAsync", error,
               launch.name + ": copying a tensor map to " + description))
         return false;
+  if (started && !recordEvent(started, kernelStream, error))
+    return false;
+  std::vector<void *> params;
+  for (const CudaLaunch &launch : launches) {
+    // The driver copies the parameter values when the launch is enqueued.
+    params.clear();
+    for (const uint64_t &param : launch.params)
+      params.push_back(const_cast<uint64_t *>(&param));
     if (!driver.check(
             driver.cuLaunchKernel(
                 launch.function, launch.grid[0], launch.grid[1], launch.grid[2],

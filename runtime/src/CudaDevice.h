@@ -133,8 +133,9 @@ public:
                        const std::vector<CUdeviceptr> &buffers,
                        std::vector<CudaLaunch> &out, std::string &error) const;
 
-  /// Enqueues `launches` in order on the kernel stream.
-  bool enqueueLaunches(const std::vector<CudaLaunch> &launches,
+  /// Enqueues `launches` in order on the kernel stream: their tensor maps'
+  /// copies first, then `started` (when not null), then the kernels.
+  bool enqueueLaunches(const std::vector<CudaLaunch> &launches, CUevent started,
                        std::string &error) const;
 
   /// Enqueues a copy of `bytes` on `stream` (one of this device's). A side

@@ -267,9 +267,11 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
       }
     }
     if (step.gpu) {
-      bool timing = step.gpu->canTime();
-      if (!step.gpu->createEvent(step.done, error, timing) ||
-          (timing && !step.gpu->createEvent(step.started, error, timing)))
+      if (!step.gpu->createEvent(step.done, error))
+        return false;
+      if (step.gpu->canTime() &&
+          (!step.gpu->createEvent(step.started, error, /*timing=*/true) ||
+           !step.gpu->createEvent(step.finished, error, /*timing=*/true)))
         return false;
     }
     steps.push_back(std::move(step));
@@ -425,17 +427,22 @@ bool Session::waitForDeps(size_t index) {
 }
 
 bool Session::enqueueGpuStep(const PreparedStep &step, std::string &error) {
-  if (step.started && !step.gpu->recordEvent(step.started, step.stream, error))
-    return false;
   if (step.kind == StepKind::Launch) {
-    if (!step.gpu->enqueueLaunches(step.gpuLaunches, error))
+    if (!step.gpu->enqueueLaunches(step.gpuLaunches, step.started, error))
       return false;
-  } else if (step.bytes != 0) {
-    if (!step.gpu->enqueueCopy(step.stream, step.destinationGpu,
+  } else {
+    if (step.started &&
+        !step.gpu->recordEvent(step.started, step.stream, error))
+      return false;
+    if (step.bytes != 0 &&
+        !step.gpu->enqueueCopy(step.stream, step.destinationGpu,
                                step.destination, step.sourceGpu, step.source,
                                step.bytes, error))
       return false;
   }
+  if (step.finished &&
+      !step.gpu->recordEvent(step.finished, step.stream, error))
+    return false;
   return step.gpu->recordEvent(step.done, step.stream, error);
 }
 
@@ -509,16 +516,20 @@ void Session::finishGpuSteps(size_t device) {
     if (!step.gpu || event.wait() != StepEvent::State::Done)
       continue;
     std::string error;
-    if (!step.gpu->synchronizeEvent(step.done, error) ||
-        (step.started &&
-         !step.gpu->elapsedNanoseconds(step.started, step.done,
-                                       event.timing.deviceNs, error))) {
+    if (!step.gpu->synchronizeEvent(step.done, error)) {
       event.finish(StepEvent::State::Failed, "step " + std::to_string(index) +
                                                  " ('" + step.name +
                                                  "') failed: " + error);
       continue;
     }
     event.timing.endNs = nowNs();
+    // The GPU time is a measurement, not a result: without it the trace
+    // says 0.
+    std::string timingError;
+    if (step.started &&
+        !step.gpu->elapsedNanoseconds(step.started, step.finished,
+                                      event.timing.deviceNs, timingError))
+      event.timing.deviceNs = 0;
   }
 }
 

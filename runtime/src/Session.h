@@ -69,9 +69,11 @@ struct PreparedStep {
   CudaDevice *gpu = nullptr;
   CUstream stream = nullptr;
   CUevent done = nullptr;
-  /// With `done`, what measures the step's GPU time (both with timing);
-  /// null when the driver cannot time.
+  /// Timing events around the step's kernels or copy on its stream, which
+  /// measure its GPU time; null when the driver cannot time. (`done` stays
+  /// a non-timing event: streams wait for it, which is cheaper so.)
   CUevent started = nullptr;
+  CUevent finished = nullptr;
   std::vector<uint32_t> deps;
   double predictedStart;
   double predictedFinish;

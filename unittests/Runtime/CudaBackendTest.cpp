@@ -308,10 +308,10 @@ TEST_F(CudaBackendTest, CpuAndGpu) {
   {
     SessionPtr session = createSession(makeCpuGpuArtifact());
     ASSERT_TRUE(session);
-    // Two streams' worth of work, two step kernels, three launches; two
-    // timing events per GPU step.
+    // Two streams' worth of work, two step kernels, three launches; per GPU
+    // step, the event streams wait for and two timing events.
     EXPECT_EQ(fake.query("streams"), 3);
-    EXPECT_EQ(fake.query("events"), 8);
+    EXPECT_EQ(fake.query("events"), 12);
     EXPECT_EQ(fake.query("modules"), 1);
     EXPECT_EQ(fake.query("pinned"), 1);
     EXPECT_EQ(fake.query("set_attribute"), 1);

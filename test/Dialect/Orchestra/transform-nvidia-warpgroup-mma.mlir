@@ -278,6 +278,57 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// ... also when it reads the memory through another view of the buffer.
+// CHECK-LABEL: func.func @wgmma_fill_read_alias
+// CHECK:         scf.forall
+// CHECK:           linalg.fill
+// CHECK:           gpu.barrier
+// CHECK-NEXT:      memref.load
+// CHECK:           nvgpu.warpgroup.mma.store
+module attributes {transform.with_named_sequence} {
+  func.func @wgmma_fill_read_alias(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>, %probe: memref<f32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %zero = arith.constant 0.0 : f32
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+      %out = memref.subview %c[%m, %n] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      scf.forall (%t) in (128) {
+        %row = memref.subview %out[%t, 0] [1, 128] [1, 1] : memref<128x128xf32, strided<[256, 1], offset: ?>> to memref<128xf32, strided<[1], offset: ?>>
+        linalg.fill ins(%zero : f32) outs(%row : memref<128xf32, strided<[1], offset: ?>>)
+      } {mapping = [#gpu.thread<x>]}
+      gpu.barrier
+      %x = memref.load %c[%m, %n] : memref<256x256xf32>
+      memref.store %x, %probe[] : memref<f32>
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 128] [1, 1] : memref<256x256xf16> to memref<64x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf16, #gpu.address_space<workgroup>> to memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%out : memref<128x128xf32, strided<[256, 1], offset: ?>>)
+        gpu.barrier
+      } {tagged}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b} : !transform.any_op
+    transform.orchestra.nvidia_warpgroup_mma %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // An accumulator tile in shared memory that only the epilogue reads, after
 // the K loop, shares its bytes with the stages: one allocation of the
 // larger (64 KB), viewed as the A stages, the B stages after them, and the
@@ -403,6 +454,60 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b, refill_lag = 1} : !transform.any_op
     transform.orchestra.nvidia_warpgroup_mma %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+
+// -----
+
+// With share_accumulator, such a tile is an error: the recipe's shared-memory
+// budget counted on the sharing.
+module attributes {transform.with_named_sequence} {
+  func.func @wgmma_must_share(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %zero = arith.constant 1.0 : f32
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %acc = memref.alloc() {alignment = 64 : i64} : memref<128x128xf32, #gpu.address_space<workgroup>>
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+      scf.forall (%t) in (128) {
+        %row = memref.subview %acc[%t, 0] [1, 128] [1, 1] : memref<128x128xf32, #gpu.address_space<workgroup>> to memref<128xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.fill ins(%zero : f32) outs(%row : memref<128xf32, strided<[1], offset: ?>, #gpu.address_space<workgroup>>)
+      } {mapping = [#gpu.thread<x>]}
+      gpu.barrier
+      // expected-note @below {{K loop}}
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 128] [1, 1] : memref<256x256xf16> to memref<64x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf16, #gpu.address_space<workgroup>> to memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%acc : memref<128x128xf32, #gpu.address_space<workgroup>>)
+        gpu.barrier
+      } {tagged}
+      gpu.barrier
+      scf.forall (%t) in (128) {
+        %x = memref.load %acc[%t, %t] : memref<128x128xf32, #gpu.address_space<workgroup>>
+        %y = arith.addf %x, %x : f32
+        %gm = arith.addi %m, %t : index
+        memref.store %y, %c[%gm, %n] : memref<256x256xf32>
+      } {mapping = [#gpu.thread<x>]}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b, refill_lag = 1} : !transform.any_op
+    // expected-error @below {{cannot compute the K loop with warpgroup MMA: the accumulator tile cannot share the stages' shared memory (share_accumulator): it is used before the K loop, or the stages after it}}
+    transform.orchestra.nvidia_warpgroup_mma %loop {share_accumulator} : !transform.any_op
     transform.yield
   }
 }

@@ -644,37 +644,62 @@ static bool onlyZeroes(scf::ForallOp forall, Value buffer) {
   return writes && !walk.wasInterrupted();
 }
 
-/// Erases the thread loops before `loop` (in its block) that only zero
-/// `buffer`, when nothing else before `loop` or in it uses `buffer`: the
-/// warpgroup MMA store after the loop overwrites all of it.
-static void eraseDeadZeroFills(RewriterBase &rewriter, scf::ForOp loop,
-                               Value buffer) {
-  Block *block = loop->getBlock();
-  SmallVector<Value> views = {buffer};
-  SmallVector<Operation *> users;
-  while (!views.empty()) {
-    Value view = views.pop_back_val();
-    for (Operation *user : view.getUsers()) {
-      if (auto sub = dyn_cast<memref::SubViewOp>(user))
-        views.push_back(sub.getResult());
+/// Appends to `users` the ops that use `buffer` or a view of it, the views
+/// themselves excepted.
+static void collectUsersThroughViews(Value buffer,
+                                     SmallVectorImpl<Operation *> &users) {
+  SmallVector<Value> values = {buffer};
+  while (!values.empty()) {
+    Value value = values.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isa<ViewLikeOpInterface>(user) &&
+          cast<ViewLikeOpInterface>(user).getViewSource() == value) {
+        llvm::append_range(values, user->getResults());
+        continue;
+      }
       users.push_back(user);
     }
   }
+}
+
+/// The thread loops before `loop` (in its block) that only zero `buffer`,
+/// when nothing else in the block before `loop`, or in it, uses the memory
+/// `buffer` views (its base buffer, through any view of it), `ignore`
+/// aside; none when something does. The warpgroup MMA store after the loop
+/// overwrites all of `buffer`, so these fills are dead. (Distinct function
+/// arguments are taken not to alias, as bufferization makes them.)
+static std::optional<SmallVector<scf::ForallOp>>
+findDeadZeroFills(scf::ForOp loop, Value buffer, Operation *ignore) {
+  Block *block = loop->getBlock();
+  Value base = buffer;
+  while (auto view = base.getDefiningOp<ViewLikeOpInterface>())
+    base = view.getViewSource();
+  SmallVector<Operation *> users;
+  collectUsersThroughViews(base, users);
   SmallVector<scf::ForallOp> fills;
   for (Operation *user : users) {
     Operation *inBlock = block->findAncestorOpInBlock(*user);
-    if (!inBlock || loop->isBeforeInBlock(inBlock))
-      continue;
+    if (!inBlock || loop->isBeforeInBlock(inBlock) || user == ignore)
+      continue; // outside this block's code, or after the MMA store
     auto forall = dyn_cast<scf::ForallOp>(inBlock);
-    if (isa<memref::SubViewOp>(user) && inBlock == user)
-      continue; // a view whose own users are looked at
     if (!forall || !onlyZeroes(forall, buffer))
-      return; // read or written by something else before the MMA store
+      return std::nullopt; // read or written by something else
     if (!llvm::is_contained(fills, forall))
       fills.push_back(forall);
   }
-  if (fills.empty())
+  return fills;
+}
+
+/// Erases the dead zero fills of `buffer` before `loop`
+/// (findDeadZeroFills), and the barrier after them when nothing before it
+/// in the block touches memory.
+static void eraseDeadZeroFills(RewriterBase &rewriter, scf::ForOp loop,
+                               Value buffer) {
+  std::optional<SmallVector<scf::ForallOp>> found =
+      findDeadZeroFills(loop, buffer, /*ignore=*/nullptr);
+  if (!found || found->empty())
     return;
+  SmallVector<scf::ForallOp> fills = std::move(*found);
   llvm::sort(fills, [](scf::ForallOp a, scf::ForallOp b) {
     return a->isBeforeInBlock(b);
   });
@@ -699,22 +724,25 @@ static void eraseDeadZeroFills(RewriterBase &rewriter, scf::ForOp loop,
   rewriter.eraseOp(barrier);
 }
 
-/// Appends to `users` the ops that use `buffer` or a view of it, the views
-/// themselves excepted.
-static void collectUsersThroughViews(Value buffer,
-                                     SmallVectorImpl<Operation *> &users) {
-  SmallVector<Value> values = {buffer};
-  while (!values.empty()) {
-    Value value = values.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      if (isa<ViewLikeOpInterface>(user) &&
-          cast<ViewLikeOpInterface>(user).getViewSource() == value) {
-        llvm::append_range(values, user->getResults());
-        continue;
-      }
-      users.push_back(user);
-    }
-  }
+/// Whether `alloc` is a static workgroup allocation with the identity layout
+/// in `block`.
+static bool isWorkgroupAllocIn(memref::AllocOp alloc, Block *block) {
+  auto space =
+      dyn_cast_or_null<gpu::AddressSpaceAttr>(alloc.getType().getMemorySpace());
+  return alloc->getBlock() == block && space &&
+         space.getValue() == gpu::AddressSpace::Workgroup &&
+         alloc.getType().hasStaticShape() &&
+         alloc.getType().getLayout().isIdentity() &&
+         alloc.getDynamicSizes().empty() && alloc.getSymbolOperands().empty();
+}
+
+/// The workgroup allocation in `loop`'s block that the accumulator buffer `c`
+/// is (a view of), or null.
+static memref::AllocOp getTileAllocation(Value c, scf::ForOp loop) {
+  while (auto view = c.getDefiningOp<memref::SubViewOp>())
+    c = view.getSource();
+  auto alloc = c.getDefiningOp<memref::AllocOp>();
+  return alloc && isWorkgroupAllocIn(alloc, loop->getBlock()) ? alloc : nullptr;
 }
 
 /// Whether every use of `alloc` (through views) is in an op of `loop`'s
@@ -742,23 +770,10 @@ static bool usedOnlyOnOneSide(memref::AllocOp alloc, scf::ForOp loop,
 static bool shareStagesWithAccumulator(RewriterBase &rewriter, scf::ForOp loop,
                                        memref::AllocOp aStages,
                                        memref::AllocOp bStages, Value &c) {
-  Value root = c;
-  while (auto view = root.getDefiningOp<memref::SubViewOp>())
-    root = view.getSource();
-  auto cAlloc = root.getDefiningOp<memref::AllocOp>();
-  Block *block = loop->getBlock();
-  auto isWorkgroupAlloc = [&](memref::AllocOp alloc) {
-    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-        alloc.getType().getMemorySpace());
-    return alloc->getBlock() == block && space &&
-           space.getValue() == gpu::AddressSpace::Workgroup &&
-           alloc.getType().hasStaticShape() &&
-           alloc.getType().getLayout().isIdentity() &&
-           alloc.getDynamicSizes().empty() && alloc.getSymbolOperands().empty();
-  };
+  memref::AllocOp cAlloc = getTileAllocation(c, loop);
   if (!cAlloc || cAlloc == aStages || cAlloc == bStages ||
-      !isWorkgroupAlloc(cAlloc) || !isWorkgroupAlloc(aStages) ||
-      !isWorkgroupAlloc(bStages) ||
+      !isWorkgroupAllocIn(aStages, loop->getBlock()) ||
+      !isWorkgroupAllocIn(bStages, loop->getBlock()) ||
       !usedOnlyOnOneSide(cAlloc, loop, /*before=*/false) ||
       !usedOnlyOnOneSide(aStages, loop, /*before=*/true) ||
       !usedOnlyOnOneSide(bStages, loop, /*before=*/true))
@@ -882,6 +897,27 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
                 "256 and K a multiple of 16");
   if (Operation *def = c.getDefiningOp(); def && loop->isAncestor(def))
     return fail("the accumulator buffer is defined inside the loop");
+  // With share_accumulator, an accumulator tile in shared memory must be
+  // able to take the stages' bytes (what the recipe's shared-memory budget
+  // counted on).
+  if (getShareAccumulator()) {
+    if (getTileAllocation(c, loop)) {
+      SmallVector<Operation *> stageUsers;
+      collectUsersThroughViews(aStages.getResult(), stageUsers);
+      collectUsersThroughViews(bStages.getResult(), stageUsers);
+      Block *block = loop->getBlock();
+      bool stagesDieInLoop = llvm::all_of(stageUsers, [&](Operation *user) {
+        Operation *inBlock = block->findAncestorOpInBlock(*user);
+        return inBlock && !loop->isBeforeInBlock(inBlock);
+      });
+      if (!isWorkgroupAllocIn(aStages, block) ||
+          !isWorkgroupAllocIn(bStages, block) || !stagesDieInLoop ||
+          !findDeadZeroFills(loop, c, matmul))
+        return fail("the accumulator tile cannot share the stages' shared "
+                    "memory (share_accumulator): it is used before the K "
+                    "loop, or the stages after it");
+    }
+  }
 
   Location loc = matmul.getLoc();
   MLIRContext *ctx = rewriter.getContext();

@@ -103,8 +103,10 @@ MODELS = ["mlp", "small_cnn", "transformer_encoder_layer", "resnet18"]
 
 
 def topology_path(topology, out_dir):
-    if topology == "host":
+    if topology == "host" or os.path.isabs(topology):
         return topology
+    if topology not in DERIVED and os.path.exists(topology):
+        return os.path.abspath(topology)  # relative to where it runs
     if topology not in DERIVED:
         return os.path.join(ROOT, topology)
     path = os.path.join(out_dir, topology + ".json")
@@ -226,6 +228,8 @@ def run(args):
                                      os.path.join(args.dir, case["name"]))
         except (orchestra_rt.Error, subprocess.CalledProcessError) as e:
             error = detail = str(e)
+        except Exception as e:  # a case's failure, whatever it is
+            error = detail = f"{type(e).__name__}: {e}"
         seconds = time.perf_counter() - start
         status = "FAIL" if error else "ok"
         print(f"{status} {case['name']} on {case['topology']} "

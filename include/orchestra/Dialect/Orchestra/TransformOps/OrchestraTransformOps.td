@@ -208,11 +208,14 @@ def NVIDIAWarpgroupMmaOp : TransformDialectOp<"orchestra.nvidia_warpgroup_mma", 
     stage allocations after it, the three allocations become views of one
     `i8` workgroup allocation of the larger size (the stages of A, then of
     B; the accumulator tile from byte 0), and a `gpu.barrier` follows
-    `wgmma.wait_group 0`. Emits a
-    silenceable failure, naming the op, when the loop does not have this
-    form.
+    `wgmma.wait_group 0`. With `share_accumulator`, an accumulator tile in
+    shared memory that cannot share the stages' bytes is an error (a
+    recipe that counted the shared memory as shared would not fit
+    otherwise). Emits a silenceable failure, naming the op, when the loop
+    does not have this form.
   }];
-  let arguments = (ins TransformHandleTypeInterface:$target);
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       UnitAttr:$share_accumulator);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` type($target)";
   let extraClassDeclaration = [{
