@@ -19,3 +19,22 @@ module @kernels attributes {orchestra.arch = "nvidia_hopper"} {
     return
   }
 }
+
+// -----
+
+// A launch that needs more dynamic shared memory than a block has (the
+// target's shared_memory_bytes here) is an error at compile time, not a
+// failed launch.
+module @kernels attributes {gpu.container_module, orchestra.arch = "nvidia_hopper", orchestra.target = {sm = "sm_90a", shared_memory_bytes = 100000 : i64}} {
+  gpu.module @m attributes {orchestra.dynamic_shared_memory = {k = 150000 : i64}} {
+    llvm.func @k(%arg0: !llvm.ptr) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+  func.func @t0(%a: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @below {{needs 150000 bytes of dynamic shared memory, more than the 100000 a thread block has on this target}}
+    gpu.launch_func @m::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>)
+    return
+  }
+}
