@@ -143,6 +143,14 @@ bool orchestra::describeArtifact(const std::string &path, llvm::raw_ostream &os,
        << artifact.outputValues[i] << "\n";
   os << artifact.values.size() << " value(s), " << artifact.constants.size()
      << " constant(s)\n";
+  for (size_t i = 0; i < artifact.values.size(); ++i) {
+    const ValueDesc &value = artifact.values[i];
+    os << "  value " << i << ": memory " << value.space << " at "
+       << value.offset << ", " << value.bytes << " B\n";
+  }
+  for (const ConstantDesc &constant : artifact.constants)
+    os << "  constant: value " << constant.value << ", "
+       << constant.data.size() << " B\n";
   for (size_t i = 0; i < artifact.binaries.size(); ++i) {
     const BinaryDesc &binary = artifact.binaries[i];
     os << "binary " << i << ": " << binary.arch << ", " << binary.format << ", "

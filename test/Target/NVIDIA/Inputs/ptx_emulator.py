@@ -6,6 +6,15 @@ without a GPU check that a kernel computes the right numbers.
       [--dynamic-shared BYTES] --param P=in:FILE.npy ...
       --param P=tmap:FILE.npy:BOXROWSxBOXCOLS[:swizzle128] ...
       --param P=out:FILE.npy:DTYPE:SHAPE ... [--blocks SPEC [--seed S]]
+  ptx_emulator.py run-plan DESCRIBE.txt PTX_DIR --input FILE.npy ...
+      --output-dir DIR
+                  every step of a GPU artifact's plan (`orchestra-run
+                  --describe` output; its kernels' PTX from orchestra-compile
+                  --dump-device-code): its values in arenas (0xff until
+                  written), scratch buffers per kernel, each launch's buffer,
+                  scratch and tensor-map parameters; the outputs saved as
+                  DIR/output_<i>.npy. Plans with CPU steps or constants
+                  are refused
   ptx_emulator.py gen DIR NAME:DTYPE:SHAPE:LO:HI ...  integer-valued inputs
                                                       (DTYPE f16/bf16/f32/i32;
                                                       bf16 saved as its uint16 bits)
@@ -166,6 +175,7 @@ representable give exact results under any rounding model.
 """
 
 import argparse
+import glob
 import os
 import re
 import sys
@@ -1027,9 +1037,12 @@ def h_float(em, ins, mask):
         unsupported(ins)
     op = "fma" if op == "mad" else op  # mad.rn.f32 is fma.rn.f32
     nsrc = {"neg": 1, "abs": 1, "fma": 3}.get(op, 2)
+    directed = mods & {"rm", "rp", "rz"}  # f32 add sub mul fma, rounded so
     if op not in ("add", "sub", "mul", "fma", "min", "max", "neg", "abs") or \
-            mods - {"rn", "ftz", "NaN"} or ("NaN" in mods and op not in ("min", "max")) or \
-            ("ftz" in mods and lt != "f32") or (op == "fma" and "rn" not in mods):
+            mods - {"rn", "rm", "rp", "rz", "ftz", "NaN"} or len(mods & {"rn", "rm", "rp", "rz"}) > 1 or \
+            ("NaN" in mods and op not in ("min", "max")) or \
+            ("ftz" in mods and lt != "f32") or (op == "fma" and not mods & {"rn", "rm", "rp", "rz"}) or \
+            (directed and (t != "f32" or op not in ("add", "sub", "mul", "fma"))):
         unsupported(ins)
     srcs = [em.read(o, type_bits(t)) for o in ops[1:1 + nsrc]]
     result = np.zeros(em.T, np.uint64)
@@ -1040,6 +1053,19 @@ def h_float(em, ins, mask):
             v = [np.where(np.abs(x) < np.float32(2.0 ** -126), np.float32(0) * x, x) for x in v]
         w = [x.astype(np.float64) for x in v]  # f16 +-* are exact in float64
         with np.errstate(all="ignore"):
+            if directed:  # exact in float64 (fma: to within its last bits), rounded so
+                x = {"add": lambda: w[0] + w[1], "sub": lambda: w[0] - w[1],
+                     "mul": lambda: w[0] * w[1], "fma": lambda: w[0] * w[1] + w[2]}[op]()
+                r = x.astype(np.float32)
+                mode = directed.pop()
+                down = (r > x) if mode == "rm" else (r > x) & (x > 0) if mode == "rz" else None
+                up = (r < x) if mode == "rp" else (r < x) & (x < 0) if mode == "rz" else None
+                if down is not None:
+                    r = np.where(down, np.nextafter(r, np.float32(-np.inf)), r)
+                if up is not None:
+                    r = np.where(up, np.nextafter(r, np.float32(np.inf)), r)
+                result |= f_encode(r, lt) << sh
+                continue
             r = {"add": lambda: (w[0] + w[1]) if lt == "f16" else v[0] + v[1],
                  "sub": lambda: (w[0] - w[1]) if lt == "f16" else v[0] - v[1],
                  "mul": lambda: (w[0] * w[1]) if lt == "f16" else v[0] * v[1],
@@ -1055,6 +1081,26 @@ def h_float(em, ins, mask):
             bits = np.where(np.isnan(r), np.uint64(CANONICAL_NAN[lt]), bits)
         result |= bits << sh
     em.write(ops[0], result, mask, type_bits(t))
+
+
+def h_special(em, ins, mask):
+    """ex2 lg2 rcp sqrt rsqrt sin cos tanh (.approx, .rn) and div (.rn,
+    .full, .approx) on .f32 (.ftz) and .f64 (.rn): computed in float64 and
+    rounded once, which is within the .approx variants' error bounds."""
+    op, ops, t = ins.op, ins.ops, ins.parts[-1]
+    mods = set(ins.parts[1:-1])
+    if t not in ("f32", "f64") or not mods <= {"approx", "rn", "full", "ftz"} or \
+            (t == "f64" and mods - {"rn"}):
+        unsupported(ins)
+    w = [f_decode(em.read(o, type_bits(t)), t).astype(np.float64)
+         for o in ops[1:3 if op == "div" else 2]]
+    with np.errstate(all="ignore"):
+        r = {"ex2": lambda: np.exp2(w[0]), "lg2": lambda: np.log2(w[0]),
+             "rcp": lambda: 1.0 / w[0], "sqrt": lambda: np.sqrt(w[0]),
+             "rsqrt": lambda: 1.0 / np.sqrt(w[0]), "sin": lambda: np.sin(w[0]),
+             "cos": lambda: np.cos(w[0]), "tanh": lambda: np.tanh(w[0]),
+             "div": lambda: w[0] / w[1]}[op]()
+    em.write(ops[0], f_encode(r, t), mask, type_bits(t))
 
 
 def h_mov(em, ins, mask):
@@ -1142,6 +1188,9 @@ def h_cvt(em, ins, mask):
         r = f_encode(f_decode(v, st).astype(np.float64), dt)
     elif dt[0] == "f" and st[0] != "f" and mods == {"rn"}:
         r = f_encode((sext(v, sbits) if st[0] == "s" else v).astype(np.float64), dt)
+    elif dt == st == "f32" and mods in ({"sat"}, {"rn", "sat"}, {"ftz", "sat"}):
+        x = f_decode(v, st)  # clamped to [0, 1]; NaN becomes 0
+        r = f_encode(np.clip(np.nan_to_num(x, nan=0.0), 0.0, 1.0), dt)
     elif st[0] == "f" and mods in ({"rzi"}, {"rni"}):
         x = (np.trunc if mods == {"rzi"} else np.rint)(f_decode(v, st).astype(np.float64))
         lo, hi = (-2.0 ** (dbits - 1), 2.0 ** (dbits - 1) - 1) if dt[0] == "s" else \
@@ -1584,6 +1633,8 @@ HANDLERS = {
     "mov": h_mov, "cvta": h_cvta, "setp": h_setp, "selp": h_selp, "cvt": h_cvt, "ld": h_ld,
     "st": h_st, "cp": h_cp, "bar": h_bar, "barrier": h_bar, "ldmatrix": h_ldmatrix, "mma": h_mma,
     "mbarrier": h_mbarrier, "fence": h_fence, "wgmma": h_wgmma,
+    **{op: h_special for op in ("ex2", "lg2", "rcp", "sqrt", "rsqrt", "sin", "cos", "tanh",
+                                "div")},
 }
 
 
@@ -1654,8 +1705,23 @@ def cmd_run(args):
     kernel = Kernel(args.ptx)
     grid = dims(args.grid)
     buffers, outputs, maps = bind_params(kernel, args.param)
-    L = Launch(kernel, grid, dims(args.block), args.dynamic_shared, buffers, maps)
-    blocks = select_blocks(args.blocks, grid, args.seed)
+    L, blocks = run_launch(kernel, grid, dims(args.block), args.dynamic_shared, buffers, maps,
+                           args.blocks, args.seed)
+    for i, path, dt, shape in outputs:
+        np.save(path, buffers[i].view(dt).reshape(shape))
+    print(f"{kernel.name}: emulated {len(blocks)} of {int(np.prod(grid))} blocks x {L.nt} "
+          "threads, "
+          f"{L.steps // max(len(blocks), 1)} instructions per block, "
+          f"{L.shared_size} bytes of shared memory" +
+          (f", {L.tma_copies // max(len(blocks), 1)} TMA copies per block" if L.tma_copies
+           else "") + ": no errors")
+
+
+def run_launch(kernel, grid, block, dynamic_shared, buffers, maps, blocks_spec="all", seed=0):
+    """Emulates one launch of `kernel` over `buffers` (written in place);
+    returns the Launch and the blocks it ran."""
+    L = Launch(kernel, grid, block, dynamic_shared, buffers, maps)
+    blocks = select_blocks(blocks_spec, grid, seed)
     batch = max(1, min(16, (1 << 20) // L.shared_size, 4096 // L.nt))
     for s in range(0, len(blocks), batch):
         group = blocks[s:s + batch]
@@ -1685,14 +1751,7 @@ def cmd_run(args):
                    for w in who[i:i + 2]]
             raise EmulationError(f"blocks {blk[0]} and {blk[1]} both write byte {off[i]} "
                                  f"of param {b}")
-    for i, path, dt, shape in outputs:
-        np.save(path, buffers[i].view(dt).reshape(shape))
-    print(f"{kernel.name}: emulated {len(blocks)} of {int(np.prod(grid))} blocks x {L.nt} "
-          "threads, "
-          f"{L.steps // max(len(blocks), 1)} instructions per block, "
-          f"{L.shared_size} bytes of shared memory" +
-          (f", {L.tma_copies // max(len(blocks), 1)} TMA copies per block" if L.tma_copies else "")
-          + ": no errors")
+    return L, blocks
 
 
 def cmd_gen(args):
@@ -1714,6 +1773,134 @@ def load_values(path):
     if v.dtype == np.uint16:
         v = f_decode(v.astype(np.uint64), "bf16")
     return v.astype(np.float64)
+
+
+# Element types of artifact tensors and tensor maps, as numpy holds them
+# (bf16 as its uint16 bits).
+PLAN_DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.uint16,
+               "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32,
+               "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+               "u64": np.uint64}
+
+
+def parse_plan(text):
+    """The parts of `orchestra-run --describe` output that run-plan needs."""
+    plan = {"devices": {}, "spaces": {}, "inputs": [], "outputs": [], "values": {},
+            "constants": [], "modules": {}, "bundle_kernels": {}, "kernels": {}, "steps": []}
+    binary, kernel = None, None
+    shape = lambda t: tuple(int(d) for d in t.split("x")) if t else ()
+    for line in text.splitlines():
+        if m := re.match(r"device (\d+) '[^']*': (\S+),", line):
+            plan["devices"][int(m[1])] = m[2]
+        elif m := re.match(r"memory (\d+) '[^']*' of device (\d+): (\d+) B", line):
+            plan["spaces"][int(m[1])] = (int(m[2]), int(m[3]))
+        elif m := re.match(r"  (input|output) \d+ (\S+): (\w+)\[([0-9x]*)\] = value (\d+)", line):
+            plan[m[1] + "s"].append((m[2], m[3], shape(m[4]), int(m[5])))
+        elif m := re.match(r"  value (\d+): memory (\d+) at (\d+), (\d+) B", line):
+            plan["values"][int(m[1])] = (int(m[2]), int(m[3]), int(m[4]))
+        elif m := re.match(r"  constant: value (\d+), (\d+) B", line):
+            plan["constants"].append(int(m[1]))
+        elif m := re.match(r"binary (\d+): (\S+), (\S+),", line):
+            binary = int(m[1]) if m[3] == "gpu-module-bundle" else None
+        elif binary is not None and (m := re.match(r"    module (\d+) '([^']+)'", line)):
+            plan["modules"][(binary, int(m[1]))] = m[2]
+        elif binary is not None and (m := re.match(r"    kernel (\S+?)(?:, scratch(.*))?$", line)):
+            kernel = {"scratch": [int(b) for b in re.findall(r"(\d+) B", m[2] or "")],
+                      "launches": []}
+            plan["bundle_kernels"][(binary, m[1])] = kernel
+        elif kernel is not None and (m := re.match(
+                r"      launch \d+: (\S+) of module (\d+), grid (\d+)x(\d+)x(\d+), block "
+                r"(\d+)x(\d+)x(\d+), (\d+) B of dynamic shared memory", line)):
+            kernel["launches"].append({"module": (binary, int(m[2])),
+                                       "grid": tuple(int(x) for x in m.group(3, 4, 5)),
+                                       "block": tuple(int(x) for x in m.group(6, 7, 8)),
+                                       "shared": int(m[9]), "params": []})
+        elif kernel is not None and (m := re.match(r"        param \d+: (.*)", line)):
+            kernel["launches"][-1]["params"].append(m[1])
+        elif m := re.match(r"kernel (\d+): (\S+) in binary (\d+)", line):
+            plan["kernels"][int(m[1])] = (int(m[3]), m[2])
+        elif m := re.match(r"step (\d+) on device (\d+): launch kernel (\d+) '[^']*' \(([^)]*)\)",
+                           line):
+            args = [int(a.split()[1]) for a in m[4].split(", ") if a]
+            plan["steps"].append(("launch", int(m[2]), int(m[3]), args))
+        elif m := re.match(r"step (\d+) on device (\d+): copy '[^']*' value (\d+) -> value (\d+)",
+                           line):
+            plan["steps"].append(("copy", int(m[2]), None, [int(m[3]), int(m[4])]))
+    return plan
+
+
+def cmd_run_plan(args):
+    """Runs every step of a GPU artifact's plan, from its description and
+    its kernels' PTX, on the inputs; saves the outputs."""
+    with open(args.describe) as f:
+        plan = parse_plan(f.read())
+    if plan["constants"]:
+        raise EmulationError(f"the plan has {len(plan['constants'])} constant(s), whose data "
+                             "the description does not carry: run-plan takes plans without")
+    arenas = {i: np.full(n, 0xFF, np.uint8) for i, (_, n) in plan["spaces"].items()}
+
+    def view(value):
+        space, off, n = plan["values"][value]
+        return arenas[space][off:off + n]
+
+    if len(args.input) != len(plan["inputs"]):
+        raise EmulationError(f"the entry takes {len(plan['inputs'])} inputs, got "
+                             f"{len(args.input)}")
+    for path, (name, dtype, shape, value) in zip(args.input, plan["inputs"]):
+        array = np.load(path)
+        if array.dtype != PLAN_DTYPES[dtype] or array.shape != shape:
+            raise EmulationError(f"input {name} must be {dtype} {shape}, not {array.dtype} "
+                                 f"{array.shape} ({path})")
+        view(value)[:] = np.frombuffer(np.ascontiguousarray(array).tobytes(), np.uint8)
+    ptx_files, scratch, launches = {}, {}, 0
+    for number, (kind, device, kernel_index, step_args) in enumerate(plan["steps"]):
+        arch = plan["devices"][device]
+        if not arch.startswith("nvidia_"):
+            raise EmulationError(f"step {number} runs on device {device} ({arch}): run-plan "
+                                 "emulates GPU steps only (use a GPU-only topology)")
+        if kind == "copy":
+            view(step_args[1])[:] = view(step_args[0])
+            continue
+        binary, symbol = plan["kernels"][kernel_index]
+        desc = plan["bundle_kernels"][(binary, symbol)]
+        if symbol not in scratch:  # allocated once, reused by every step
+            scratch[symbol] = [np.full(n, 0xFF, np.uint8) for n in desc["scratch"]]
+        for launch in desc["launches"]:
+            module = plan["modules"][launch["module"]]
+            if module not in ptx_files:
+                found = glob.glob(os.path.join(args.ptx_dir, f"*.{module}.ptx"))
+                if len(found) != 1:
+                    raise EmulationError(f"no single {args.ptx_dir}/*.{module}.ptx "
+                                         "(--dump-device-code)")
+                ptx_files[module] = Kernel(found[0])
+            kernel = ptx_files[module]
+            buffers, maps = [], {}
+            for i, param in enumerate(launch["params"]):
+                if m := re.fullmatch(r"(buffer|scratch) (\d+)", param):
+                    buffers.append(view(step_args[int(m[2])]) if m[1] == "buffer"
+                                   else scratch[symbol][int(m[2])])
+                elif m := re.fullmatch(r"tensor map of buffer (\d+) \((\w+) (\d+)x(\d+), box "
+                                       r"(\d+)x(\d+), row stride \d+ B, swizzle (none|128B)\)",
+                                       param):
+                    rows, cols = int(m[3]), int(m[4])
+                    data = view(step_args[int(m[1])]).view(PLAN_DTYPES[m[2]])
+                    maps[i] = TensorMap(f"buffer {m[1]}", data[:rows * cols].reshape(rows, cols),
+                                        (int(m[5]), int(m[6])), 128 if m[7] == "128B" else 0)
+                    buffers.append(np.zeros(TENSOR_MAP_BYTES, np.uint8))
+                else:
+                    raise EmulationError(f"step {number}: parameter {i} ({param}) is not "
+                                         "supported")
+            try:
+                run_launch(kernel, launch["grid"], launch["block"], launch["shared"], buffers,
+                           maps)
+            except EmulationError as e:
+                raise EmulationError(f"step {number}, {kernel.name}: {e}") from None
+            launches += 1
+    os.makedirs(args.output_dir, exist_ok=True)
+    for i, (name, dtype, shape, value) in enumerate(plan["outputs"]):
+        np.save(os.path.join(args.output_dir, f"output_{i}.npy"),
+                view(value).view(PLAN_DTYPES[dtype]).reshape(shape))
+    print(f"run-plan: {len(plan['steps'])} step(s), {launches} launch(es): no errors")
 
 
 def cmd_check_gemm(args):
@@ -1756,6 +1943,11 @@ def main():
     r = sub.add_parser("run", help="emulate a kernel")
     g = sub.add_parser("gen", help="integer-valued inputs")
     c = sub.add_parser("check-gemm", help="compare with relu(a @ b + bias)")
+    pl = sub.add_parser("run-plan", help="run a GPU artifact's plan")
+    pl.add_argument("describe")
+    pl.add_argument("ptx_dir")
+    pl.add_argument("--input", action="append", default=[])
+    pl.add_argument("--output-dir", required=True)
     for p, arg in ((r, "ptx"), (g, "dir"), (c, "dir"), (c, "out")):
         p.add_argument(arg)
     for p, flag in ((r, "--grid"), (r, "--block"), (c, "--grid")):
@@ -1771,7 +1963,8 @@ def main():
         p.add_argument("--blocks", default="all")
     args = ap.parse_args()
     try:
-        {"run": cmd_run, "gen": cmd_gen, "check-gemm": cmd_check_gemm}[args.cmd](args)
+        {"run": cmd_run, "gen": cmd_gen, "check-gemm": cmd_check_gemm,
+         "run-plan": cmd_run_plan}[args.cmd](args)
     except (EmulationError, OSError, ValueError) as e:
         sys.exit(f"ptx_emulator: error: {e}")
 

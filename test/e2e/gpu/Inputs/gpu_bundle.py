@@ -9,6 +9,11 @@
       torchvision to export them; ResNet-18 makes the bundle ~50 MB larger);
       --topology compiles every case for T instead (`host` checks the
       bundle's own machinery on a machine without a GPU)
+  gpu_bundle.py emulate DIR [--build BUILD] [--only NAME,...]
+      run the cases whose plans are all GPU steps through the PTX emulator
+      (test/Target/NVIDIA/Inputs/ptx_emulator.py run-plan) on this machine,
+      no GPU needed, and check them like `run`; cases with CPU steps are
+      reported as not emulated
   gpu_bundle.py run DIR [--only NAME,...]
       generate each case's inputs, run its artifact through the runtime's
       Python bindings (python/orchestra_rt) and check the outputs against
@@ -23,6 +28,7 @@ without LLVM and MLIR, prepare here and run there.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +37,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 E2E = os.path.join(ROOT, "test", "e2e", "Inputs", "e2e.py")
+EMULATOR = os.path.join(ROOT, "test", "Target", "NVIDIA", "Inputs", "ptx_emulator.py")
 MODELS_PY = os.path.join(ROOT, "test", "e2e", "onnx", "Inputs",
                          "torch_models.py")
 HOPPER = "test/e2e/gpu/Inputs/hopper.json"
@@ -68,6 +75,11 @@ PROGRAMS = [
     ("mm32", "test/Target/NVIDIA/Inputs/matmul-bias-relu-f32.mlir", CPU_HOPPER,
      "a:f32:1024x1024 b:f32:1024x1024 bias:f32:1024",
      ["check-matmul-bias-relu", "1e-3"]),
+    # ... and the f16 one on the GPU alone (what the emulator can run; the
+    # f32 one's 1024^3 SIMT multiply-adds take it minutes).
+    ("mm16g", "test/Target/NVIDIA/Inputs/matmul-bias-relu-f16.mlir", HOPPER,
+     "a:f16:512x1024 b:f16:1024x512 bias:f16:512",
+     ["check-matmul-bias-relu", "0.5"]),
     # The tensor-core K loop with 1, 2 and 3 pipeline stages (K = 32, 64,
     # 96; the second accumulates in f32).
     ("k32", "test/e2e/gpu/Inputs/mma-k32-f16.mlir", HOPPER,
@@ -148,8 +160,9 @@ def prepare(args):
             topology = args.topology
         subprocess.run([compiler, os.path.join(ROOT, program), "--topology",
                         topology_path(topology, args.dir), "-o",
-                        os.path.join(case_dir, "program.orcx"), "--quiet"],
-                       check=True)
+                        os.path.join(case_dir, "program.orcx"),
+                        "--dump-device-code", os.path.join(case_dir, "ptx"),
+                        "--quiet"], check=True)
         cases.append({"name": name, "kind": "program", "program": program,
                       "topology": topology, "inputs": specs.split(),
                       "check": check})
@@ -175,6 +188,75 @@ def prepare(args):
           f"gpu_bundle.py run {args.dir}")
 
 
+def check_command(case, inputs_dir, out_dir):
+    """The e2e.py command that checks a program case's outputs."""
+    check = case["check"]
+    return [sys.executable, E2E, check[0]] + (
+        [check[1], inputs_dir, out_dir] if check[0] == "check"
+        else [inputs_dir, out_dir] + check[1:])
+
+
+def emulate_case(args, case, case_dir):
+    """Emulates one program case; returns (failure or None, detail), or None
+    when its plan has CPU steps."""
+    describe = subprocess.run(
+        [os.path.join(args.build, "bin", "orchestra-run"), "--describe",
+         os.path.join(case_dir, "program.orcx")],
+        check=True, capture_output=True, text=True).stdout
+    if any(not arch.startswith("nvidia_") for arch in
+           re.findall(r"^device \d+ '[^']*': (\S+),", describe, re.M)):
+        return None
+    plan = os.path.join(case_dir, "plan.txt")
+    with open(plan, "w") as f:
+        f.write(describe)
+    inputs_dir = os.path.join(case_dir, "inputs")
+    out_dir = os.path.join(case_dir, "emulated")
+    subprocess.run([sys.executable, E2E, "gen", inputs_dir] + case["inputs"],
+                   check=True)
+    command = [sys.executable, EMULATOR, "run-plan", plan,
+               os.path.join(case_dir, "ptx"), "--output-dir", out_dir]
+    for spec in case["inputs"]:
+        command += ["--input", os.path.join(inputs_dir,
+                                            spec.split(":")[0] + ".npy")]
+    emulated = subprocess.run(command, capture_output=True, text=True)
+    if emulated.returncode:
+        text = (emulated.stdout + emulated.stderr).strip()
+        return text, text
+    result = subprocess.run(check_command(case, inputs_dir, out_dir),
+                            capture_output=True, text=True)
+    text = (emulated.stdout.strip() + "; " + result.stdout + result.stderr
+            ).strip().replace("\n", "; ")
+    return (None if result.returncode == 0 else text), text
+
+
+def emulate(args):
+    with open(os.path.join(args.dir, "manifest.json")) as f:
+        cases = [c for c in json.load(f)["cases"] if c["kind"] == "program"]
+    names = selected([c["name"] for c in cases], args.only)
+    failed, skipped = [], []
+    for case in cases:
+        if case["name"] not in names:
+            continue
+        start = time.perf_counter()
+        outcome = emulate_case(args, case, os.path.join(args.dir, case["name"]))
+        seconds = time.perf_counter() - start
+        if outcome is None:
+            skipped.append(case["name"])
+            print(f"not emulated {case['name']}: its plan has steps on the CPU",
+                  flush=True)
+            continue
+        error, detail = outcome
+        print(f"{'FAIL' if error else 'ok'} {case['name']} emulated "
+              f"({seconds:.1f} s): {detail}", flush=True)
+        if error:
+            failed.append(case["name"])
+    emulated = len(names) - len(skipped)
+    print(f"gpu_bundle: {emulated - len(failed)} of {emulated} emulated case(s) "
+          f"passed" + (f"; failed: {', '.join(failed)}" if failed else "") +
+          (f"; not emulated: {', '.join(skipped)}" if skipped else ""))
+    return 1 if failed else 0
+
+
 def run_case(orchestra_rt, np, case, case_dir):
     """Runs one case; returns None, or why it failed."""
     artifact = orchestra_rt.Artifact(os.path.join(case_dir, "program.orcx"))
@@ -195,10 +277,7 @@ def run_case(orchestra_rt, np, case, case_dir):
         np.save(os.path.join(out_dir, f"output_{i}.npy"), output)
     gpu_ms = sum(e.device_ns for e in events) / 1e6
     if case["kind"] == "program":
-        check = case["check"]
-        command = [sys.executable, E2E, check[0]]
-        command += ([check[1], inputs_dir, out_dir] if check[0] == "check"
-                    else [inputs_dir, out_dir] + check[1:])
+        command = check_command(case, inputs_dir, out_dir)
     else:
         command = [sys.executable, MODELS_PY, "compare", case_dir, out_dir]
     result = subprocess.run(command, capture_output=True, text=True)
@@ -253,6 +332,11 @@ def main():
     p.add_argument("--only", metavar="NAME,...")
     p.add_argument("--topology", metavar="T",
                    help="compile every case for T ('host' or a path)")
+    e = sub.add_parser("emulate", help="emulate and check the GPU-only cases "
+                       "of DIR")
+    e.add_argument("dir")
+    e.add_argument("--build", default=os.path.join(ROOT, "build"))
+    e.add_argument("--only", metavar="NAME,...")
     r = sub.add_parser("run", help="run and check the cases of DIR")
     r.add_argument("dir")
     r.add_argument("--only", metavar="NAME,...")
@@ -260,6 +344,8 @@ def main():
     if args.command == "prepare":
         prepare(args)
         return 0
+    if args.command == "emulate":
+        return emulate(args)
     return run(args)
 
 
