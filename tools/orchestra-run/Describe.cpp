@@ -149,8 +149,8 @@ bool orchestra::describeArtifact(const std::string &path, llvm::raw_ostream &os,
        << value.offset << ", " << value.bytes << " B\n";
   }
   for (const ConstantDesc &constant : artifact.constants)
-    os << "  constant: value " << constant.value << ", "
-       << constant.data.size() << " B\n";
+    os << "  constant: value " << constant.value << ", " << constant.data.size()
+       << " B\n";
   for (size_t i = 0; i < artifact.binaries.size(); ++i) {
     const BinaryDesc &binary = artifact.binaries[i];
     os << "binary " << i << ": " << binary.arch << ", " << binary.format << ", "

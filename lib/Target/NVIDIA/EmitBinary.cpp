@@ -332,15 +332,16 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
     // target's shared_memory_bytes, else Hopper's and Blackwell's 227 KB):
     // say so now rather than when the launch fails.
     int64_t sharedLimit = 227 * 1024;
-    if (auto target = func->getParentOfType<ModuleOp>()
-                          ->getAttrOfType<DictionaryAttr>("orchestra.target"))
+    if (auto target =
+            func->getParentOfType<ModuleOp>()->getAttrOfType<DictionaryAttr>(
+                "orchestra.target"))
       if (auto bytes = target.getAs<IntegerAttr>("shared_memory_bytes"))
         sharedLimit = bytes.getInt();
     if (desc.dynamicSharedBytes > sharedLimit)
       return launch.emitOpError()
              << "needs " << desc.dynamicSharedBytes
-             << " bytes of dynamic shared memory, more than the "
-             << sharedLimit << " a thread block has on this target";
+             << " bytes of dynamic shared memory, more than the " << sharedLimit
+             << " a thread block has on this target";
     for (Value operand : launch.getKernelOperands()) {
       auto map = buffers.find(operand);
       if (map != buffers.end() &&
