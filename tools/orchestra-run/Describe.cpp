@@ -16,8 +16,10 @@
 #include "orchestra_rt/Artifact.h"
 #include "orchestra_rt/GpuBundle.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 #include <string>
 
@@ -107,6 +109,31 @@ static void describeBundle(const BinaryDesc &binary, llvm::raw_ostream &os) {
            << "\n";
     }
   }
+}
+
+bool orchestra::dumpConstants(const std::string &path, const std::string &dir,
+                              std::string &error) {
+  Artifact artifact;
+  if (!readArtifactFile(path, artifact, error))
+    return false;
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    error = "cannot create '" + dir + "': " + ec.message();
+    return false;
+  }
+  for (const ConstantDesc &constant : artifact.constants) {
+    llvm::SmallString<128> file(dir);
+    llvm::sys::path::append(file,
+                            "value_" + std::to_string(constant.value) + ".bin");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(file, ec);
+    if (ec) {
+      error = "cannot write '" + file.str().str() + "': " + ec.message();
+      return false;
+    }
+    os.write(reinterpret_cast<const char *>(constant.data.data()),
+             constant.data.size());
+  }
+  return true;
 }
 
 bool orchestra::describeArtifact(const std::string &path, llvm::raw_ostream &os,

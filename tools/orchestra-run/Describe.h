@@ -19,6 +19,12 @@ namespace orchestra {
 bool describeArtifact(const std::string &path, llvm::raw_ostream &os,
                       std::string &error);
 
+/// Writes the data of each constant of the artifact at `path` to
+/// `dir`/value_<value>.bin (raw bytes, as the runtime copies them into the
+/// value's slot). Returns false with `error` set on failure.
+bool dumpConstants(const std::string &path, const std::string &dir,
+                   std::string &error);
+
 } // namespace orchestra
 
 #endif // ORCHESTRA_TOOLS_ORCHESTRA_RUN_DESCRIBE_H

@@ -54,6 +54,12 @@ static llvm::cl::opt<bool> describe(
                    "instead of running it"),
     llvm::cl::cat(runCategory));
 
+static llvm::cl::opt<std::string> dumpConstantsDir(
+    "dump-constants",
+    llvm::cl::desc("Write each constant's data to DIR/value_<value>.bin "
+                   "(raw bytes) instead of running (with --describe: both)"),
+    llvm::cl::value_desc("DIR"), llvm::cl::cat(runCategory));
+
 static llvm::cl::list<std::string> inputArgs(
     "input",
     llvm::cl::desc("An input as a .npy file: FILE (in entry-argument order) "
@@ -509,6 +515,17 @@ int main(int argc, char **argv) {
       "OrchestraOS artifact runner\n\n"
       "Runs the plan of an artifact written by orchestra-compile on this "
       "machine.\n");
+  if (!dumpConstantsDir.empty()) {
+    std::string error;
+    if (!dumpConstants(artifactPath, dumpConstantsDir, error)) {
+      llvm::WithColor::error(llvm::errs(), "orchestra-run")
+          << "cannot dump the constants of '" << artifactPath << "': " << error
+          << "\n";
+      return 1;
+    }
+    if (!describe)
+      return 0;
+  }
   if (describe) {
     std::string error;
     if (!describeArtifact(artifactPath, llvm::outs(), error)) {

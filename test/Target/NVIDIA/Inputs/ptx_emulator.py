@@ -13,8 +13,9 @@ without a GPU check that a kernel computes the right numbers.
                   --dump-device-code): its values in arenas (0xff until
                   written), scratch buffers per kernel, each launch's buffer,
                   scratch and tensor-map parameters; the outputs saved as
-                  DIR/output_<i>.npy. Plans with CPU steps or constants
-                  are refused
+                  DIR/output_<i>.npy; --constants DIR gives the constants'
+                  data (orchestra-run --dump-constants DIR). Plans with CPU
+                  steps are refused
   ptx_emulator.py gen DIR NAME:DTYPE:SHAPE:LO:HI ...  integer-valued inputs
                                                       (DTYPE f16/bf16/f32/i32;
                                                       bf16 saved as its uint16 bits)
@@ -288,6 +289,18 @@ class Kernel:
         self.ntid = m and (m.group(1), int(np.prod([int(x) for x in m.group(2).split(",")
                                                      if x.strip()])))
         self.shared = [self.decl(m) for m in SHARED_DECL.finditer(text[:start])]
+        # Module-level global arrays (constants the compiler sank into the
+        # kernel's module): name -> initial bytes.
+        self.globals = {}
+        for m in re.finditer(r"\.global\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+(\w+)\[(\d+)\]"
+                             r"\s*(?:=\s*\{([^}]*)\})?\s*;", text[:start]):
+            if m.group(1) != "b8":
+                raise EmulationError(f"global {m.group(2)}: only .b8 arrays are supported")
+            data = np.zeros(int(m.group(3)), np.uint8)
+            if m.group(4):
+                values = [int(v, 0) for v in m.group(4).split(",")]
+                data[:len(values)] = values
+            self.globals[m.group(2)] = data
         self.ins, labels = [], {}  # labels: (scope, name) -> index
         scopes, renames, nscopes = [0], [{}], 1  # innermost last
         line = text.count("\n", 0, body) + 1
@@ -505,7 +518,14 @@ class Launch:
         if off > MAX_SHARED:
             raise EmulationError(f"{off} bytes of shared memory exceed {MAX_SHARED}")
         self.shared_size = max(off, 16)
-        self.buffers = buffers  # one np.uint8 array per parameter
+        # One np.uint8 array per parameter, then one per module global (a
+        # copy of its initial bytes), each in its own window.
+        self.global_symbols = {}
+        buffers = list(buffers)
+        for name, data in kernel.globals.items():
+            buffers.append(data.copy())
+            self.global_symbols[name] = len(buffers) << GLOBAL_SHIFT
+        self.buffers = buffers
         self.sizes = np.array([len(b) for b in buffers], np.int64)
         self.tensor_maps = tensor_maps or {}  # parameter -> TensorMap
         self.global_writes = []  # (param, byte offsets, writing block)
@@ -589,6 +609,8 @@ class Batch:
             v = self.imm(op[1])
         elif op[0] == "sym" and op[1] in self.L.symbols:
             v = self.imm(self.L.symbols[op[1]])
+        elif op[0] == "sym" and op[1] in self.L.global_symbols:
+            v = self.imm(self.L.global_symbols[op[1]])
         else:
             raise EmulationError(f"unsupported operand {op}")
         return v if bits == 64 or v.dtype == bool else v & mask_of(bits)
@@ -1834,14 +1856,19 @@ def cmd_run_plan(args):
     its kernels' PTX, on the inputs; saves the outputs."""
     with open(args.describe) as f:
         plan = parse_plan(f.read())
-    if plan["constants"]:
-        raise EmulationError(f"the plan has {len(plan['constants'])} constant(s), whose data "
-                             "the description does not carry: run-plan takes plans without")
     arenas = {i: np.full(n, 0xFF, np.uint8) for i, (_, n) in plan["spaces"].items()}
 
     def view(value):
         space, off, n = plan["values"][value]
         return arenas[space][off:off + n]
+
+    for value in plan["constants"]:
+        path = os.path.join(args.constants or "", f"value_{value}.bin")
+        if not args.constants or not os.path.exists(path):
+            raise EmulationError(f"constant value {value}: no {path} (give --constants DIR "
+                                 "from orchestra-run --dump-constants DIR)")
+        data = np.fromfile(path, np.uint8)
+        view(value)[:len(data)] = data
 
     if len(args.input) != len(plan["inputs"]):
         raise EmulationError(f"the entry takes {len(plan['inputs'])} inputs, got "
@@ -1948,6 +1975,7 @@ def main():
     pl.add_argument("ptx_dir")
     pl.add_argument("--input", action="append", default=[])
     pl.add_argument("--output-dir", required=True)
+    pl.add_argument("--constants", help="the constants' data (orchestra-run --dump-constants)")
     for p, arg in ((r, "ptx"), (g, "dir"), (c, "dir"), (c, "out")):
         p.add_argument(arg)
     for p, flag in ((r, "--grid"), (r, "--block"), (c, "--grid")):

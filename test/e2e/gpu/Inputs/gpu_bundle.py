@@ -52,6 +52,10 @@ WGMMA, WGMMA_256 = "hopper-wgmma", "hopper-wgmma-256"
 # name, program, topology, inputs (e2e.py gen), check (e2e.py arguments
 # after the input and output directories are filled in).
 PROGRAMS = [
+    # The README's example: its weights are constants of the program (the
+    # bias sunk into a kernel as a global of its module).
+    ("example", "examples/mlp.mlir", HOPPER, "x:f32:8x32",
+     ["check-example-mlp"]),
     ("mlp", "test/e2e/mlp.mlir", HOPPER,
      "x:f32:64x32 w1:f32:32x64 b1:f32:64 w2:f32:64x64 b2:f32:64 w3:f32:64x10 "
      "b3:f32:10", ["check", "mlp"]),
@@ -191,6 +195,10 @@ def prepare(args):
 def check_command(case, inputs_dir, out_dir):
     """The e2e.py command that checks a program case's outputs."""
     check = case["check"]
+    if check[0] == "check-example-mlp":
+        return [sys.executable, E2E, check[0],
+                os.path.join(ROOT, case["program"]),
+                os.path.join(inputs_dir, "x.npy"), out_dir]
     return [sys.executable, E2E, check[0]] + (
         [check[1], inputs_dir, out_dir] if check[0] == "check"
         else [inputs_dir, out_dir] + check[1:])
@@ -199,9 +207,10 @@ def check_command(case, inputs_dir, out_dir):
 def emulate_case(args, case, case_dir):
     """Emulates one program case; returns (failure or None, detail), or None
     when its plan has CPU steps."""
+    constants = os.path.join(case_dir, "constants")
     describe = subprocess.run(
         [os.path.join(args.build, "bin", "orchestra-run"), "--describe",
-         os.path.join(case_dir, "program.orcx")],
+         "--dump-constants", constants, os.path.join(case_dir, "program.orcx")],
         check=True, capture_output=True, text=True).stdout
     if any(not arch.startswith("nvidia_") for arch in
            re.findall(r"^device \d+ '[^']*': (\S+),", describe, re.M)):
@@ -214,7 +223,8 @@ def emulate_case(args, case, case_dir):
     subprocess.run([sys.executable, E2E, "gen", inputs_dir] + case["inputs"],
                    check=True)
     command = [sys.executable, EMULATOR, "run-plan", plan,
-               os.path.join(case_dir, "ptx"), "--output-dir", out_dir]
+               os.path.join(case_dir, "ptx"), "--output-dir", out_dir,
+               "--constants", constants]
     for spec in case["inputs"]:
         command += ["--input", os.path.join(inputs_dir,
                                             spec.split(":")[0] + ".npy")]
