@@ -40,6 +40,20 @@ static bool isFusionRoot(Operation *op) {
   });
 }
 
+/// The statically shaped tensor types of `matmul`'s operands, when it has
+/// the default (row-major, untransposed) indexing maps.
+static bool getPlainMatmulTypes(linalg::MatmulOp matmul, RankedTensorType &lhs,
+                                RankedTensorType &rhs, RankedTensorType &out) {
+  if (matmul.getIndexingMapsArray() !=
+      linalg::MatmulOp::getDefaultIndexingMaps(matmul.getContext()))
+    return false;
+  lhs = dyn_cast<RankedTensorType>(matmul.getInputs()[0].getType());
+  rhs = dyn_cast<RankedTensorType>(matmul.getInputs()[1].getType());
+  out = dyn_cast<RankedTensorType>(matmul.getOutputs()[0].getType());
+  return lhs && rhs && out && lhs.hasStaticShape() && rhs.hasStaticShape() &&
+         out.hasStaticShape();
+}
+
 /// Whether `matmul` maps onto m16n8k16 tensor-core steps within block tiles
 /// of `blockM` x `blockN` and K steps of `blockK`: f16 operands with an f16
 /// or f32 accumulator, or bf16 operands with an f32 accumulator, the default
@@ -47,14 +61,8 @@ static bool isFusionRoot(Operation *op) {
 /// accumulator initialized by a `linalg.fill`.
 static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
                                int64_t blockN, int64_t blockK) {
-  if (matmul.getIndexingMapsArray() !=
-      linalg::MatmulOp::getDefaultIndexingMaps(matmul.getContext()))
-    return false;
-  auto lhs = dyn_cast<RankedTensorType>(matmul.getInputs()[0].getType());
-  auto rhs = dyn_cast<RankedTensorType>(matmul.getInputs()[1].getType());
-  auto out = dyn_cast<RankedTensorType>(matmul.getOutputs()[0].getType());
-  if (!lhs || !rhs || !out || !lhs.hasStaticShape() || !rhs.hasStaticShape() ||
-      !out.hasStaticShape())
+  RankedTensorType lhs, rhs, out;
+  if (!getPlainMatmulTypes(matmul, lhs, rhs, out))
     return false;
   // f16 x f16 accumulates in f16 or f32, bf16 x bf16 in f32 (the only
   // bf16 accumulator of mma.sync).
@@ -77,14 +85,8 @@ static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
 /// starts as a zero `linalg.fill` (warpgroup MMA starts from zero, not from
 /// memory).
 static bool isWarpgroupMatmul(linalg::MatmulOp matmul, int64_t blockN) {
-  if (matmul.getIndexingMapsArray() !=
-      linalg::MatmulOp::getDefaultIndexingMaps(matmul.getContext()))
-    return false;
-  auto lhs = dyn_cast<RankedTensorType>(matmul.getInputs()[0].getType());
-  auto rhs = dyn_cast<RankedTensorType>(matmul.getInputs()[1].getType());
-  auto out = dyn_cast<RankedTensorType>(matmul.getOutputs()[0].getType());
-  if (!lhs || !rhs || !out || !lhs.hasStaticShape() || !rhs.hasStaticShape() ||
-      !out.hasStaticShape())
+  RankedTensorType lhs, rhs, out;
+  if (!getPlainMatmulTypes(matmul, lhs, rhs, out))
     return false;
   Type element = lhs.getElementType();
   if (element != rhs.getElementType() ||
