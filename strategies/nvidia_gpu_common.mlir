@@ -38,6 +38,10 @@
 //     each step's matmul becomes `nvgpu.warpgroup.mma` on matrix
 //     descriptors, the accumulators carried in registers
 //     (`transform.orchestra.nvidia_warpgroup_mma`);
+//   * tcgen05 MMA (Blackwell with `tcgen05 = true`, recipe "tcgen05"): the
+//     same tiles and staging; each step's matmul becomes `tcgen05.mma`
+//     issued by one thread, the accumulator in tensor memory, loaded into
+//     registers after the K loop (`transform.orchestra.nvidia_tcgen05_mma`);
 //   * SIMT (everything else, f32 matmuls included): every structured op in
 //     block tiles of its own, sized by how many of its leading loops are
 //     parallel (Nx1x8x32, 1x8x32, 32x64 or 256), each over 256 threads
@@ -320,6 +324,62 @@ module attributes {transform.with_named_sequence} {
   //===--------------------------------------------------------------------===//
   // Stage 5 (on tensors): tiling, fusion, tensor-core tiles.
   //===--------------------------------------------------------------------===//
+  // The tiles of a warpgroup-sized tensor-core matmul (recipes "wgmma" and
+  // "tcgen05"): the root in blocks of orchestra.gpu_tile_m x _n with the
+  // producers fused, the accumulator's fill over the threads, the matmul's
+  // K loop in steps of 64 whose A and B tiles are staged in shared memory.
+  // Returns the block-level forall.
+  transform.named_sequence @nvidia_tile_warpgroup_matmul(
+      %root: !transform.any_op {transform.consumed}) -> !transform.any_op {
+    %stages = transform.orchestra.param_from_attr
+        %root["orchestra.gpu_k_stages"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %tma = transform.orchestra.param_from_attr %root["orchestra.gpu_tma"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %tile_m = transform.orchestra.param_from_attr
+        %root["orchestra.gpu_tile_m"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %tile_n = transform.orchestra.param_from_attr
+        %root["orchestra.gpu_tile_n"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %tiled, %forall = transform.structured.tile_using_forall %root
+        tile_sizes [%tile_m, %tile_n]
+        (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op)
+    transform.include @nvidia_fuse_producers failures(propagate) (%forall)
+        : (!transform.any_op) -> ()
+    transform.annotate %forall "orchestra.gpu_k_stages" = %stages
+        : !transform.any_op, !transform.param<i64>
+    transform.annotate %forall "orchestra.gpu_tma" = %tma
+        : !transform.any_op, !transform.param<i64>
+    %matmul = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.gpu_mma} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    %fill = transform.structured.match ops{["linalg.fill"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    %fill_t, %fill_threads = transform.structured.tile_using_forall %fill
+        num_threads [8, 32]
+        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.annotate %fill_threads "orchestra.gpu_barrier_after"
+        : !transform.any_op
+    %mk, %k_loop = transform.structured.tile_using_for %matmul
+        tile_sizes [0, 0, 64]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.annotate %k_loop "orchestra.gpu_k_loop" : !transform.any_op
+    transform.annotate %mk "orchestra.gpu_wgmma_matmul" : !transform.any_op
+    %a = transform.get_operand %mk[0]
+        : (!transform.any_op) -> !transform.any_value
+    %b = transform.get_operand %mk[1]
+        : (!transform.any_op) -> !transform.any_value
+    %a_shared = transform.structured.promote_tensor
+        to #gpu.address_space<workgroup> %a : !transform.any_value
+    %b_shared = transform.structured.promote_tensor
+        to #gpu.address_space<workgroup> %b : !transform.any_value
+    transform.structured.vectorize %fill_t : !transform.any_op
+    transform.yield %forall : !transform.any_op
+  }
   transform.named_sequence @nvidia_tile_and_fuse(
       %module: !transform.any_op {transform.readonly}) {
     // 0. Warpgroup MMA matmuls (Hopper with `wgmma = true`): 128x128 or
@@ -334,56 +394,27 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %wg_roots : !transform.any_op {
     ^bb0(%root: !transform.any_op):
-      %stages = transform.orchestra.param_from_attr
-          %root["orchestra.gpu_k_stages"]
-          : (!transform.any_op) -> !transform.param<i64>
-      %tma = transform.orchestra.param_from_attr %root["orchestra.gpu_tma"]
-          : (!transform.any_op) -> !transform.param<i64>
-      %tile_m = transform.orchestra.param_from_attr
-          %root["orchestra.gpu_tile_m"]
-          : (!transform.any_op) -> !transform.param<i64>
-      %tile_n = transform.orchestra.param_from_attr
-          %root["orchestra.gpu_tile_n"]
-          : (!transform.any_op) -> !transform.param<i64>
-      %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [%tile_m, %tile_n]
-          (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
-          : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
-          -> (!transform.any_op, !transform.any_op)
-      transform.include @nvidia_fuse_producers failures(propagate) (%forall)
-          : (!transform.any_op) -> ()
-      transform.annotate %forall "orchestra.gpu_k_stages" = %stages
-          : !transform.any_op, !transform.param<i64>
-      transform.annotate %forall "orchestra.gpu_tma" = %tma
-          : !transform.any_op, !transform.param<i64>
+      %forall = transform.include @nvidia_tile_warpgroup_matmul
+          failures(propagate) (%root)
+          : (!transform.any_op) -> !transform.any_op
       %one = transform.param.constant 1 : i64 -> !transform.param<i64>
       transform.annotate %forall "orchestra.gpu_wgmma" = %one
           : !transform.any_op, !transform.param<i64>
-      %matmul = transform.structured.match ops{["linalg.matmul"]}
-          attributes{orchestra.gpu_mma} in %forall
+    }
+    // 0'. tcgen05 MMA matmuls (Blackwell with `tcgen05 = true`): the same
+    //    tiles; stage 7 turns the K loop's matmul into tcgen05 MMA
+    //    (`transform.orchestra.nvidia_tcgen05_mma`).
+    %tc_roots = transform.structured.match
+        attributes{orchestra.gpu_recipe = "tcgen05"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tc_roots : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %forall = transform.include @nvidia_tile_warpgroup_matmul
+          failures(propagate) (%root)
           : (!transform.any_op) -> !transform.any_op
-      %fill = transform.structured.match ops{["linalg.fill"]} in %forall
-          : (!transform.any_op) -> !transform.any_op
-      %fill_t, %fill_threads = transform.structured.tile_using_forall %fill
-          num_threads [8, 32]
-          (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      transform.annotate %fill_threads "orchestra.gpu_barrier_after"
-          : !transform.any_op
-      %mk, %k_loop = transform.structured.tile_using_for %matmul
-          tile_sizes [0, 0, 64]
-          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      transform.annotate %k_loop "orchestra.gpu_k_loop" : !transform.any_op
-      transform.annotate %mk "orchestra.gpu_wgmma_matmul" : !transform.any_op
-      %a = transform.get_operand %mk[0]
-          : (!transform.any_op) -> !transform.any_value
-      %b = transform.get_operand %mk[1]
-          : (!transform.any_op) -> !transform.any_value
-      %a_shared = transform.structured.promote_tensor
-          to #gpu.address_space<workgroup> %a : !transform.any_value
-      %b_shared = transform.structured.promote_tensor
-          to #gpu.address_space<workgroup> %b : !transform.any_value
-      transform.structured.vectorize %fill_t : !transform.any_op
+      %one = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.annotate %forall "orchestra.gpu_tcgen05" = %one
+          : !transform.any_op, !transform.param<i64>
     }
 
     // 1. Tensor-core matmuls: 64x64 block tiles with the epilogue and the
@@ -502,6 +533,12 @@ module attributes {transform.with_named_sequence} {
         attributes{orchestra.gpu_recipe = "wgmma"} in %module
         : (!transform.any_op) -> !transform.any_op
     %wg_epilogues = transform.foreach_match restrict_root in %wg_roots_left
+        @nvidia_match_in_forall -> @nvidia_vectorize
+        : (!transform.any_op) -> !transform.any_op
+    %tc_roots_left = transform.structured.match
+        attributes{orchestra.gpu_recipe = "tcgen05"} in %module
+        : (!transform.any_op) -> !transform.any_op
+    %tc_epilogues = transform.foreach_match restrict_root in %tc_roots_left
         @nvidia_match_in_forall -> @nvidia_vectorize
         : (!transform.any_op) -> !transform.any_op
 
@@ -795,13 +832,57 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.param<i64>
     transform.yield %forall : !transform.any_op
   }
-  // Their K loops: the operand tiles are written by TMA copies with the
-  // 128-byte swizzle, one mbarrier per stage, and each step's matmul
-  // becomes warpgroup MMA on them. The barriers: after zeroing the
-  // accumulator tile, after each step's matmul (its warpgroup MMA has
-  // completed by then, and the stage may be refilled), after the K loop.
-  transform.named_sequence @nvidia_stage_operands_wgmma(
+  // tcgen05 MMA kernels (`orchestra.gpu_tcgen05`) with 3 or 2 stages.
+  transform.named_sequence @nvidia_match_tcgen05_block_3(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %forall = transform.include @nvidia_match_mma_block_3 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %tcgen05 = transform.orchestra.param_from_attr
+        %forall["orchestra.gpu_tcgen05"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.yield %forall : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_tcgen05_block_2(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %forall = transform.include @nvidia_match_mma_block_2 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %tcgen05 = transform.orchestra.param_from_attr
+        %forall["orchestra.gpu_tcgen05"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.yield %forall : !transform.any_op
+  }
+  // The stage buffers of a warpgroup-sized kernel, 3 or 2 per operand.
+  transform.named_sequence @nvidia_multibuffer_copies_3(
       %forall: !transform.any_op {transform.readonly}) {
+    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %copies : !transform.any_op {
+    ^bb0(%copy: !transform.any_op):
+      transform.include @nvidia_multibuffer_3 failures(propagate) (%copy)
+          : (!transform.any_op) -> ()
+    }
+    transform.yield
+  }
+  transform.named_sequence @nvidia_multibuffer_copies_2(
+      %forall: !transform.any_op {transform.readonly}) {
+    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %copies : !transform.any_op {
+    ^bb0(%copy: !transform.any_op):
+      transform.include @nvidia_multibuffer_2 failures(propagate) (%copy)
+          : (!transform.any_op) -> ()
+    }
+    transform.yield
+  }
+  // The K loops of warpgroup-sized kernels: the operand tiles are written by
+  // TMA copies with the 128-byte swizzle, one mbarrier per stage, a stage
+  // refilled one step after the step that read it (its MMAs may still run
+  // while the next step begins). The barriers: after zeroing the
+  // accumulator tile, after each step's matmul (the MMAs of the step before
+  // have completed by then, and that step's stage may be refilled), after
+  // the K loop. Returns the K loops.
+  transform.named_sequence @nvidia_stage_operands_swizzled(
+      %forall: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %zeroed = transform.structured.match
         attributes{orchestra.gpu_barrier_after} in %forall
         : (!transform.any_op) -> !transform.any_op
@@ -816,36 +897,61 @@ module attributes {transform.with_named_sequence} {
     transform.orchestra.gpu_barrier_after %k_loops : !transform.any_op
     transform.orchestra.nvidia_tma_k_loop %k_loops {swizzle_128b, refill_lag = 1}
         : !transform.any_op
-    transform.orchestra.nvidia_warpgroup_mma %k_loops {share_accumulator}
-        : !transform.any_op
     %one = transform.param.constant 1 : i64 -> !transform.any_param
     transform.annotate %forall "orchestra.gpu_k_stages" = %one
         : !transform.any_op, !transform.any_param
+    transform.yield %k_loops : !transform.any_op
+  }
+  // Each step's matmul becomes warpgroup MMA on the stages (Hopper).
+  transform.named_sequence @nvidia_stage_operands_wgmma(
+      %forall: !transform.any_op {transform.readonly}) {
+    %k_loops = transform.include @nvidia_stage_operands_swizzled
+        failures(propagate) (%forall)
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_warpgroup_mma %k_loops {share_accumulator}
+        : !transform.any_op
     transform.yield
   }
   transform.named_sequence @nvidia_stage_operands_wgmma_3(
       %forall: !transform.any_op {transform.readonly}) {
-    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %copies : !transform.any_op {
-    ^bb0(%copy: !transform.any_op):
-      transform.include @nvidia_multibuffer_3 failures(propagate) (%copy)
-          : (!transform.any_op) -> ()
-    }
+    transform.include @nvidia_multibuffer_copies_3 failures(propagate)
+        (%forall) : (!transform.any_op) -> ()
     transform.include @nvidia_stage_operands_wgmma failures(propagate)
         (%forall) : (!transform.any_op) -> ()
     transform.yield
   }
   transform.named_sequence @nvidia_stage_operands_wgmma_2(
       %forall: !transform.any_op {transform.readonly}) {
-    %copies = transform.structured.match ops{["linalg.copy"]} in %forall
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %copies : !transform.any_op {
-    ^bb0(%copy: !transform.any_op):
-      transform.include @nvidia_multibuffer_2 failures(propagate) (%copy)
-          : (!transform.any_op) -> ()
-    }
+    transform.include @nvidia_multibuffer_copies_2 failures(propagate)
+        (%forall) : (!transform.any_op) -> ()
     transform.include @nvidia_stage_operands_wgmma failures(propagate)
+        (%forall) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  // Each step's matmul becomes tcgen05 MMA on the stages, the accumulator
+  // in tensor memory (Blackwell).
+  transform.named_sequence @nvidia_stage_operands_tcgen05(
+      %forall: !transform.any_op {transform.readonly}) {
+    %k_loops = transform.include @nvidia_stage_operands_swizzled
+        failures(propagate) (%forall)
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tcgen05_mma %k_loops {share_accumulator}
+        : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @nvidia_stage_operands_tcgen05_3(
+      %forall: !transform.any_op {transform.readonly}) {
+    transform.include @nvidia_multibuffer_copies_3 failures(propagate)
+        (%forall) : (!transform.any_op) -> ()
+    transform.include @nvidia_stage_operands_tcgen05 failures(propagate)
+        (%forall) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @nvidia_stage_operands_tcgen05_2(
+      %forall: !transform.any_op {transform.readonly}) {
+    transform.include @nvidia_multibuffer_copies_2 failures(propagate)
+        (%forall) : (!transform.any_op) -> ()
+    transform.include @nvidia_stage_operands_tcgen05 failures(propagate)
         (%forall) : (!transform.any_op) -> ()
     transform.yield
   }
@@ -919,6 +1025,8 @@ module attributes {transform.with_named_sequence} {
     %staged = transform.foreach_match in %func
         @nvidia_match_wgmma_block_3 -> @nvidia_stage_operands_wgmma_3,
         @nvidia_match_wgmma_block_2 -> @nvidia_stage_operands_wgmma_2,
+        @nvidia_match_tcgen05_block_3 -> @nvidia_stage_operands_tcgen05_3,
+        @nvidia_match_tcgen05_block_2 -> @nvidia_stage_operands_tcgen05_2,
         @nvidia_match_mma_block_tma_3 -> @nvidia_stage_operands_tma_3,
         @nvidia_match_mma_block_tma_2 -> @nvidia_stage_operands_tma_2,
         @nvidia_match_mma_block_3 -> @nvidia_stage_operands_3,

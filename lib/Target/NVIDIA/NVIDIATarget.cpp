@@ -158,9 +158,23 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
       {"tcgen05",
        TargetKeyType::Bool,
        /*required=*/false,
-       "use the fifth-generation tensor core instructions (default: true)",
+       "compute f16 and bf16 matmuls with f32 accumulators on the "
+       "fifth-generation tensor cores (tcgen05.mma, the accumulator in "
+       "tensor memory, operand tiles staged by swizzled TMA copies; 128-row "
+       "blocks, K steps of 64) where their shapes allow it (default: false "
+       "until it has run on a Blackwell GPU)",
        std::nullopt,
        {}});
+  blackwell.keys.push_back(
+      {"tcgen05_tile",
+       TargetKeyType::String,
+       /*required=*/false,
+       "the block tile of the tcgen05 kernels: \"128x128\" (128 tensor "
+       "memory columns; room for two blocks per SM) or \"128x256\" (256 "
+       "columns, for N a multiple of 256: more MMA per copied byte, one "
+       "block per SM) (default: \"128x128\")",
+       std::nullopt,
+       {"128x128", "128x256"}});
   blackwell.memorySpaces = {
       {"hbm", MemoryScope::Device, "device global memory (HBM)"},
       {"shared", MemoryScope::Kernel, "per-block shared memory (SMEM)"},

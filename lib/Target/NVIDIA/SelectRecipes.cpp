@@ -192,9 +192,12 @@ public:
       if (auto tma = target.getAs<BoolAttr>("tma"))
         useTma = tma.getValue();
     }
-    // Warpgroup MMA, on Hopper when the target asks for it, in the block
-    // tile it names.
+    // Warpgroup MMA on Hopper, or tcgen05 MMA on Blackwell, when the target
+    // asks for it, in the block tile it names. Both take the same tiles and
+    // TMA staging; they differ in the K loop's MMAs (recipe "wgmma" or
+    // "tcgen05").
     bool useWgmma = false;
+    StringRef warpgroupRecipe = "wgmma";
     int64_t wgmmaBlockN = 128;
     if (auto target =
             getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target")) {
@@ -202,6 +205,14 @@ public:
         useWgmma = wgmma.getValue();
       if (auto tile = target.getAs<StringAttr>("wgmma_tile"))
         wgmmaBlockN = tile.getValue() == "128x256" ? 256 : 128;
+      auto arch = target.getAs<StringAttr>("arch");
+      if (arch && arch.getValue() == "nvidia_blackwell") {
+        auto tcgen05 = target.getAs<BoolAttr>("tcgen05");
+        useWgmma = tcgen05 && tcgen05.getValue();
+        warpgroupRecipe = "tcgen05";
+        auto tile = target.getAs<StringAttr>("tcgen05_tile");
+        wgmmaBlockN = tile && tile.getValue() == "128x256" ? 256 : 128;
+      }
     }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       splitEmptyTensors(func);
@@ -245,7 +256,7 @@ public:
             getWarpgroupStages(matmuls.front(), root, candidate, sharedBytes);
       }
       if (wgmmaStages) {
-        recipe = "wgmma";
+        recipe = warpgroupRecipe.str();
         linalg::MatmulOp matmul = matmuls.front();
         matmul->setAttr(kMma, UnitAttr::get(ctx));
         matmul->setAttr(kZeroInit, UnitAttr::get(ctx));

@@ -36,6 +36,15 @@ def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
       (`orchestra.gpu_warp_m`/`_n`) and the rows of each thread's 16-byte
       chunks of the A and B tiles of a K step
       (`orchestra.gpu_copy_rows_a`/`_b`);
+    * `orchestra.gpu_recipe = "wgmma"` (Hopper with the target key
+      `wgmma = true`) or `"tcgen05"` (Blackwell with `tcgen05 = true`)
+      instead, for such a matmul of f16 or bf16 operands with an f32
+      accumulator that starts as a zero fill, M a multiple of 128, N of
+      the block tile's columns (128, or 256 with `wgmma_tile` /
+      `tcgen05_tile = "128x256"` where N allows) and K of 64 with at least
+      two K steps: the root gets `orchestra.gpu_k_stages` (`mma-stages`,
+      fewer when the loop is shorter or the shared memory holds fewer
+      stages), the block tile and `orchestra.gpu_tma = 1`;
     * `orchestra.gpu_recipe = "simt"` on every other fusion root (the SIMT
       path: every op in block and thread tiles of its own).
 

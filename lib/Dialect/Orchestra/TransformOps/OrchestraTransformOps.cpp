@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -818,24 +819,48 @@ static bool shareStagesWithAccumulator(RewriterBase &rewriter, scf::ForOp loop,
   return true;
 }
 
-DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
-    transform::TransformRewriter &rewriter, Operation *target,
-    transform::ApplyToEachResultList &results,
-    transform::TransformState &state) {
-  auto fail = [&](const Twine &why) {
-    DiagnosedSilenceableFailure diag =
-        emitSilenceableError()
-        << "cannot compute the K loop with warpgroup MMA: " << why;
-    diag.attachNote(target->getLoc()) << "K loop";
-    return diag;
-  };
+namespace {
+/// The matmul of a K loop staged by `nvidia_tma_k_loop {swizzle_128b}`, as
+/// the tensor-core MMA ops take it.
+struct StagedMatmul {
+  linalg::MatmulOp matmul;
+  /// Its operands: stages of A (m x k) and B (k x n), and the accumulator.
+  Value a, b, c;
+  MemRefType aType, bType;
+  memref::AllocOp aStages, bStages;
+  /// The tensor maps of the TMA copies into the stages.
+  Value aMap, bMap;
+  Type element;
+  int64_t m = 0, n = 0, k = 0;
+  /// How many steps after a step its stage is refilled.
+  int64_t lag = 0;
+};
+} // namespace
+
+/// Matches the K loop `target` of a tensor-core MMA op: one zero-initialized
+/// row-major f16 or bf16 matmul into f32, 128 x N x K with N a multiple of
+/// `nMultiple` up to 256 and K of 16, whose operands are stages written by
+/// swizzled TMA copies. With `shareAccumulator`, an accumulator tile in
+/// shared memory must be able to take the stages' bytes. Sets `why` when
+/// it does not match.
+static std::optional<StagedMatmul> matchStagedMatmul(Operation *target,
+                                                     int64_t nMultiple,
+                                                     bool shareAccumulator,
+                                                     std::string &why) {
   auto loop = dyn_cast<scf::ForOp>(target);
-  if (!loop)
-    return fail("the payload op is not an scf.for");
+  if (!loop) {
+    why = "the payload op is not an scf.for";
+    return std::nullopt;
+  }
+  auto fail = [&](const Twine &reason) -> std::optional<StagedMatmul> {
+    why = reason.str();
+    return std::nullopt;
+  };
   auto matmuls = llvm::to_vector(loop.getBody()->getOps<linalg::MatmulOp>());
   if (matmuls.size() != 1)
     return fail("its body does not hold exactly one linalg.matmul");
-  linalg::MatmulOp matmul = matmuls.front();
+  StagedMatmul staged;
+  linalg::MatmulOp matmul = staged.matmul = matmuls.front();
   if (!matmul->hasAttr("orchestra.gpu_zero_init"))
     return fail("the matmul does not carry orchestra.gpu_zero_init (its "
                 "accumulator must start at zero)");
@@ -847,14 +872,14 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
   if (!findBlockForall(loop, blockForall))
     return fail("it is not inside a block-level scf.forall");
 
-  Value a = matmul.getDpsInputOperand(0)->get();
-  Value b = matmul.getDpsInputOperand(1)->get();
-  Value c = matmul.getDpsInitOperand(0)->get();
-  auto aType = cast<MemRefType>(a.getType());
-  auto bType = cast<MemRefType>(b.getType());
+  Value a = staged.a = matmul.getDpsInputOperand(0)->get();
+  Value b = staged.b = matmul.getDpsInputOperand(1)->get();
+  Value c = staged.c = matmul.getDpsInitOperand(0)->get();
+  auto aType = staged.aType = cast<MemRefType>(a.getType());
+  auto bType = staged.bType = cast<MemRefType>(b.getType());
   auto cType = cast<MemRefType>(c.getType());
-  memref::AllocOp aStages = getStageAllocation(a);
-  memref::AllocOp bStages = getStageAllocation(b);
+  memref::AllocOp aStages = staged.aStages = getStageAllocation(a);
+  memref::AllocOp bStages = staged.bStages = getStageAllocation(b);
   if (!aStages || !bStages)
     return fail("an operand is not a stage of a shared-memory allocation");
   // The tensor maps of the swizzled TMA copies into the stages.
@@ -866,13 +891,14 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
     if (alloc)
       tensorMaps[alloc] = load.getTensorMapDescriptor();
   });
-  Value aMap = tensorMaps.lookup(aStages), bMap = tensorMaps.lookup(bStages);
+  staged.aMap = tensorMaps.lookup(aStages);
+  staged.bMap = tensorMaps.lookup(bStages);
   auto isSwizzled = [](Value map) {
     return map &&
            cast<nvgpu::TensorMapDescriptorType>(map.getType()).getSwizzle() ==
                nvgpu::TensorMapSwizzleKind::SWIZZLE_128B;
   };
-  if (!isSwizzled(aMap) || !isSwizzled(bMap))
+  if (!isSwizzled(staged.aMap) || !isSwizzled(staged.bMap))
     return fail("an operand's stages are not written by TMA copies with the "
                 "128-byte swizzle (transform.orchestra.nvidia_tma_k_loop "
                 "{swizzle_128b})");
@@ -883,41 +909,66 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
     return fail("it does not say when its stages are refilled (no "
                 "orchestra.tma_refill_lag: stage it with "
                 "transform.orchestra.nvidia_tma_k_loop first)");
-  int64_t lag = lagAttr.getInt();
-  Type element = aType.getElementType();
+  staged.lag = lagAttr.getInt();
+  Type element = staged.element = aType.getElementType();
   if (element != bType.getElementType() ||
       !(element.isF16() || element.isBF16()) || !cType.getElementType().isF32())
     return fail("the matmul is not f16 x f16 or bf16 x bf16 into f32");
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
-          n = bType.getDimSize(1);
+  int64_t m = staged.m = aType.getDimSize(0);
+  int64_t k = staged.k = aType.getDimSize(1);
+  int64_t n = staged.n = bType.getDimSize(1);
   if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
-      !cType.hasStaticShape() || m != 128 || k % 16 != 0 || n % 8 != 0 ||
-      n > 256 || cType.getDimSize(0) != m || cType.getDimSize(1) != n)
-    return fail("the matmul is not 128 x N x K with N a multiple of 8 up to "
-                "256 and K a multiple of 16");
+      !cType.hasStaticShape() || m != 128 || k % 16 != 0 ||
+      n % nMultiple != 0 || n > 256 || cType.getDimSize(0) != m ||
+      cType.getDimSize(1) != n)
+    return fail("the matmul is not 128 x N x K with N a multiple of " +
+                Twine(nMultiple) + " up to 256 and K a multiple of 16");
   if (Operation *def = c.getDefiningOp(); def && loop->isAncestor(def))
     return fail("the accumulator buffer is defined inside the loop");
   // With share_accumulator, an accumulator tile in shared memory must be
   // able to take the stages' bytes (what the recipe's shared-memory budget
   // counted on).
-  if (getShareAccumulator()) {
-    if (getTileAllocation(c, loop)) {
-      SmallVector<Operation *> stageUsers;
-      collectUsersThroughViews(aStages.getResult(), stageUsers);
-      collectUsersThroughViews(bStages.getResult(), stageUsers);
-      Block *block = loop->getBlock();
-      bool stagesDieInLoop = llvm::all_of(stageUsers, [&](Operation *user) {
-        Operation *inBlock = block->findAncestorOpInBlock(*user);
-        return inBlock && !loop->isBeforeInBlock(inBlock);
-      });
-      if (!isWorkgroupAllocIn(aStages, block) ||
-          !isWorkgroupAllocIn(bStages, block) || !stagesDieInLoop ||
-          !findDeadZeroFills(loop, c, matmul))
-        return fail("the accumulator tile cannot share the stages' shared "
-                    "memory (share_accumulator): it is used before the K "
-                    "loop, or the stages after it");
-    }
+  if (shareAccumulator && getTileAllocation(c, loop)) {
+    SmallVector<Operation *> stageUsers;
+    collectUsersThroughViews(aStages.getResult(), stageUsers);
+    collectUsersThroughViews(bStages.getResult(), stageUsers);
+    Block *block = loop->getBlock();
+    bool stagesDieInLoop = llvm::all_of(stageUsers, [&](Operation *user) {
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      return inBlock && !loop->isBeforeInBlock(inBlock);
+    });
+    if (!isWorkgroupAllocIn(aStages, block) ||
+        !isWorkgroupAllocIn(bStages, block) || !stagesDieInLoop ||
+        !findDeadZeroFills(loop, c, matmul))
+      return fail("the accumulator tile cannot share the stages' shared "
+                  "memory (share_accumulator): it is used before the K "
+                  "loop, or the stages after it");
   }
+  return staged;
+}
+
+DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
+    transform::TransformRewriter &rewriter, Operation *target,
+    transform::ApplyToEachResultList &results,
+    transform::TransformState &state) {
+  std::string why;
+  std::optional<StagedMatmul> staged =
+      matchStagedMatmul(target, /*nMultiple=*/8, getShareAccumulator(), why);
+  if (!staged) {
+    DiagnosedSilenceableFailure diag =
+        emitSilenceableError()
+        << "cannot compute the K loop with warpgroup MMA: " << why;
+    diag.attachNote(target->getLoc()) << "K loop";
+    return diag;
+  }
+  auto loop = cast<scf::ForOp>(target);
+  linalg::MatmulOp matmul = staged->matmul;
+  Value a = staged->a, b = staged->b, c = staged->c;
+  MemRefType aType = staged->aType;
+  memref::AllocOp aStages = staged->aStages, bStages = staged->bStages;
+  Value aMap = staged->aMap, bMap = staged->bMap;
+  Type element = staged->element;
+  int64_t k = staged->k, n = staged->n, lag = staged->lag;
 
   Location loc = matmul.getLoc();
   MLIRContext *ctx = rewriter.getContext();
@@ -1007,6 +1058,337 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
   return DiagnosedSilenceableFailure::success();
 }
 
+//===----------------------------------------------------------------------===//
+// NVIDIATcgen05MmaOp
+//===----------------------------------------------------------------------===//
+
+/// Whether the thread is the first of the block (x, y and z all 0).
+static Value buildIsFirstThread(OpBuilder &b, Location loc) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value isFirst;
+  for (gpu::Dimension dim :
+       {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z}) {
+    Value isZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              gpu::ThreadIdOp::create(b, loc, dim), zero);
+    isFirst = isFirst
+                  ? arith::AndIOp::create(b, loc, isFirst, isZero).getResult()
+                  : isZero;
+  }
+  return isFirst;
+}
+
+/// The shared-window address of the (aligned) start of the workgroup buffer
+/// `memref`, plus `offset` bytes (an index value), as an i64.
+static Value buildSharedAddress(OpBuilder &b, Location loc, Value memref,
+                                Value offset) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  if (offset)
+    base = arith::AddIOp::create(b, loc, base, offset);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+}
+
+DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
+    transform::TransformRewriter &rewriter, Operation *target,
+    transform::ApplyToEachResultList &results,
+    transform::TransformState &state) {
+  std::string why;
+  std::optional<StagedMatmul> staged =
+      matchStagedMatmul(target, /*nMultiple=*/16, getShareAccumulator(), why);
+  auto loop = dyn_cast<scf::ForOp>(target);
+  std::optional<int64_t> lb, ub, stepSize;
+  if (staged) {
+    lb = getConstantIntValue(loop.getLowerBound());
+    ub = getConstantIntValue(loop.getUpperBound());
+    stepSize = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !stepSize || *stepSize <= 0 || *ub <= *lb ||
+        (*ub - *lb) % *stepSize != 0)
+      why = "its bounds and step are not static";
+    else if (staged->aStages.getType().getRank() != 3 ||
+             staged->aStages.getType().getDimSize(0) !=
+                 staged->bStages.getType().getDimSize(0))
+      why = "its operands do not have the same number of stages";
+    else if (staged->lag != 0 && staged->lag != 1)
+      why = "its refill lag is not 0 or 1";
+  }
+  if (!staged || !why.empty()) {
+    DiagnosedSilenceableFailure diag =
+        emitSilenceableError()
+        << "cannot compute the K loop with tcgen05 MMA: " << why;
+    diag.attachNote(target->getLoc()) << "K loop";
+    return diag;
+  }
+  linalg::MatmulOp matmul = staged->matmul;
+  Value c = staged->c;
+  memref::AllocOp aStages = staged->aStages, bStages = staged->bStages;
+  int64_t n = staged->n, k = staged->k, lag = staged->lag;
+  int64_t numStages = aStages.getType().getDimSize(0);
+  int64_t steps = (*ub - *lb) / *stepSize;
+  constexpr int64_t kRows = 128;         // M of the MMA and of the tile
+  constexpr int64_t kMmaK = 16;          // K of one MMA (16-bit operands)
+  constexpr int64_t kSwizzleElems = 64;  // 16-bit elements of a swizzle row
+  constexpr int64_t kSwizzleBytes = 128; // a swizzle row
+  constexpr int64_t kAtomBytes = 1024;   // 8 swizzle rows
+  constexpr int64_t kChunkColumns = 32;  // columns of one tcgen05.ld
+  // Tensor memory is allocated in powers of two of at least 32 columns.
+  int64_t columns = std::max<int64_t>(32, llvm::PowerOf2Ceil(n));
+
+  Location loc = matmul.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  Type i1 = rewriter.getI1Type(), i8 = rewriter.getI8Type(),
+       i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+  auto sharedPtr = LLVM::LLVMPointerType::get(ctx, 3);
+  auto tensorPtr = LLVM::LLVMPointerType::get(ctx, 6);
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto cta1 = NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1);
+  auto i32Const = [&](OpBuilder &b, int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i32, value);
+  };
+  auto indexConst = [&](OpBuilder &b, int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  auto apply = [&](OpBuilder &b, AffineExpr expr, Value value) -> Value {
+    return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, expr),
+                                         ValueRange{value});
+  };
+  auto fence = [&](OpBuilder &b, NVVM::Tcgen05FenceKind kind) {
+    NVVM::Tcgen05FenceOp::create(b, loc,
+                                 NVVM::Tcgen05FenceKindAttr::get(ctx, kind));
+  };
+  AffineExpr d0 = getAffineDimExpr(0, ctx);
+
+  // Before the loop: the tensor memory (its address through a shared slot)
+  // and the MMA barriers.
+  rewriter.setInsertionPoint(loop);
+  Value slot = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get({1}, i32, AffineMap(), workgroup),
+      rewriter.getI64IntegerAttr(4));
+  Value mmaBarriers = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get({numStages}, i64, AffineMap(), workgroup),
+      rewriter.getI64IntegerAttr(8));
+  Value barrierBase = buildSharedAddress(rewriter, loc, mmaBarriers, Value());
+  auto barrierAt = [&](OpBuilder &b, Value stage) -> Value {
+    Value offset = apply(b, d0 * 8, stage);
+    Value address = arith::AddIOp::create(
+        b, loc, barrierBase, arith::IndexCastOp::create(b, loc, i64, offset));
+    return LLVM::IntToPtrOp::create(b, loc, sharedPtr, address);
+  };
+  Value thread = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+  Value isFirst = buildIsFirstThread(rewriter, loc);
+  Value isWarp0 = arith::AndIOp::create(
+      rewriter, loc,
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, thread,
+                            indexConst(rewriter, 32)),
+      arith::AndIOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::eq,
+              gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::y),
+              indexConst(rewriter, 0)),
+          arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::eq,
+              gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::z),
+              indexConst(rewriter, 0))));
+  {
+    auto byWarp0 = scf::IfOp::create(rewriter, loc, isWarp0,
+                                     /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(byWarp0.thenBlock());
+    Value slotAddress = LLVM::IntToPtrOp::create(
+        rewriter, loc, sharedPtr,
+        buildSharedAddress(rewriter, loc, slot, Value()));
+    NVVM::Tcgen05AllocOp::create(rewriter, loc, slotAddress,
+                                 i32Const(rewriter, columns), cta1);
+    NVVM::Tcgen05RelinquishAllocPermitOp::create(rewriter, loc, cta1);
+  }
+  {
+    auto byFirst = scf::IfOp::create(rewriter, loc, isFirst,
+                                     /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(byFirst.thenBlock());
+    for (int64_t i = 0; i < numStages; ++i)
+      NVVM::MBarrierInitOp::create(
+          rewriter, loc, barrierAt(rewriter, indexConst(rewriter, i)),
+          i32Const(rewriter, 1), /*predicate=*/Value());
+    // tcgen05.commit arrives on them from the tensor cores.
+    NVVM::FenceMbarrierInitOp::create(rewriter, loc);
+  }
+  fence(rewriter, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+  gpu::BarrierOp::create(rewriter, loc);
+  fence(rewriter, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+  Value tmem = memref::LoadOp::create(rewriter, loc, slot,
+                                      ValueRange{indexConst(rewriter, 0)});
+  Value aBase = buildSharedAddress(rewriter, loc, aStages, Value());
+  Value bBase = buildSharedAddress(rewriter, loc, bStages, Value());
+
+  // The shared memory descriptor of a 128-byte swizzled operand at `address`
+  // (leading and stride byte offsets in bytes).
+  auto descriptor = [&](OpBuilder &b, Value address, int64_t leading,
+                        int64_t stride) -> Value {
+    Value start = arith::TruncIOp::create(
+        b, loc, i32,
+        arith::ShRUIOp::create(b, loc, address,
+                               arith::ConstantIntOp::create(b, loc, i64, 4)));
+    return NVVM::Tcgen05MmaSmemDescOp::create(
+        b, loc, i64, start, i32Const(b, leading >> 4), i32Const(b, stride >> 4),
+        arith::ConstantIntOp::create(b, loc, i8, 0),
+        arith::ConstantIntOp::create(b, loc, i1, 0),
+        arith::ConstantIntOp::create(b, loc, i8, /*128-byte swizzle=*/2));
+  };
+  // The instruction descriptor: f32 D, A and B f16 (0) or bf16 (1), B
+  // MN-major (transposed), N >> 3 and M >> 4.
+  int64_t abType = staged->element.isBF16() ? 1 : 0;
+  int64_t instruction = (1 << 4) | (abType << 7) | (abType << 10) | (1 << 16) |
+                        ((n >> 3) << 17) | ((kRows >> 4) << 24);
+
+  // In the loop: thread 0 issues the step's MMAs and commits them to the
+  // step's barrier; every thread waits for the MMAs `lag` steps back.
+  rewriter.setInsertionPoint(matmul);
+  Value iv = loop.getInductionVar();
+  AffineExpr stepIndex = (d0 - *lb).floorDiv(*stepSize);
+  Value index = apply(rewriter, stepIndex, iv);
+  Value stage = apply(rewriter, stepIndex % numStages, iv);
+  {
+    auto byFirst = scf::IfOp::create(rewriter, loc, isFirst,
+                                     /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(byFirst.thenBlock());
+    fence(rewriter, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    Value aStage = arith::IndexCastOp::create(
+        rewriter, loc, i64, apply(rewriter, d0 * (kRows * k * 2), stage));
+    Value bStage = arith::IndexCastOp::create(
+        rewriter, loc, i64, apply(rewriter, d0 * (k * n * 2), stage));
+    Value aAt = arith::AddIOp::create(rewriter, loc, aBase, aStage);
+    Value bAt = arith::AddIOp::create(rewriter, loc, bBase, bStage);
+    Value notFirstStep =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, index,
+                              indexConst(rewriter, 0));
+    Value accumulate = arith::ConstantIntOp::create(rewriter, loc, i1, 1);
+    Value tmemPtr = LLVM::IntToPtrOp::create(rewriter, loc, tensorPtr, tmem);
+    Value instructionValue = i32Const(rewriter, instruction);
+    for (int64_t kk = 0; kk < k / kMmaK; ++kk) {
+      // A (K-major): K columns in swizzle rows of 64, column blocks of
+      // 128 rows; B (MN-major): 16 rows of 128 bytes per MMA, column blocks
+      // of 64 (k rows each) one leading byte offset apart.
+      int64_t col = kk * kMmaK;
+      int64_t aOffset = (col / kSwizzleElems) * (kRows * kSwizzleBytes) +
+                        (col % kSwizzleElems) * 2;
+      int64_t bOffset = col * kSwizzleBytes;
+      Value aDesc =
+          descriptor(rewriter,
+                     arith::AddIOp::create(rewriter, loc, aAt,
+                                           arith::ConstantIntOp::create(
+                                               rewriter, loc, i64, aOffset)),
+                     /*leading=*/16, /*stride=*/kAtomBytes);
+      Value bDesc =
+          descriptor(rewriter,
+                     arith::AddIOp::create(rewriter, loc, bAt,
+                                           arith::ConstantIntOp::create(
+                                               rewriter, loc, i64, bOffset)),
+                     /*leading=*/k * kSwizzleBytes, /*stride=*/kAtomBytes);
+      NVVM::Tcgen05MMAOp::create(
+          rewriter, loc,
+          NVVM::Tcgen05MMAKindAttr::get(ctx, NVVM::Tcgen05MMAKind::F16), cta1,
+          NVVM::Tcgen05MMACollectorOpAttr::get(
+              ctx, NVVM::Tcgen05MMACollectorOp::DISCARD),
+          /*aShift=*/nullptr, tmemPtr, aDesc, bDesc, instructionValue,
+          kk == 0 ? notFirstStep : accumulate, /*scaleInputD=*/Value(),
+          /*disableOutputLane=*/Value());
+    }
+    NVVM::Tcgen05CommitOp::create(rewriter, loc, barrierAt(rewriter, stage),
+                                  /*multicastMask=*/Value(), cta1);
+  }
+  // Waits for the MMAs of step j (an index value) to complete.
+  auto waitFor = [&](OpBuilder &b, Value j) {
+    Value parity = arith::IndexCastOp::create(
+        b, loc, i32, apply(b, d0.floorDiv(numStages) % 2, j));
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, barrierAt(b, apply(b, d0 % numStages, j)), parity,
+        i32Const(b, 10000000));
+  };
+  if (lag == 0) {
+    waitFor(rewriter, index);
+  } else {
+    Value started =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, index,
+                              indexConst(rewriter, lag));
+    auto ifStarted = scf::IfOp::create(rewriter, loc, started,
+                                       /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(ifStarted.thenBlock());
+    waitFor(rewriter, apply(rewriter, d0 - lag, index));
+  }
+  rewriter.eraseOp(matmul);
+  // As with warpgroup MMA: the zero fill of the accumulator is dead, and the
+  // tile may reuse the stages' bytes (every thread waits for the last MMAs
+  // before it stores, which ends their reads of the stages).
+  eraseDeadZeroFills(rewriter, loop, c);
+  shareStagesWithAccumulator(rewriter, loop, aStages, bStages, c);
+
+  // After the loop: wait for the last step's MMAs; warp w loads rows
+  // 32 (w mod 4) + lane of half w / 4 of the columns and stores them.
+  Operation *next = loop->getNextNode();
+  rewriter.setInsertionPointAfter(loop);
+  waitFor(rewriter, indexConst(rewriter, steps - 1));
+  fence(rewriter, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+  Value row = apply(rewriter, d0 % kRows, thread);
+  Value half = apply(rewriter, d0.floorDiv(kRows), thread);
+  Value laneBase = arith::IndexCastOp::create(
+      rewriter, loc, i32,
+      apply(rewriter, (d0 % kRows).floorDiv(32) * 32, thread));
+  Value columnBase = apply(rewriter, d0 * (n / 2), half);
+  Value warpTmem = arith::AddIOp::create(
+      rewriter, loc, tmem,
+      arith::AddIOp::create(
+          rewriter, loc,
+          arith::ShLIOp::create(rewriter, loc, laneBase,
+                                i32Const(rewriter, 16)),
+          arith::IndexCastOp::create(rewriter, loc, i32, columnBase)));
+  int64_t chunk = std::min<int64_t>(kChunkColumns, n / 2);
+  auto chunkType = VectorType::get({chunk}, i32);
+  for (int64_t j = 0; j < n / 2; j += chunk) {
+    Value at = LLVM::IntToPtrOp::create(
+        rewriter, loc, tensorPtr,
+        arith::AddIOp::create(rewriter, loc, warpTmem, i32Const(rewriter, j))
+            .getResult());
+    Value bits = NVVM::Tcgen05LdOp::create(
+        rewriter, loc, chunkType, /*pack=*/nullptr,
+        NVVM::Tcgen05LdStShapeAttr::get(ctx,
+                                        NVVM::Tcgen05LdStShape::SHAPE_32X32B),
+        at, /*offset=*/Value());
+    NVVM::Tcgen05WaitOp::create(
+        rewriter, loc,
+        NVVM::Tcgen05WaitKindAttr::get(ctx, NVVM::Tcgen05WaitKind::LOAD));
+    Value values = vector::BitCastOp::create(
+        rewriter, loc, VectorType::get({chunk}, rewriter.getF32Type()), bits);
+    // The row's columns are 16-byte aligned: the chunk is stored 16 bytes
+    // at a time.
+    Value column = apply(rewriter, d0 + j, columnBase);
+    vector::StoreOp::create(rewriter, loc, values, c, ValueRange{row, column},
+                            /*nontemporal=*/false, llvm::Align(16));
+  }
+  // Then, once every warp's loads are done, warp 0 frees the tensor memory.
+  fence(rewriter, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+  if (auto barrier = dyn_cast_or_null<gpu::BarrierOp>(next))
+    rewriter.setInsertionPointAfter(barrier);
+  else
+    gpu::BarrierOp::create(rewriter, loc);
+  fence(rewriter, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+  auto byWarp0 = scf::IfOp::create(rewriter, loc, isWarp0, /*withElse=*/false);
+  rewriter.setInsertionPointToStart(byWarp0.thenBlock());
+  NVVM::Tcgen05DeallocOp::create(
+      rewriter, loc, LLVM::IntToPtrOp::create(rewriter, loc, tensorPtr, tmem),
+      i32Const(rewriter, columns), cta1);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::NVIDIATcgen05MmaOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::modifiesPayload(effects);
+}
+
 void transform::NVIDIAWarpgroupMmaOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   transform::onlyReadsHandle(getTargetMutable(), effects);
@@ -1040,10 +1422,12 @@ public:
     declareDependentDialect<gpu::GPUDialect>();
     declareGeneratedDialect<affine::AffineDialect>();
     declareGeneratedDialect<arith::ArithDialect>();
+    declareGeneratedDialect<LLVM::LLVMDialect>();
     declareGeneratedDialect<memref::MemRefDialect>();
     declareGeneratedDialect<nvgpu::NVGPUDialect>();
     declareGeneratedDialect<NVVM::NVVMDialect>();
     declareGeneratedDialect<scf::SCFDialect>();
+    declareGeneratedDialect<vector::VectorDialect>();
     registerTransformOps<
 #define GET_OP_LIST
 #include "orchestra/Dialect/Orchestra/TransformOps/OrchestraTransformOps.cpp.inc"

@@ -227,4 +227,61 @@ def NVIDIAWarpgroupMmaOp : TransformDialectOp<"orchestra.nvidia_warpgroup_mma", 
   }];
 }
 
+def NVIDIATcgen05MmaOp : TransformDialectOp<"orchestra.nvidia_tcgen05_mma", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    TransformEachOpTrait,
+    TransformOpInterface]> {
+  let summary = "Computes the matmul of a TMA-staged K loop with tcgen05 MMA";
+  let description = [{
+    Rewrites a K loop that `transform.orchestra.nvidia_tma_k_loop
+    {swizzle_128b}` staged (as `nvidia_warpgroup_mma` takes it) so that
+    Blackwell's fifth-generation tensor cores compute its `linalg.matmul`,
+    with the accumulator in tensor memory:
+
+    * the matmul reads a 128 x K stage of A and a K x N stage of B (f16 or
+      bf16, written by swizzled TMA copies; N a multiple of 16 up to 256)
+      and accumulates into a 128 x N f32 buffer defined outside the loop;
+    * before the loop, warp 0 allocates N columns of tensor memory
+      (`nvvm.tcgen05.alloc`, rounded up to a power of two, at least 32) and
+      gives up the right to allocate more; thread 0 initializes one
+      mbarrier per stage for the MMAs' completion; the block synchronizes
+      (with `nvvm.tcgen05.fence` on both sides) and every thread reads the
+      tensor-memory address;
+    * in the loop, thread 0 issues one `nvvm.tcgen05.mma` (`kind::f16`,
+      M = 128, K = 16) per 16 columns of the step's A stage, on shared
+      memory descriptors of the swizzled stages
+      (`nvvm.tcgen05.mma_smem_desc`; B is MN-major), the first of the
+      first step without the accumulator's input, then commits them to the
+      step's mbarrier (`nvvm.tcgen05.commit`). Every thread then waits for
+      the MMAs of the step `orchestra.tma_refill_lag` steps back (the loop's
+      attribute, which `nvidia_tma_k_loop` sets): the stage the step's
+      closing barrier lets the copies refill is then no longer read;
+    * after the loop, every thread waits for the last step's MMAs; warp w
+      loads rows [32 (w mod 4), 32 (w mod 4) + 32) and half w / 4 of the
+      columns of the accumulator from tensor memory (`nvvm.tcgen05.ld`,
+      32x32b) and stores them into the f32 buffer; after the next block
+      barrier (one is added when none follows), warp 0 frees the tensor
+      memory. The block must have 256 threads.
+
+    The accumulator's prior contents are not read: the matmul must carry
+    `orchestra.gpu_zero_init`. Dead zero fills of the accumulator buffer
+    are erased, and the accumulator tile shares the stages' bytes, as with
+    `nvidia_warpgroup_mma` (`share_accumulator` makes a tile that cannot an
+    error); no extra barrier is needed: every thread has waited for the
+    last MMAs, which ends their reads of the stages. Emits a silenceable
+    failure, naming the op, when the loop does not have this form.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       UnitAttr:$share_accumulator);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter,
+        ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results,
+        ::mlir::transform::TransformState &state);
+  }];
+}
+
 #endif // ORCHESTRA_DIALECT_ORCHESTRA_TRANSFORMOPS_TD

@@ -1,0 +1,109 @@
+// RUN: orchestra-opt %s --split-input-file --transform-interpreter --verify-diagnostics | FileCheck %s
+
+// A K loop of 128x128x64 steps staged 2 deep by swizzled TMA copies, then
+// tcgen05 MMA: warp 0 allocates 128 columns of tensor memory, thread 0
+// issues four m128n128k16 MMAs per step on shared memory descriptors and
+// commits them to the step's barrier; with refill_lag = 1 every thread waits
+// for the previous step's MMAs before the closing barrier. After the loop:
+// the wait for the last step (step 3: stage 1, parity 1), 32x32b loads of
+// the accumulator from tensor memory (two chunks of 32 columns per thread),
+// the stores, and warp 0 frees the tensor memory after the next barrier.
+// CHECK-LABEL: func.func @tcgen05
+// CHECK:         scf.forall
+// CHECK:           %[[SLOT:.+]] = memref.alloc() {alignment = 4 : i64} : memref<1xi32, #gpu.address_space<workgroup>>
+// CHECK:           %[[BARS:.+]] = memref.alloc() {alignment = 8 : i64} : memref<2xi64, #gpu.address_space<workgroup>>
+// CHECK:           scf.if
+// CHECK:             nvvm.tcgen05.alloc %{{.*}}, %c128_i32 : !llvm.ptr<3>, i32
+// CHECK-NEXT:        nvvm.tcgen05.relinquish_alloc_permit
+// CHECK:           scf.if
+// CHECK-COUNT-2:     nvvm.mbarrier.init
+// CHECK:             nvvm.fence.mbarrier.init
+// CHECK:           nvvm.tcgen05.fence <before>
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      nvvm.tcgen05.fence <after>
+// CHECK:           %[[TMEM:.+]] = memref.load %[[SLOT]]
+// CHECK:           scf.for
+// CHECK:             nvgpu.mbarrier.try_wait.parity
+// CHECK:             scf.if
+// CHECK:               nvvm.tcgen05.fence <after>
+// CHECK:               %[[D:.+]] = llvm.inttoptr %[[TMEM]] : i32 to !llvm.ptr<6>
+// CHECK:               %[[I:.+]] = arith.constant 136380432 : i32
+// CHECK:               nvvm.tcgen05.mma_smem_desc
+// CHECK:               nvvm.tcgen05.mma_smem_desc
+// CHECK:               nvvm.tcgen05.mma %[[D]], %{{.*}}, %{{.*}}, %[[I]], %{{.*}} {ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.tcgen05_mma_kind<f16>}
+// CHECK-COUNT-3:       nvvm.tcgen05.mma %[[D]], %{{.*}}, %{{.*}}, %[[I]], %true
+// CHECK:               nvvm.tcgen05.commit
+// CHECK:             scf.if
+// CHECK:               nvvm.mbarrier.try_wait.parity
+// CHECK-NOT:         linalg.matmul
+// CHECK:             gpu.barrier
+// CHECK:           } {orchestra.tma_refill_lag = 1 : i64, tagged}
+// CHECK-NEXT:      %c3 = arith.constant 3 : index
+// CHECK:           nvvm.mbarrier.try_wait.parity
+// CHECK:           nvvm.tcgen05.fence <after>
+// CHECK-COUNT-2:   nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<32xi32>
+// CHECK:           vector.store %{{.*}} {alignment = 16 : i64} : memref<128x128xf32, strided<[256, 1], offset: ?>>, vector<32xf32>
+// CHECK:           nvvm.tcgen05.fence <before>
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      nvvm.tcgen05.fence <after>
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        llvm.inttoptr %[[TMEM]]
+// CHECK:             nvvm.tcgen05.dealloc %{{.*}}, %c128_i32
+module attributes {transform.with_named_sequence} {
+  func.func @tcgen05(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+      %out = memref.subview %c[%m, %n] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 128] [1, 1] : memref<256x256xf16> to memref<64x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf16, #gpu.address_space<workgroup>> to memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%out : memref<128x128xf32, strided<[256, 1], offset: ?>>)
+        gpu.barrier
+      } {tagged}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b, refill_lag = 1} : !transform.any_op
+    transform.orchestra.nvidia_tcgen05_mma %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A loop whose operands are not written by swizzled TMA copies.
+module attributes {transform.with_named_sequence} {
+  func.func @unstaged(%a: memref<128x64xf16, #gpu.address_space<workgroup>>, %b: memref<64x128xf16, #gpu.address_space<workgroup>>, %c: memref<128x128xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    scf.forall (%i) in (1) {
+      // expected-note @below {{K loop}}
+      scf.for %k = %c0 to %c256 step %c64 {
+        linalg.matmul {orchestra.gpu_zero_init} ins(%a, %b : memref<128x64xf16, #gpu.address_space<workgroup>>, memref<64x128xf16, #gpu.address_space<workgroup>>) outs(%c : memref<128x128xf32>)
+      } {tagged}
+    } {mapping = [#gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{cannot compute the K loop with tcgen05 MMA: an operand is not a stage of a shared-memory allocation}}
+    transform.orchestra.nvidia_tcgen05_mma %loop : !transform.any_op
+    transform.yield
+  }
+}
