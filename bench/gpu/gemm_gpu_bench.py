@@ -4,13 +4,15 @@
     /usr/bin/python3 bench/gpu/gemm_gpu_bench.py [--build build]
         [--shapes 4096,2048,...|MxNxK,...] [--repeat 20] [--arch nvidia_hopper]
         [--dtype f16|bf16] [--accumulate f32|f16] [--wgmma [--wgmma-tile 128x256]]
+        [--arch nvidia_blackwell --tcgen05 [--wgmma-tile 128x256]]
         [--prepare DIR | --artifacts DIR]
 
 For every shape: compile C = A * B (row-major; f16 or bf16 operands
 accumulated in f32 and the result rounded to the operands' type, what
 torch.matmul does; with --accumulate f16, f16 operands accumulated in f16,
 what linalg.matmul on f16 tensors says) for a GPU-only topology (Hopper
-with --wgmma: the target key wgmma = true, warpgroup MMA; inputs and
+with --wgmma: the target key wgmma = true, warpgroup MMA; Blackwell with
+--tcgen05: the target key tcgen05 = true, tcgen05 MMA; inputs and
 outputs in device memory), run it through the runtime's Python bindings
 (python/orchestra_rt) once to warm up and N more times, take the median GPU
 time of its kernel launch (CUDA events around it; the host<->device copies
@@ -66,11 +68,14 @@ PROGRAM = """func.func @main(%a: tensor<{m}x{k}x{t}>, %b: tensor<{k}x{n}x{t}>) -
 SM = {"nvidia_hopper": "sm_90a", "nvidia_blackwell": "sm_100a"}
 
 
-def topology(arch, wgmma, wgmma_tile="128x128"):
+def topology(arch, wgmma, wgmma_tile="128x128", tcgen05=False):
     target = {"sm": SM[arch]}
     if wgmma:
         target["wgmma"] = True
         target["wgmma_tile"] = wgmma_tile
+    if tcgen05:
+        target["tcgen05"] = True
+        target["tcgen05_tile"] = wgmma_tile
     return {
         "name": "gpu-only",
         "devices": [{
@@ -121,7 +126,8 @@ def prepare(args, program, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     topo = os.path.join(out_dir, "topology.json")
     with open(topo, "w") as f:
-        json.dump(topology(args.arch, args.wgmma, args.wgmma_tile), f)
+        json.dump(topology(args.arch, args.wgmma, args.wgmma_tile,
+                           args.tcgen05), f)
     shapes = parse_shapes(args.shapes)
     for m, n, k in shapes:
         source = os.path.join(out_dir, f"gemm_{m}x{n}x{k}.mlir")
@@ -136,7 +142,7 @@ def prepare(args, program, out_dir):
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump({"arch": args.arch, "dtype": args.dtype,
                    "accumulate": args.accumulate, "wgmma": args.wgmma,
-                   "wgmma_tile": args.wgmma_tile,
+                   "wgmma_tile": args.wgmma_tile, "tcgen05": args.tcgen05,
                    "shapes": [list(s) for s in shapes]}, f)
 
 
@@ -167,10 +173,13 @@ def main():
     parser.add_argument("--accumulate", default="f32", choices=["f32", "f16"])
     parser.add_argument("--wgmma", action="store_true",
                         help="Hopper warpgroup MMA (target key wgmma = true)")
+    parser.add_argument("--tcgen05", action="store_true",
+                        help="Blackwell tcgen05 MMA (target key tcgen05 = "
+                             "true)")
     parser.add_argument("--wgmma-tile", default="128x128",
                         choices=["128x128", "128x256"],
-                        help="the wgmma kernels' block tile (target key "
-                             "wgmma_tile)")
+                        help="the wgmma or tcgen05 kernels' block tile "
+                             "(target key wgmma_tile or tcgen05_tile)")
     parser.add_argument("--prepare", metavar="DIR",
                         help="only compile the artifacts into DIR, with the "
                              "runtime library (no GPU needed), for --artifacts")
@@ -183,7 +192,8 @@ def main():
     if args.artifacts:
         with open(os.path.join(args.artifacts, "manifest.json")) as f:
             manifest = json.load(f)
-        for key in ("arch", "dtype", "accumulate", "wgmma", "wgmma_tile"):
+        for key in ("arch", "dtype", "accumulate", "wgmma", "wgmma_tile",
+                    "tcgen05"):
             setattr(args, key, manifest.get(key, getattr(args, key)))
         args.shapes = ",".join("x".join(map(str, s))
                                for s in manifest["shapes"])
@@ -193,6 +203,8 @@ def main():
         parser.error("--accumulate f16 needs --dtype f16")
     if args.wgmma and args.arch != "nvidia_hopper":
         parser.error("--wgmma is a Hopper key")
+    if args.tcgen05 and args.arch != "nvidia_blackwell":
+        parser.error("--tcgen05 is a Blackwell key")
     program = PROGRAM_F16_ACC if args.accumulate == "f16" else \
         PROGRAM.replace("{t}", args.dtype)
     if args.prepare:
@@ -216,7 +228,8 @@ def main():
                               os.path.exists(library) else None)
     print(f"device: {torch.cuda.get_device_name(0)}, {args.dtype} operands, "
           f"{args.accumulate} accumulation" +
-          (f", wgmma {args.wgmma_tile}" if args.wgmma else ""))
+          (f", wgmma {args.wgmma_tile}" if args.wgmma else "") +
+          (f", tcgen05 {args.wgmma_tile}" if args.tcgen05 else ""))
     dtype = torch.float16 if args.dtype == "f16" else torch.bfloat16
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -252,8 +252,11 @@ public:
             !isWarpgroupMatmul(matmuls.front(), candidate))
           continue;
         blockN = candidate;
-        wgmmaStages =
-            getWarpgroupStages(matmuls.front(), root, candidate, sharedBytes);
+        // tcgen05 kernels also keep the tensor memory address and one
+        // mbarrier per stage in shared memory.
+        int64_t extraBytes = warpgroupRecipe == "tcgen05" ? 64 : 0;
+        wgmmaStages = getWarpgroupStages(matmuls.front(), root, candidate,
+                                         sharedBytes - extraBytes);
       }
       if (wgmmaStages) {
         recipe = warpgroupRecipe.str();

@@ -416,3 +416,46 @@ module attributes {orchestra.target = {arch = "nvidia_hopper", wgmma = true, wgm
     return %m : tensor<256x384xf32>
   }
 }
+
+// -----
+
+// Blackwell with tcgen05 = true: the same tiles as wgmma, recipe "tcgen05"
+// (tcgen05_tile picks 128x256 where N allows it). Without the key, or with
+// tcgen05 = false, Blackwell keeps mma.sync (wgmma is not a Blackwell key
+// and does not count there).
+// CHECK-LABEL: func.func @tcgen05
+// CHECK:         linalg.matmul {orchestra.fusion_producer, orchestra.gpu_mma, orchestra.gpu_zero_init}
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.gpu_k_stages = 3 : i64
+// CHECK-SAME:      orchestra.gpu_recipe = "tcgen05"
+// CHECK-SAME:      orchestra.gpu_tile_m = 128 : i64, orchestra.gpu_tile_n = 256 : i64
+// CHECK-SAME:      orchestra.gpu_tma = 1 : i64
+module attributes {orchestra.target = {arch = "nvidia_blackwell", tcgen05 = true, tcgen05_tile = "128x256"}} {
+  func.func @tcgen05(%a: tensor<256x256xf16>, %b: tensor<256x512xf16>) -> tensor<256x512xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x512xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<256x256xf16>, tensor<256x512xf16>) outs(%f : tensor<256x512xf32>) -> tensor<256x512xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<256x512xf32>) outs(%e : tensor<256x512xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %zero : f32
+      linalg.yield %y : f32
+    } -> tensor<256x512xf32>
+    return %r : tensor<256x512xf32>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @blackwell_default
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_recipe = "mma"
+module attributes {orchestra.target = {arch = "nvidia_blackwell", wgmma = true}} {
+  func.func @blackwell_default(%a: tensor<256x256xf16>, %b: tensor<256x384xf16>) -> tensor<256x384xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x384xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x384xf32>) -> tensor<256x384xf32>
+    %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<256x256xf16>, tensor<256x384xf16>) outs(%f : tensor<256x384xf32>) -> tensor<256x384xf32>
+    return %m : tensor<256x384xf32>
+  }
+}

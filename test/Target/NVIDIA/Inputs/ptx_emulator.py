@@ -165,6 +165,33 @@ those registers other than by a later mma_async, or writing those bytes
 wgmma.fence of its warpgroup, and an exit with one in flight. Not checked:
 the fences PTX asks for between register writes and a later mma_async.
 
+tcgen05 (Blackwell; cta_group::1): tensor memory of 128 lanes x 512 32-bit
+columns per block. tcgen05.alloc (a whole warp; a power of two from 32 to
+512 columns, placed at the lowest free offset that is a multiple of the
+size) writes the address (lane << 16 | column) to shared memory like a
+store by the warp's first lane; allocating after
+relinquish_alloc_permit, freeing (tcgen05.dealloc, a whole warp) anything
+but a whole allocation, or exiting with tensor memory allocated is an error.
+tcgen05.mma.kind::f16 (issued by each thread that executes it: one MMA per
+thread) takes A and B from shared memory through descriptors (the
+sm_100 format: version bits 46-48 = 1, only the 128-byte swizzle, base
+offset 0, relative leading offsets; element addresses as for wgmma) and an
+instruction descriptor (f32 D, f16 or bf16 A and B, dense, no negation,
+M = 128, N a multiple of 16 up to 256); row i of D is lane i, column j the
+address's column + j. The product lands at once (rounded once to f32; the
+accumulator's input is read unless the enable operand is false, and then
+must have been written), but the MMA stays in flight until a
+tcgen05.commit by the same thread has arrived on its mbarrier: the commit
+arrives as late as the program lets it (when some thread waits for the
+phase it completes), like a TMA copy lands. Until then, overwriting the
+shared bytes it reads (a TMA copy included) or loading, freeing or
+overwriting its columns is an error; after, a thread may load them only
+once it has observed that phase. tcgen05.ld.sync.aligned.32x32b.xN.b32 (a
+whole warp; the address's lane must be 32 (warp mod 4)) gives lane l of the
+warp register i = lane (32 (warp mod 4) + l), column + i; reading those
+registers before a tcgen05.wait::ld is an error. tcgen05.fence and
+wait::st are accepted and not checked.
+
 Arithmetic: integer ops exact; f32/f16/f16x2 add, sub, mul round to nearest
 even once (IEEE), fma is computed in float64 and rounded once. mma.sync
 m16n8k16 (f16 operands, or bf16 with an f32 accumulator) computes
@@ -475,6 +502,7 @@ class MBarrier:
         self.flat, self.block, self.count, self.line = flat, block, count, line
         self.init_agent, self.init_epoch, self.fenced = agent, epoch, False
         self.phase, self.pending, self.tx, self.copies = 0, count, 0, []
+        self.commits = []  # tcgen05.commit arrivals in flight: (line, MMA records)
         self.observed = np.zeros(T, np.int64)
 
     def state(self):
@@ -587,6 +615,23 @@ class Batch:
         # shared byte, the line of a wgmma in flight that reads it (-1: none).
         self.wg_fenced, self.wg_open, self.wg_groups, self.wg_pending = False, [], [], {}
         self.wg_reading = np.full(len(blocks) * S, -1, np.int32)
+        # tcgen05: each MMA issued gets an id (-> its line); per shared byte,
+        # the MMA in flight that reads it (-1: none); per block, the tensor
+        # memory (lanes x columns of 32-bit words), the allocations (first
+        # column -> columns), whether it gave up allocating; per column, the
+        # MMA in flight writing it (-1: none), and the mbarrier (first byte, -1: none) and phase whose
+        # completion made the last MMA's result visible (-2: never written);
+        # per thread, the MMAs it issued that have not completed; registers
+        # of a tcgen05.ld not yet waited for -> its line.
+        self.tmem = np.zeros((len(blocks), 128, 512), np.uint32)
+        self.tm_allocs = [dict() for _ in blocks]
+        self.tm_relinquished = np.zeros(len(blocks), bool)
+        self.tm_pending = np.full((len(blocks), 512), -1, np.int32)
+        self.tm_bar = np.full((len(blocks), 512), -2, np.int64)
+        self.tm_phase = np.zeros((len(blocks), 512), np.int64)
+        self.tc_issued, self.tc_lines = {}, {}
+        self.tc_reading = np.full(len(blocks) * S, -1, np.int64)
+        self.tc_ld_pending = {}
 
     # ---------------------------------------------------------- operands
     def imm(self, v):
@@ -602,6 +647,9 @@ class Batch:
         if op[0] == "reg":
             if self.wg_pending and op[1] in self.wg_pending:
                 self.in_flight(op[1], "reads")
+            if self.tc_ld_pending and op[1] in self.tc_ld_pending:
+                raise EmulationError(f"reads {op[1]}, loaded by the tcgen05.ld at line "
+                                     f"{self.tc_ld_pending[op[1]]}, before a tcgen05.wait::ld")
             v = self.regs.get(op[1], self.special.get(op[1]))
             if v is None:
                 raise EmulationError(f"register {op[1]} read before it is written")
@@ -785,6 +833,12 @@ class Batch:
             line = self.wg_reading[flat][reading][0]
             self.issue(f"{what} of bytes that the wgmma.mma_async at line {line} still reads "
                        "(no wgmma.wait_group retired it)", flat[reading], a[reading])
+        reading = self.tc_reading[flat] >= 0
+        if reading.any():
+            line = self.tc_lines[int(self.tc_reading[flat][reading][0])]
+            self.issue(f"{what} of bytes that the tcgen05.mma at line {line} still reads (no "
+                       "wait observed the completion its tcgen05.commit signals)",
+                       flat[reading], a[reading])
         pend = self.pending[flat] >= 0
         if pend.any():
             line = self.pending[flat][pend][0]
@@ -841,6 +895,24 @@ class Batch:
             self.w_ep[flat], self.w_ag[flat] = self.epoch, ASYNC
             self.tma_bar[flat], self.tma_phase[flat], self.tma_line[flat] = mb.flat, mb.phase, line
             mb.add_tx(-len(flat))
+        while mb.commits and mb.phase == start:
+            line, records = mb.commits.pop(0)
+            for rec in records:
+                self.retire_mma(rec, mb)
+            mb.arrive()
+
+    def retire_mma(self, rec, mb):
+        """A tcgen05.mma completes: its reads end, its columns become
+        visible to the threads that observe mb's current phase."""
+        if rec["done"]:
+            return
+        rec["done"] = True
+        b, cols = rec["block"], rec["cols"]
+        mine = self.tm_pending[b, cols] == rec["id"]
+        self.tm_pending[b, cols[mine]] = -1
+        self.tm_bar[b, cols[mine]], self.tm_phase[b, cols[mine]] = mb.flat, mb.phase
+        still = self.tc_reading[rec["flat"]] == rec["id"]
+        self.tc_reading[rec["flat"][still]] = -1
 
     # ------------------------------------------------------------ global
     def global_index(self, addrs, n):
@@ -951,6 +1023,11 @@ class Batch:
             name, line = next(iter(self.wg_pending.items()))
             raise EmulationError(f"blocks {self.blocks} exit with the wgmma.mma_async at line "
                                  f"{line} in flight (no wgmma.wait_group retired it)")
+        for b, allocs in enumerate(self.tm_allocs):
+            if allocs:
+                col, n = next(iter(allocs.items()))
+                raise EmulationError(f"block {self.blocks[b]} exits with {n} columns of tensor "
+                                     f"memory at column {col} allocated (no tcgen05.dealloc)")
         for mb in self.mbars.values():
             if mb.copies:
                 raise EmulationError(
@@ -1487,6 +1564,12 @@ def wgmma_addresses(desc, r, k, esize, k_major):
     if desc >> 62 != 1 or (desc >> 49) & 7:
         raise EmulationError(f"matrix descriptor {hex(desc)}: only the 128-byte swizzle with "
                              "base offset 0 is modelled")
+    return swizzled_operand_addresses(desc, r, k, esize, k_major)
+
+
+def swizzled_operand_addresses(desc, r, k, esize, k_major):
+    """The addresses of wgmma_addresses, from the descriptor's start, LBO
+    and SBO fields (bits 0-13, 16-29, 32-45, in 16-byte units)."""
     start, lbo, sbo = ((desc & 0x3FFF) << 4, ((desc >> 16) & 0x3FFF) << 4,
                        ((desc >> 32) & 0x3FFF) << 4)
     if k_major:
@@ -1649,12 +1732,204 @@ def h_mma(em, ins, mask):
             em.write(r, v.reshape(em.T), None)
 
 
+def tcgen05_desc_addresses(desc, r, k, esize, k_major):
+    """Shared-window addresses of the elements (r, k) of a tcgen05.mma
+    operand that shared memory descriptor `desc` (the sm_100 format)
+    describes; only the 128-byte swizzle with base offset 0 and relative
+    leading offsets is modelled (the layout is wgmma's)."""
+    if (desc >> 46) & 7 != 1:
+        raise EmulationError(f"shared memory descriptor {hex(desc)}: bits 46-48 must be 0b001 "
+                             "(the sm_100 descriptor version)")
+    if desc >> 61 != 2 or (desc >> 49) & 0xFFF or (desc >> 14) & 3 or (desc >> 30) & 3:
+        raise EmulationError(f"shared memory descriptor {hex(desc)}: only the 128-byte swizzle "
+                             "(mode 2) with base offset 0, relative leading offsets and zero "
+                             "reserved bits is modelled")
+    return swizzled_operand_addresses(desc, r, k, esize, k_major)
+
+
+def tcgen05_warps(em, ins, mask, what):
+    """The warps (batch-wide indices) whose 32 lanes all execute `ins`; an
+    error if a warp executes it in part."""
+    on = np.ones(em.T, bool) if mask is None else mask
+    per = on.reshape(-1, 32)
+    if (per.any(axis=1) & ~per.all(axis=1)).any():
+        raise EmulationError(f"{what} by part of a warp (.sync.aligned needs all 32 lanes)")
+    return np.nonzero(per.all(axis=1))[0]
+
+
+def h_tcgen05(em, ins, mask):
+    """tcgen05.alloc, relinquish_alloc_permit, dealloc (cta_group::1),
+    mma.cta_group::1.kind::f16 on two shared memory descriptors, commit to
+    an mbarrier, ld.sync.aligned.32x32b.xN.b32, wait::ld / wait::st and
+    fence::before/after_thread_sync (see the module's description)."""
+    p, ops = ins.parts[1:], ins.ops
+    nt = em.L.nt
+    if p in (["fence::before_thread_sync"], ["fence::after_thread_sync"], ["wait::st", "sync",
+                                                                             "aligned"]):
+        return
+    if p == ["wait::ld", "sync", "aligned"]:
+        em.tc_ld_pending = {}
+        return
+    if p == ["alloc", "cta_group::1", "sync", "aligned", "shared::cta", "b32"]:
+        for w in tcgen05_warps(em, ins, mask, "tcgen05.alloc"):
+            t0 = 32 * w
+            b = int(em.bidx[t0])
+            n = int(em.read(ops[1], 32)[t0])
+            if n < 32 or n > 512 or n & (n - 1):
+                raise EmulationError(f"tcgen05.alloc of {n} columns (a power of two from 32 "
+                                     "to 512)")
+            if em.tm_relinquished[b]:
+                raise EmulationError("tcgen05.alloc after tcgen05.relinquish_alloc_permit")
+            used = np.zeros(512, bool)
+            for c, m in em.tm_allocs[b].items():
+                used[c:c + m] = True
+            col = next((c for c in range(0, 512, n) if not used[c:c + n].any()), None)
+            if col is None:
+                raise EmulationError(f"tcgen05.alloc of {n} columns: tensor memory is full "
+                                     "(the warp would wait forever)")
+            em.tm_allocs[b][col] = n
+            tids = np.array([t0])
+            em.sh_write(tids, em.address(ops[0])[tids],
+                        np.array([col], np.uint32).view(np.uint8).reshape(1, 4))
+        return
+    if p == ["relinquish_alloc_permit", "cta_group::1", "sync", "aligned"]:
+        for w in tcgen05_warps(em, ins, mask, "tcgen05.relinquish_alloc_permit"):
+            em.tm_relinquished[int(em.bidx[32 * w])] = True
+        return
+    if p == ["dealloc", "cta_group::1", "sync", "aligned", "b32"]:
+        for w in tcgen05_warps(em, ins, mask, "tcgen05.dealloc"):
+            t0 = 32 * w
+            b = int(em.bidx[t0])
+            addr, n = int(em.read(ops[0], 32)[t0]), int(em.read(ops[1], 32)[t0])
+            lane, col = addr >> 16, addr & 0xFFFF
+            if lane or em.tm_allocs[b].get(col) != n:
+                raise EmulationError(f"tcgen05.dealloc of {n} columns at {hex(addr)}: not an "
+                                     "allocation of this block")
+            busy = em.tm_pending[b, col:col + n] >= 0
+            if busy.any():
+                raise EmulationError(
+                    f"tcgen05.dealloc of columns that the tcgen05.mma at line "
+                    f"{em.tc_lines[int(em.tm_pending[b, col:col + n][busy][0])]} may still "
+                    "write")
+            del em.tm_allocs[b][col]
+        return
+    tids = active(em, mask)
+    if p[:1] == ["commit"]:
+        if p[1:3] != ["cta_group::1", "mbarrier::arrive::one"] or p[-1] != "b64" or \
+                p[3:-1] not in ([], ["shared::cluster"]) or len(ops) != 1:
+            unsupported(ins)
+        for mb, pos in em.mbarriers(tids, em.address(ops[0])[tids], "tcgen05.commit"):
+            for t in tids[pos]:
+                records = [r for r in em.tc_issued.get(int(t), []) if not r["done"]]
+                em.tc_issued[int(t)] = records
+                mb.commits.append((ins.line, list(records)))
+        return
+    if p[:1] == ["ld"]:
+        m = re.fullmatch(r"x(\d+)", p[4]) if len(p) == 6 else None
+        if p[1:4] != ["sync", "aligned", "32x32b"] or not m or p[5] != "b32" or \
+                len(ops) != 2 or ops[0][0] != "vec" or len(ops[0][1]) != int(m.group(1)):
+            unsupported(ins)
+        n = int(m.group(1))
+        addr = em.address(ops[1])
+        out = [np.zeros(em.T, np.uint64) for _ in range(n)]
+        for w in tcgen05_warps(em, ins, mask, "tcgen05.ld"):
+            t0 = 32 * w
+            b = int(em.bidx[t0])
+            a = addr[t0:t0 + 32] & np.uint64(0xFFFFFFFF)
+            if (a != a[0]).any():
+                raise EmulationError("the lanes of a warp give different tcgen05.ld addresses")
+            lane, col = int(a[0]) >> 16, int(a[0]) & 0xFFFF
+            warp = (t0 % nt) // 32
+            if lane != 32 * (warp % 4):
+                raise EmulationError(f"warp {warp} loads tensor memory lanes {lane}..{lane + 31}"
+                                     f": a warp may access only lanes {32 * (warp % 4)}.."
+                                     f"{32 * (warp % 4) + 31} (its warp mod 4)")
+            cols = np.arange(col, col + n)
+            if col + n > 512 or not all(any(c <= x < c + k for c, k in
+                                            em.tm_allocs[b].items()) for x in (col, col + n - 1)):
+                raise EmulationError(f"tcgen05.ld of columns {col}..{col + n - 1}: not allocated")
+            busy = em.tm_pending[b, cols] >= 0
+            if busy.any():
+                raise EmulationError(
+                    f"tcgen05.ld of columns that the tcgen05.mma at line "
+                    f"{em.tc_lines[int(em.tm_pending[b, cols][busy][0])]} may still write (no "
+                    "wait observed "
+                    "the completion its tcgen05.commit signals)")
+            if (em.tm_bar[b, cols] == -2).any():
+                raise EmulationError(f"tcgen05.ld of tensor memory columns {col}..{col + n - 1} "
+                                     "that no tcgen05.mma wrote")
+            for f in np.unique(em.tm_bar[b, cols]):
+                mb = em.mbars[int(f)]
+                phase = int(em.tm_phase[b, cols][em.tm_bar[b, cols] == f].max())
+                if (mb.observed[t0:t0 + 32] <= phase).any():
+                    raise EmulationError(
+                        f"warp {warp} loads tensor memory that a tcgen05.mma wrote before "
+                        f"observing phase {phase} of the mbarrier at "
+                        f"{em.L.shared_name(mb.flat % em.L.shared_size)}, whose completion "
+                        "its tcgen05.commit signals")
+            vals = em.tmem[b, lane:lane + 32][:, cols]
+            for i in range(n):
+                out[i][t0:t0 + 32] = vals[:, i]
+        for i, r in enumerate(ops[0][1]):
+            em.write(r, out[i], mask)
+            em.tc_ld_pending[r[1]] = ins.line
+        return
+    if p[:1] != ["mma"] or p[1:3] != ["cta_group::1", "kind::f16"] or \
+            p[3:] not in ([], ["collector::a::discard"]) or len(ops) != 5 or \
+            ops[0][0] != "addr":
+        unsupported(ins)
+    dptr = em.address(ops[0]) & np.uint64(0xFFFFFFFF)
+    da, db, idesc = em.read(ops[1]), em.read(ops[2]), em.read(ops[3], 32)
+    enable = em.read(ops[4])
+    for t in tids:
+        t = int(t)
+        b, i = int(em.bidx[t]), int(idesc[t])
+        ab = (i >> 7) & 7
+        n, m = ((i >> 17) & 63) << 3, ((i >> 24) & 31) << 4
+        if i & 0xF or (i >> 4) & 3 != 1 or (i >> 6) & 1 or ab not in (0, 1) or \
+                (i >> 10) & 7 != ab or (i >> 13) & 3 or (i >> 23) & 1 or i >> 29:
+            raise EmulationError(f"instruction descriptor {hex(i)}: only dense f16/bf16 x "
+                                 "f16/bf16 -> f32 without negation or saturation is modelled")
+        if m != 128 or n % 16 or not 16 <= n <= 256:
+            raise EmulationError(f"tcgen05.mma of M = {m}, N = {n}: only M = 128 with N a "
+                                 "multiple of 16 up to 256 is modelled (cta_group::1)")
+        trans_a, trans_b = (i >> 15) & 1, (i >> 16) & 1
+        lane, col = int(dptr[t]) >> 16, int(dptr[t]) & 0xFFFF
+        if lane or not any(c <= col and col + n <= c + k for c, k in em.tm_allocs[b].items()):
+            raise EmulationError(f"tcgen05.mma into tensor memory at {hex(int(dptr[t]))} "
+                                 f"(lane 0, {n} columns): not within an allocation")
+        r, kk = np.arange(m)[:, None], np.arange(16)[None, :]
+        a_addr = tcgen05_desc_addresses(int(da[t]), r, kk, 2, trans_a == 0)
+        r = np.arange(n)[:, None]
+        b_addr = tcgen05_desc_addresses(int(db[t]), r, kk, 2, trans_b == 0)
+        addrs = np.concatenate([a_addr.ravel(), b_addr.ravel()])
+        raw = em.sh_read(np.full(len(addrs), t), addrs, 2)
+        vals = f_decode(raw.view(np.uint16).ravel().astype(np.uint64),
+                        "bf16" if ab else "f16").astype(np.float64)
+        A, B = vals[:m * 16].reshape(m, 16), vals[m * 16:].reshape(n, 16).T
+        cols = np.arange(col, col + n)
+        D = A @ B
+        if bool(enable[t]):
+            if ((em.tm_bar[b, cols] == -2) & (em.tm_pending[b, cols] < 0)).any():
+                raise EmulationError("tcgen05.mma accumulates onto tensor memory that no "
+                                     "tcgen05.mma wrote (its enable-input-d operand is true)")
+            D = D + em.tmem[b, :, cols].T.view(np.float32).astype(np.float64)
+        em.tmem[b, :, cols] = f_encode(D, "f32").astype(np.uint32).T
+        flat = em.shared_index(np.full(len(addrs), t), addrs, 2, 2).ravel()
+        mid = len(em.tc_lines)
+        em.tc_lines[mid] = ins.line
+        em.tc_reading[flat] = mid
+        em.tm_pending[b, cols] = mid
+        rec = {"id": mid, "block": b, "cols": cols, "flat": flat, "done": False}
+        em.tc_issued.setdefault(t, []).append(rec)
+
+
 HANDLERS = {
     **{op: h_int for op in ("shl", "shr", "and", "or", "xor", "not", "bfe")},
     **{op: h_alu for op in ("add", "sub", "mul", "mad", "fma", "neg", "abs", "min", "max")},
     "mov": h_mov, "cvta": h_cvta, "setp": h_setp, "selp": h_selp, "cvt": h_cvt, "ld": h_ld,
     "st": h_st, "cp": h_cp, "bar": h_bar, "barrier": h_bar, "ldmatrix": h_ldmatrix, "mma": h_mma,
-    "mbarrier": h_mbarrier, "fence": h_fence, "wgmma": h_wgmma,
+    "mbarrier": h_mbarrier, "fence": h_fence, "wgmma": h_wgmma, "tcgen05": h_tcgen05,
     **{op: h_special for op in ("ex2", "lg2", "rcp", "sqrt", "rsqrt", "sin", "cos", "tanh",
                                 "div")},
 }
