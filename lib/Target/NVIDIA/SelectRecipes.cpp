@@ -213,6 +213,18 @@ public:
         auto tile = target.getAs<StringAttr>("tcgen05_tile");
         wgmmaBlockN = tile && tile.getValue() == "128x256" ? 256 : 128;
       }
+      // Warpgroup and tcgen05 MMA exist only on the arch-specific chips
+      // (sm_90a, sm_100a); the NVPTX backend cannot select them otherwise.
+      auto sm = target.getAs<StringAttr>("sm");
+      if (useWgmma && sm && !sm.getValue().ends_with("a")) {
+        getOperation().emitError()
+            << "the target key " << warpgroupRecipe << " = true needs sm = \""
+            << sm.getValue() << "a\" (" << warpgroupRecipe
+            << " instructions exist only on the arch-specific chip), got sm = "
+               "\""
+            << sm.getValue() << "\"";
+        return signalPassFailure();
+      }
     }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       splitEmptyTensors(func);
