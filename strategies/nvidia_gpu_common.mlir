@@ -902,6 +902,18 @@ module attributes {transform.with_named_sequence} {
         : !transform.any_op, !transform.any_param
     transform.yield %k_loops : !transform.any_op
   }
+  // The block's output tile goes to global memory through shared memory and
+  // one TMA store, where the stages' bytes have room for it
+  // (`transform.orchestra.nvidia_tma_store_tile`; the K loop is matched
+  // again: the MMA ops may have replaced it).
+  transform.named_sequence @nvidia_store_tile_tma(
+      %forall: !transform.any_op {transform.readonly}) {
+    %k_loops = transform.structured.match
+        attributes{orchestra.gpu_k_loop} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_store_tile %k_loops : !transform.any_op
+    transform.yield
+  }
   // Each step's matmul becomes warpgroup MMA on the stages (Hopper).
   transform.named_sequence @nvidia_stage_operands_wgmma(
       %forall: !transform.any_op {transform.readonly}) {
@@ -910,6 +922,8 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.orchestra.nvidia_warpgroup_mma %k_loops {share_accumulator}
         : !transform.any_op
+    transform.include @nvidia_store_tile_tma failures(propagate) (%forall)
+        : (!transform.any_op) -> ()
     transform.yield
   }
   transform.named_sequence @nvidia_stage_operands_wgmma_3(
@@ -937,6 +951,8 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.orchestra.nvidia_tcgen05_mma %k_loops {share_accumulator}
         : !transform.any_op
+    transform.include @nvidia_store_tile_tma failures(propagate) (%forall)
+        : (!transform.any_op) -> ()
     transform.yield
   }
   transform.named_sequence @nvidia_stage_operands_tcgen05_3(

@@ -265,8 +265,9 @@ public:
           continue;
         blockN = candidate;
         // tcgen05 kernels also keep the tensor memory address and one
-        // mbarrier per stage in shared memory.
-        int64_t extraBytes = warpgroupRecipe == "tcgen05" ? 64 : 0;
+        // mbarrier per stage in shared memory (128 + 8 x 3 bytes with their
+        // alignment, rounded up).
+        int64_t extraBytes = warpgroupRecipe == "tcgen05" ? 256 : 0;
         wgmmaStages = getWarpgroupStages(matmuls.front(), root, candidate,
                                          sharedBytes - extraBytes);
       }

@@ -107,3 +107,96 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Then the output tile through shared memory: the 64 KB f32 tile takes the
+// bytes of the two stages (A's 32 KB, then B's), the block synchronizes
+// before the first write of it, and after the stores every thread fences
+// for the async proxy, the block synchronizes, and thread 0 stores the tile
+// with TMA at the block's origin and waits for it.
+// CHECK-LABEL: func.func @tma_store
+// CHECK:         %[[CAST:.+]] = memref.cast %{{.*}} : memref<256x256xf32> to memref<*xf32>
+// CHECK:         %[[MAP:.+]] = nvgpu.tma.create.descriptor %[[CAST]] box[%{{.*}}, %{{.*}}] : memref<*xf32> -> <tensor = memref<128x128xf32, #gpu.address_space<workgroup>>, swizzle = none, l2promo = none, oob = zero, interleave = none>
+// CHECK:         scf.forall
+// CHECK:           %[[ROW0:.+]] = affine.apply
+// CHECK:           %[[COL0:.+]] = affine.apply
+// CHECK:           %[[SHARED:.+]] = memref.alloc() {alignment = 1024 : i64} : memref<65536xi8, #gpu.address_space<workgroup>>
+// CHECK-NOT:       memref.subview %{{.*}}[%[[ROW0]], %[[COL0]]]
+// CHECK:           %[[TILE:.+]] = memref.view %[[SHARED]][%{{.*}}][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<128x128xf32, #gpu.address_space<workgroup>>
+// CHECK:           scf.for
+// CHECK:           nvvm.tcgen05.ld
+// CHECK:           gpu.barrier
+// CHECK-NEXT:      vector.store %{{.*}}, %[[TILE]]
+// CHECK:           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      %c0
+// CHECK:           scf.if
+// CHECK-NEXT:        nvgpu.tma.fence.descriptor %[[MAP]]
+// CHECK-NEXT:        nvgpu.tma.async.store %[[TILE]] to %[[MAP]][%[[COL0]], %[[ROW0]]]
+// CHECK-NEXT:        nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT:        nvvm.cp.async.bulk.wait_group 0
+module attributes {transform.with_named_sequence} {
+  func.func @tma_store(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+      %out = memref.subview %c[%m, %n] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 128] [1, 1] : memref<256x256xf16> to memref<64x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf16, #gpu.address_space<workgroup>> to memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%out : memref<128x128xf32, strided<[256, 1], offset: ?>>)
+        gpu.barrier
+      } {tagged}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b, refill_lag = 1} : !transform.any_op
+    transform.orchestra.nvidia_tcgen05_mma %loop : !transform.any_op
+    transform.orchestra.nvidia_tma_store_tile %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An epilogue that reads the output tile (an accumulation into it) keeps
+// its global stores.
+module attributes {transform.with_named_sequence} {
+  func.func @reads_tile(%c: memref<256x256xf32>, %x: vector<4xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    scf.forall (%i) in (2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %out = memref.subview %c[%m, 0] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      // expected-note @below {{K loop}}
+      scf.for %k = %c0 to %c256 step %c64 {
+        gpu.barrier
+      } {tagged}
+      %v = vector.load %out[%c0, %c0] : memref<128x128xf32, strided<[256, 1], offset: ?>>, vector<4xf32>
+      vector.store %v, %out[%c0, %c64] : memref<128x128xf32, strided<[256, 1], offset: ?>>, vector<4xf32>
+    } {mapping = [#gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{cannot store the block's output tile with TMA: something reads the tile, or uses it in a way this op does not handle}}
+    transform.orchestra.nvidia_tma_store_tile %loop : !transform.any_op
+    transform.yield
+  }
+}

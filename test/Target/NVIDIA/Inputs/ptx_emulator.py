@@ -5,7 +5,9 @@ without a GPU check that a kernel computes the right numbers.
   ptx_emulator.py run KERNEL.ptx --grid X[,Y[,Z]] --block X[,Y[,Z]]
       [--dynamic-shared BYTES] --param P=in:FILE.npy ...
       --param P=tmap:FILE.npy:BOXROWSxBOXCOLS[:swizzle128] ...
-      --param P=out:FILE.npy:DTYPE:SHAPE ... [--blocks SPEC [--seed S]]
+      --param P=out:FILE.npy:DTYPE:SHAPE ...
+      --param P=tmap-out:FILE.npy:DTYPE:ROWSxCOLS:BOXROWSxBOXCOLS ...
+      [--blocks SPEC [--seed S]]
   ptx_emulator.py run-plan DESCRIBE.txt PTX_DIR --input FILE.npy ...
       --output-dir DIR
                   every step of a GPU artifact's plan (`orchestra-run
@@ -33,7 +35,9 @@ to an output that starts as 0xff bytes (NaN) and is saved at the end, or to
 a tensor map of an input array (tmap: a 2-D row-major array, the box in
 (rows, columns); what cuTensorMapEncodeTiled makes with no interleave, zero
 fill out of bounds, and no swizzle, or with :swizzle128 the 128-byte
-swizzle). A tensor-map parameter points at a
+swizzle), or to a tensor map of an output (tmap-out: the array's type and
+shape, then the box; it starts as 0xff bytes and is saved at the end, for
+TMA stores). A tensor-map parameter points at a
 128-byte object in global memory that only cp.async.bulk.tensor may use: an
 ld or st of it is an error, as is a tensor-map operand that points anywhere
 else. SPEC picks blocks: 'all' (default), or '+'-joined items 'X,Y[,Z]',
@@ -139,6 +143,16 @@ try_wait or through a bar.sync after another thread's. A block that exits
 with copies in flight is an error. A copy's landing is not a race with
 generic accesses: the mbarrier orders them. Arrive and wait do not order
 generic accesses between threads in this model (only bar.sync does).
+
+TMA stores (cp.async.bulk.tensor.2d.global.shared::cta{.tile}.bulk_group
+[tensorMap, {col, row}], [src]) read the row-major box from src (128-byte
+aligned) when issued and write it into the tensor map's array (what falls
+outside is dropped). The data must be visible to the async proxy: each
+byte's last generic write must be followed, in the writing thread, by a
+fence.proxy.async{.shared::cta}, and then by a bar.sync before the issue
+(unless the issuing thread wrote it). The source bytes stay in flight until
+a cp.async.bulk.wait_group{.read} retires the store's bulk group (groups
+close at cp.async.bulk.commit_group): writing them before that is an error.
 
 Swizzle. With the 128-byte swizzle a TMA box (rows of at most 128 bytes)
 lands at a 1024-byte aligned destination with byte L of the row-major box
@@ -459,7 +473,9 @@ class TensorMap:
                                  f"elements, not {array.dtype} {array.shape}")
         self.name, self.shape, self.box, self.swizzle = name, array.shape, box, swizzle
         self.esize = e = array.dtype.itemsize
-        self.data = np.frombuffer(array.tobytes(), np.uint8).reshape(array.shape + (e,))
+        # A view of the array's bytes (TMA stores write through it).
+        self.array = np.ascontiguousarray(array)
+        self.data = self.array.view(np.uint8).reshape(array.shape + (e,))
         self.nbytes = box[0] * box[1] * e
         why = [w for w, bad in (
             ("box dimensions must be 1..256", not all(1 <= b <= 256 for b in box)),
@@ -491,6 +507,22 @@ class TensorMap:
             placed[swizzle128(np.arange(len(out)))] = out
             out = placed
         return out
+
+    def store(self, col, row, data):
+        """Writes the row-major box `data` (bytes) whose first element is
+        (row, col); what falls outside the tensor is dropped. Returns the
+        byte offsets written."""
+        if self.swizzle:
+            raise EmulationError(f"{self.describe()}: TMA stores through a swizzled map are not "
+                                 "modelled")
+        rows, cols = row + np.arange(self.box[0]), col + np.arange(self.box[1])
+        ri = np.nonzero((rows >= 0) & (rows < self.shape[0]))[0]
+        ci = np.nonzero((cols >= 0) & (cols < self.shape[1]))[0]
+        box = data.reshape(self.box[0], self.box[1], self.esize)
+        self.data[np.ix_(rows[ri], cols[ci])] = box[np.ix_(ri, ci)]
+        r, c = np.meshgrid(rows[ri], cols[ci], indexing="ij")
+        first = (r * self.shape[1] + c).ravel() * self.esize
+        return (first[:, None] + np.arange(self.esize)).ravel()
 
 
 class MBarrier:
@@ -557,7 +589,7 @@ class Launch:
         self.sizes = np.array([len(b) for b in buffers], np.int64)
         self.tensor_maps = tensor_maps or {}  # parameter -> TensorMap
         self.global_writes = []  # (param, byte offsets, writing block)
-        self.steps = self.tma_copies = 0
+        self.steps = self.tma_copies = self.tma_stores = 0
 
     def shared_name(self, off):
         """'symbol+offset' of a shared-window offset."""
@@ -630,6 +662,16 @@ class Batch:
         self.tm_bar = np.full((len(blocks), 512), -2, np.int64)
         self.tm_phase = np.zeros((len(blocks), 512), np.int64)
         self.tc_issued, self.tc_lines = {}, {}
+        # TMA stores: per shared byte the step of its last generic write;
+        # per thread the step of its last fence.proxy.async; the bulk group
+        # being built and those committed, each a list of (line, shared
+        # bytes read); per shared byte, the line of a store in flight that
+        # reads it (-1: none).
+        self.step = 0
+        self.w_step = np.full(len(blocks) * S, -1, np.int64)
+        self.proxy_fence = np.full(T, -1, np.int64)
+        self.bulk_open, self.bulk_groups = [], []
+        self.bulk_reading = np.full(len(blocks) * S, -1, np.int32)
         self.tc_reading = np.full(len(blocks) * S, -1, np.int64)
         self.tc_ld_pending = {}
 
@@ -833,6 +875,11 @@ class Batch:
             line = self.wg_reading[flat][reading][0]
             self.issue(f"{what} of bytes that the wgmma.mma_async at line {line} still reads "
                        "(no wgmma.wait_group retired it)", flat[reading], a[reading])
+        reading = self.bulk_reading[flat] >= 0
+        if reading.any():
+            line = self.bulk_reading[flat][reading][0]
+            self.issue(f"{what} of bytes that the TMA store at line {line} still reads (no "
+                       "cp.async.bulk.wait_group retired it)", flat[reading], a[reading])
         reading = self.tc_reading[flat] >= 0
         if reading.any():
             line = self.tc_lines[int(self.tc_reading[flat][reading][0])]
@@ -863,6 +910,7 @@ class Batch:
         flat, a = self.sh_check_write(self.shared_index(tids, addrs, n, n), tids)
         self.sh[flat], self.w_ep[flat], self.w_ag[flat] = data.ravel(), self.epoch, a
         self.tma_bar[flat] = -1
+        self.w_step[flat] = self.step
 
     # ---------------------------------------------------- mbarrier and TMA
     def mbarriers(self, tids, addrs, what):
@@ -980,6 +1028,7 @@ class Batch:
                 active = None if active.all() else active
             ins = self.cur = k.ins[pc]
             pc, steps = pc + 1, steps + 1
+            self.step = steps
             if steps > 50_000_000:
                 raise EmulationError("more than 50M instructions: runaway loop?")
             mask = active
@@ -1358,6 +1407,10 @@ def h_cp(em, ins, mask):
     """cp.async.cg.shared.global [dst], [src], 16; commit_group; wait_group
     N; wait_all. Copies land in shared memory only when retired."""
     if ins.parts[2] == "bulk":
+        if ins.parts[3] in ("commit_group", "wait_group"):
+            return h_bulk_group(em, ins, mask)
+        if ins.parts[4:7] == ["2d", "global", "shared::cta"]:
+            return h_tma_store(em, ins, mask)
         return h_tma(em, ins, mask)
     parts = [p for p in ins.parts if not p.startswith("L2::")]
     if parts[2] in ("commit_group", "wait_group", "wait_all") and len(parts) == 3:
@@ -1383,6 +1436,81 @@ def h_cp(em, ins, mask):
                                 "cp.async write")
     em.pending[flat] = ins.line
     em.uncommitted.append((flat, a, data.ravel()))
+
+
+def h_bulk_group(em, ins, mask):
+    """cp.async.bulk.commit_group; cp.async.bulk.wait_group{.read} N: the
+    bulk groups beyond the newest N retire (their source reads end)."""
+    p = ins.parts[3:]
+    if p == ["commit_group"] and not ins.ops:
+        if em.bulk_open:
+            em.bulk_groups.append(em.bulk_open)
+            em.bulk_open = []
+        return
+    if p not in (["wait_group"], ["wait_group", "read"]) or len(ins.ops) != 1 or \
+            ins.ops[0][0] != "imm":
+        unsupported(ins)
+    keep = ins.ops[0][1]
+    while len(em.bulk_groups) > keep:
+        for line, flat in em.bulk_groups.pop(0):
+            still = em.bulk_reading[flat] == line
+            em.bulk_reading[flat[still]] = -1
+
+
+def h_tma_store(em, ins, mask):
+    """cp.async.bulk.tensor.2d.global.shared::cta{.tile}.bulk_group
+    [tensorMap, {col, row}], [src] (see the module's description)."""
+    p = ins.parts[4:]
+    tmap = ins.ops[0] if len(ins.ops) == 2 else None
+    if p not in (["2d", "global", "shared::cta", "bulk_group"],
+                 ["2d", "global", "shared::cta", "tile", "bulk_group"]) or \
+            tmap is None or tmap[0] != "tensor" or len(tmap[2]) != 2 or tmap[1][0] != "%":
+        unsupported(ins)
+    tids = active(em, mask)
+    src = em.address(ins.ops[1])[tids]
+    maps = em.read(("reg", tmap[1]))[tids]
+    col, row = (sext(em.read(c, 32), 32)[tids] for c in tmap[2])
+    for j, t in enumerate(tids):
+        param, tm = em.L.tensor_map(int(maps[j]))
+        if not em.acquired.get(param, np.zeros(em.T, bool))[t]:
+            raise EmulationError(
+                f"thread {t % em.L.nt} stores through the {tm.describe()} (param {param}) "
+                "without acquiring it first (fence.proxy.tensormap::generic.acquire.sys)")
+        if (int(src[j]) - SHARED_BASE) % 128:
+            raise EmulationError(f"TMA store source {em.L.shared_name(int(src[j]) - SHARED_BASE)}"
+                                 " is not 128-byte aligned")
+        idx = em.shared_index(tids[j:j + 1], src[j:j + 1], tm.nbytes, 16)
+        flat = idx.ravel()
+        em.generic_checks(flat, np.full(len(flat), t, np.int32), "TMA store read")
+        pend = em.pending[flat] >= 0
+        if pend.any():
+            raise EmulationError(f"TMA store of bytes whose copy (line "
+                                 f"{em.pending[flat][pend][0]}) is still pending")
+        if (em.w_ep[flat] < 0).any():
+            off = int(flat[np.argmax(em.w_ep[flat] < 0)]) % em.L.shared_size
+            raise EmulationError(f"TMA store of {em.L.shared_name(off)}, never written")
+        writer = em.w_ag[flat]
+        generic = (writer >= 0) & (writer < em.T)
+        unfenced = generic & (em.proxy_fence[np.clip(writer, 0, em.T - 1)] < em.w_step[flat])
+        if unfenced.any():
+            i = int(np.argmax(unfenced))
+            raise EmulationError(
+                f"TMA store of {em.L.shared_name(int(flat[i]) % em.L.shared_size)}, which thread "
+                f"{int(writer[i]) % em.L.nt} wrote without a fence.proxy.async after the write: "
+                "the async proxy may not see it")
+        unsynced = generic & (em.w_ep[flat] == em.epoch) & (writer != t)
+        if unsynced.any():
+            i = int(np.argmax(unsynced))
+            raise EmulationError(
+                f"TMA store of {em.L.shared_name(int(flat[i]) % em.L.shared_size)}, which thread "
+                f"{int(writer[i]) % em.L.nt} wrote with no bar.sync before the store")
+        em.note_reads(flat, np.full(len(flat), t, np.int32))
+        written = tm.store(int(col[j]), int(row[j]), em.sh[flat])
+        who = np.full(len(written), em.linear_block[em.bidx[t]])
+        em.L.global_writes.append((param, written, who))
+        em.bulk_reading[flat] = ins.line
+        em.bulk_open.append((ins.line, flat))
+        em.L.tma_stores += 1
 
 
 def h_tma(em, ins, mask):
@@ -1494,6 +1622,8 @@ def h_fence(em, ins, mask):
              ["proxy", "async", "shared::cta"]) and not ops:
         for mb in em.mbars.values():
             mb.fenced |= bool(np.isin(mb.init_agent, tids))
+        if p[0] == "proxy":
+            em.proxy_fence[tids] = em.step
         return
     if p[:3] != ["proxy", "tensormap::generic", "acquire"] or \
             p[3:] not in (["cta"], ["cluster"], ["gpu"], ["sys"]) or len(ops) != 2 or \
@@ -1990,11 +2120,21 @@ def bind_params(kernel, specs):
         elif v and v[0] == "out" and len(v) == 4:
             dt, shape = np.dtype(v[2]), tuple(int(x) for x in v[3].split("x"))
             buffers.append(np.full(int(np.prod(shape)) * dt.itemsize, 0xFF, np.uint8))
-            outputs.append((i, v[1], dt, shape))
+            outputs.append((i, v[1], dt, shape, None))
+        elif v and v[0] == "tmap-out" and len(v) == 5 and \
+                all(re.fullmatch(r"\d+x\d+", x) for x in v[3:]):
+            dt, shape = np.dtype(v[2]), tuple(int(x) for x in v[3].split("x"))
+            array = np.full(int(np.prod(shape)) * dt.itemsize, 0xFF, np.uint8).view(dt)
+            array = array.reshape(shape)
+            maps[i] = TensorMap(os.path.basename(v[1]), array,
+                                tuple(int(x) for x in v[4].split("x")))
+            buffers.append(np.zeros(TENSOR_MAP_BYTES, np.uint8))
+            outputs.append((i, v[1], dt, shape, array))
         else:
             raise EmulationError(f"parameter {i} ({name}) needs --param {i}=in:FILE.npy, "
-                                 f"{i}=tmap:FILE.npy:BOXROWSxBOXCOLS[:swizzle128] or "
-                                 f"{i}=out:FILE.npy:DTYPE:SHAPE")
+                                 f"{i}=tmap:FILE.npy:BOXROWSxBOXCOLS[:swizzle128], "
+                                 f"{i}=out:FILE.npy:DTYPE:SHAPE or "
+                                 f"{i}=tmap-out:FILE.npy:DTYPE:ROWSxCOLS:BOXROWSxBOXCOLS")
     return buffers, outputs, maps
 
 
@@ -2004,13 +2144,15 @@ def cmd_run(args):
     buffers, outputs, maps = bind_params(kernel, args.param)
     L, blocks = run_launch(kernel, grid, dims(args.block), args.dynamic_shared, buffers, maps,
                            args.blocks, args.seed)
-    for i, path, dt, shape in outputs:
-        np.save(path, buffers[i].view(dt).reshape(shape))
+    for i, path, dt, shape, array in outputs:
+        np.save(path, buffers[i].view(dt).reshape(shape) if array is None else array)
     print(f"{kernel.name}: emulated {len(blocks)} of {int(np.prod(grid))} blocks x {L.nt} "
           "threads, "
           f"{L.steps // max(len(blocks), 1)} instructions per block, "
           f"{L.shared_size} bytes of shared memory" +
           (f", {L.tma_copies // max(len(blocks), 1)} TMA copies per block" if L.tma_copies
+           else "") +
+          (f", {L.tma_stores // max(len(blocks), 1)} TMA stores per block" if L.tma_stores
            else "") + ": no errors")
 
 
@@ -2022,7 +2164,8 @@ def run_launch(kernel, grid, block, dynamic_shared, buffers, maps, blocks_spec="
     batch = max(1, min(16, (1 << 20) // L.shared_size, 4096 // L.nt))
     for s in range(0, len(blocks), batch):
         group = blocks[s:s + batch]
-        saved = ([b.copy() for b in buffers], len(L.global_writes), L.tma_copies)
+        saved = ([b.copy() for b in buffers], len(L.global_writes), L.tma_copies,
+                 {i: m.data.copy() for i, m in maps.items()})
         try:
             try:
                 Batch(L, group).run()
@@ -2031,6 +2174,8 @@ def run_launch(kernel, grid, block, dynamic_shared, buffers, maps, blocks_spec="
                     buf[:] = old
                 del L.global_writes[saved[1]:]
                 L.tma_copies = saved[2]
+                for i, data in saved[3].items():
+                    maps[i].data[...] = data
                 for one in group:
                     Batch(L, [one]).run()
         except EmulationError as e:

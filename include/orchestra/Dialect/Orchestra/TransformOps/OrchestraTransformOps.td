@@ -284,4 +284,47 @@ def NVIDIATcgen05MmaOp : TransformDialectOp<"orchestra.nvidia_tcgen05_mma", [
   }];
 }
 
+def NVIDIATmaStoreTileOp : TransformDialectOp<"orchestra.nvidia_tma_store_tile", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    TransformEachOpTrait,
+    TransformOpInterface]> {
+  let summary = "Writes a block's output tile to global memory with a TMA store";
+  let description = [{
+    Takes a K loop whose operands `nvidia_tma_k_loop` staged (after
+    `nvidia_warpgroup_mma` or `nvidia_tcgen05_mma` rewrote its matmul) and
+    moves the block's output tile through shared memory:
+
+    * the tile is the one `memref.subview` (static, at most 256 x 256, rows
+      a multiple of 16 bytes) of a 2-D global buffer defined outside the
+      block-level `scf.forall` through which the ops after the loop write
+      global memory; nothing may read it, and nothing before the loop may
+      use it;
+    * those ops write a shared-memory tile of the same shape instead (its
+      views rebuilt on it), placed in the bytes of the stage buffers, which
+      are dead after the loop: after the accumulator tile when the stages
+      already share their bytes with it, else from the stages' first byte;
+    * after the last of them, every thread makes its writes visible to the
+      asynchronous proxy (`fence.proxy.async.shared::cta`), the block
+      synchronizes, and thread 0 stores the tile with one
+      `nvgpu.tma.async.store` through a tensor map of the global buffer
+      (created before the block loop, the tile as its box) and waits for
+      the store's bulk group.
+
+    When the stages' bytes cannot hold the tile, the op leaves the loop
+    alone (the threads keep storing to global memory themselves). Emits a
+    silenceable failure, naming the op, when the loop or its block does not
+    have this form.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter,
+        ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results,
+        ::mlir::transform::TransformState &state);
+  }];
+}
+
 #endif // ORCHESTRA_DIALECT_ORCHESTRA_TRANSFORMOPS_TD
