@@ -203,8 +203,14 @@ overwriting its columns is an error; after, a thread may load them only
 once it has observed that phase. tcgen05.ld.sync.aligned.32x32b.xN.b32 (a
 whole warp; the address's lane must be 32 (warp mod 4)) gives lane l of the
 warp register i = lane (32 (warp mod 4) + l), column + i; reading those
-registers before a tcgen05.wait::ld is an error. tcgen05.fence and
-wait::st are accepted and not checked.
+registers before a tcgen05.wait::ld is an error. Fences: a tcgen05.mma,
+tcgen05.ld or tcgen05.dealloc that a thread executes after a thread
+synchronization (bar.sync, or a wait that observed an mbarrier phase) needs
+a tcgen05.fence::after_thread_sync in that thread between the two; a
+dealloc also needs every thread that issued tcgen05 operations (mma, ld)
+before the block's last bar.sync to have executed
+tcgen05.fence::before_thread_sync between them and that bar.sync. (The
+first allocation is exempt; wait::st is accepted and not checked.)
 
 Arithmetic: integer ops exact; f32/f16/f16x2 add, sub, mul round to nearest
 even once (IEEE), fma is computed in float64 and rounded once. mma.sync
@@ -674,6 +680,16 @@ class Batch:
         self.bulk_reading = np.full(len(blocks) * S, -1, np.int32)
         self.tc_reading = np.full(len(blocks) * S, -1, np.int64)
         self.tc_ld_pending = {}
+        # tcgen05 fences: per thread the step of its last
+        # fence::after_thread_sync and of its last thread synchronization
+        # (bar.sync, or a wait that observed an mbarrier phase), and whether
+        # it issued tcgen05 operations since its last fence::before_thread_sync;
+        # per block, whether some thread had such operations at its last
+        # bar.sync.
+        self.tc_after = np.full(T, -1, np.int64)
+        self.sync_step = np.full(T, -1, np.int64)
+        self.tc_unfenced = np.zeros(T, bool)
+        self.tc_unfenced_at_sync = np.zeros(len(blocks), bool)
 
     # ---------------------------------------------------------- operands
     def imm(self, v):
@@ -1607,6 +1623,7 @@ def h_mbarrier(em, ins, mask):
                 "in flight to it, and every thread of the block is waiting")
         t = tids[pos]
         mb.observed[t] = np.maximum(mb.observed[t], mb.phase)
+        em.sync_step[t] = em.step
         ok[t] = True
     em.write(ops[0], ok, mask)
 
@@ -1642,6 +1659,8 @@ def h_bar(em, ins, mask):
     em.flush_issues()
     em.epoch += 1
     nt = em.L.nt
+    em.sync_step[:] = em.step
+    em.tc_unfenced_at_sync = em.tc_unfenced.reshape(-1, nt).any(axis=1)
     for mb in em.mbars.values():  # what one thread observed, all have
         block = mb.observed[mb.block * nt:(mb.block + 1) * nt]
         block[:] = block.max()
@@ -1887,6 +1906,17 @@ def tcgen05_warps(em, ins, mask, what):
     return np.nonzero(per.all(axis=1))[0]
 
 
+def tcgen05_after_sync(em, tids, what):
+    """A tcgen05 operation that may depend on what other threads did before
+    a thread synchronization needs a fence::after_thread_sync between the
+    synchronization and itself, in its own thread."""
+    late = (em.sync_step[tids] >= 0) & (em.tc_after[tids] < em.sync_step[tids])
+    if late.any():
+        raise EmulationError(f"thread {int(tids[np.argmax(late)]) % em.L.nt}: {what} after a "
+                             "thread synchronization (bar.sync or an mbarrier wait) with no "
+                             "tcgen05.fence::after_thread_sync between")
+
+
 def h_tcgen05(em, ins, mask):
     """tcgen05.alloc, relinquish_alloc_permit, dealloc (cta_group::1),
     mma.cta_group::1.kind::f16 on two shared memory descriptors, commit to
@@ -1894,8 +1924,13 @@ def h_tcgen05(em, ins, mask):
     fence::before/after_thread_sync (see the module's description)."""
     p, ops = ins.parts[1:], ins.ops
     nt = em.L.nt
-    if p in (["fence::before_thread_sync"], ["fence::after_thread_sync"], ["wait::st", "sync",
-                                                                             "aligned"]):
+    if p == ["fence::before_thread_sync"]:
+        em.tc_unfenced[active(em, mask)] = False
+        return
+    if p == ["fence::after_thread_sync"]:
+        em.tc_after[active(em, mask)] = em.step
+        return
+    if p == ["wait::st", "sync", "aligned"]:
         return
     if p == ["wait::ld", "sync", "aligned"]:
         em.tc_ld_pending = {}
@@ -1935,6 +1970,11 @@ def h_tcgen05(em, ins, mask):
             if lane or em.tm_allocs[b].get(col) != n:
                 raise EmulationError(f"tcgen05.dealloc of {n} columns at {hex(addr)}: not an "
                                      "allocation of this block")
+            tcgen05_after_sync(em, np.arange(t0, t0 + 32), "tcgen05.dealloc")
+            if em.tc_unfenced_at_sync[b]:
+                raise EmulationError(
+                    "tcgen05.dealloc after a bar.sync that some thread reached with tcgen05 "
+                    "operations not followed by a tcgen05.fence::before_thread_sync")
             busy = em.tm_pending[b, col:col + n] >= 0
             if busy.any():
                 raise EmulationError(
@@ -1970,6 +2010,8 @@ def h_tcgen05(em, ins, mask):
                 raise EmulationError("the lanes of a warp give different tcgen05.ld addresses")
             lane, col = int(a[0]) >> 16, int(a[0]) & 0xFFFF
             warp = (t0 % nt) // 32
+            tcgen05_after_sync(em, np.arange(t0, t0 + 32), "tcgen05.ld")
+            em.tc_unfenced[t0:t0 + 32] = True
             if lane != 32 * (warp % 4):
                 raise EmulationError(f"warp {warp} loads tensor memory lanes {lane}..{lane + 31}"
                                      f": a warp may access only lanes {32 * (warp % 4)}.."
@@ -2011,6 +2053,8 @@ def h_tcgen05(em, ins, mask):
     dptr = em.address(ops[0]) & np.uint64(0xFFFFFFFF)
     da, db, idesc = em.read(ops[1]), em.read(ops[2]), em.read(ops[3], 32)
     enable = em.read(ops[4])
+    tcgen05_after_sync(em, tids, "tcgen05.mma")
+    em.tc_unfenced[tids] = True
     for t in tids:
         t = int(t)
         b, i = int(em.bidx[t]), int(idesc[t])
