@@ -111,10 +111,10 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // Then the output tile through shared memory: the 64 KB f32 tile takes the
-// bytes of the two stages (A's 32 KB, then B's), the block synchronizes
-// before the first write of it, and after the stores every thread fences
-// for the async proxy, the block synchronizes, and thread 0 stores the tile
-// with TMA at the block's origin and waits for it.
+// bytes of the two stages (A's 32 KB, then B's; every thread has waited for
+// the last MMAs, so nothing reads them any more), and after the stores
+// every thread fences for the async proxy, the block synchronizes, and
+// thread 0 stores the tile with TMA at the block's origin and waits for it.
 // CHECK-LABEL: func.func @tma_store
 // CHECK:         %[[CAST:.+]] = memref.cast %{{.*}} : memref<256x256xf32> to memref<*xf32>
 // CHECK:         %[[MAP:.+]] = nvgpu.tma.create.descriptor %[[CAST]] box[%{{.*}}, %{{.*}}] : memref<*xf32> -> <tensor = memref<128x128xf32, #gpu.address_space<workgroup>>, swizzle = none, l2promo = none, oob = zero, interleave = none>
@@ -126,8 +126,8 @@ module attributes {transform.with_named_sequence} {
 // CHECK:           %[[TILE:.+]] = memref.view %[[SHARED]][%{{.*}}][] : memref<65536xi8, #gpu.address_space<workgroup>> to memref<128x128xf32, #gpu.address_space<workgroup>>
 // CHECK:           scf.for
 // CHECK:           nvvm.tcgen05.ld
-// CHECK:           gpu.barrier
-// CHECK-NEXT:      vector.store %{{.*}}, %[[TILE]]
+// CHECK-NOT:       gpu.barrier
+// CHECK:           vector.store %{{.*}}, %[[TILE]]
 // CHECK:           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT:      gpu.barrier
 // CHECK-NEXT:      %c0

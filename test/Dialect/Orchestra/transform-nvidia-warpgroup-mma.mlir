@@ -409,6 +409,7 @@ module attributes {transform.with_named_sequence} {
 // CHECK-NOT:     memref.view
 // CHECK:         linalg.fill
 // CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:    gpu.barrier
 // CHECK-NEXT:    memref.subview
 // CHECK-NEXT:    nvgpu.warpgroup.mma.store
 module attributes {transform.with_named_sequence} {

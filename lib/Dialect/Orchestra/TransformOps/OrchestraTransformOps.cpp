@@ -1029,8 +1029,7 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
   // buffer before the loop is dead. Without it, the accumulator tile may
   // reuse the bytes of the stages.
   eraseDeadZeroFills(rewriter, newLoop, c);
-  bool shared =
-      shareStagesWithAccumulator(rewriter, newLoop, aStages, bStages, c);
+  shareStagesWithAccumulator(rewriter, newLoop, aStages, bStages, c);
   // After the loop: each warpgroup stores its rows of the product. The
   // store's lowering places a thread's rows by its warp within the block
   // (rows 16 w + ... of warp w, so warpgroup 1 at rows 64 and on), while
@@ -1040,11 +1039,11 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
   rewriter.setInsertionPointAfter(newLoop);
   if (lag) {
     NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
-    // The other warpgroup's last MMA may still read the stages that the
-    // accumulator tile overlaps. (Without MMAs in flight, the last step's
-    // closing barrier already ended every read.)
-    if (shared)
-      gpu::BarrierOp::create(rewriter, loc);
+    // The other warpgroup's last MMA may still read the stages, which the
+    // accumulator tile (or, later, an output tile) may overlap: after this
+    // barrier, every read of them has ended. (Without MMAs in flight, the
+    // last step's closing barrier already ended every read.)
+    gpu::BarrierOp::create(rewriter, loc);
   }
   Value firstRows = memref::SubViewOp::create(
       rewriter, loc, c,
@@ -1567,7 +1566,6 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
   };
   Location loc = loop.getLoc();
   Value tile;
-  bool stagesNowShared = false;
   auto firstView = stageBuffers.empty()
                        ? memref::ViewOp()
                        : stageBuffers.front().getDefiningOp<memref::ViewOp>();
@@ -1618,7 +1616,6 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
         rewriter.eraseOp(alloc);
         tile = Value();
       }
-      stagesNowShared = static_cast<bool>(tile);
     }
   }
   if (!tile)
@@ -1649,20 +1646,6 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
       if (Operation *inBlock = block->findAncestorOpInBlock(*user);
           !last || last->isBeforeInBlock(inBlock))
         last = inBlock;
-  }
-  // When the tile has just taken the stages' bytes, the block synchronizes
-  // before the first write of it: a warpgroup's last MMA may still read
-  // the stages when another warpgroup's wait for its own ends.
-  if (stagesNowShared) {
-    Operation *first = nullptr;
-    SmallVector<Operation *> users;
-    collectUsersThroughViews(tileView.getResult(), users);
-    for (Operation *user : users)
-      if (Operation *inBlock = block->findAncestorOpInBlock(*user);
-          !first || inBlock->isBeforeInBlock(first))
-        first = inBlock;
-    rewriter.setInsertionPoint(first);
-    gpu::BarrierOp::create(rewriter, loc);
   }
   SmallVector<OpFoldResult> origin = tileView.getMixedOffsets();
   rebuildOnTile(rewriter, tileView.getResult(), tile);

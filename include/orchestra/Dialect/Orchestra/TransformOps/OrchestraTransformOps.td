@@ -207,8 +207,10 @@ def NVIDIAWarpgroupMmaOp : TransformDialectOp<"orchestra.nvidia_warpgroup_mma", 
     block that nothing uses before or in the loop, and nothing uses the
     stage allocations after it, the three allocations become views of one
     `i8` workgroup allocation of the larger size (the stages of A, then of
-    B; the accumulator tile from byte 0), and a `gpu.barrier` follows
-    `wgmma.wait_group 0`. With `share_accumulator`, an accumulator tile in
+    B; the accumulator tile from byte 0). A `gpu.barrier` follows
+    `wgmma.wait_group 0` when MMAs may be in flight at the end of the loop,
+    so that nothing after it can overwrite bytes of the stages another
+    warpgroup's last MMA still reads. With `share_accumulator`, an accumulator tile in
     shared memory that cannot share the stages' bytes is an error (a
     recipe that counted the shared memory as shared would not fit
     otherwise). Emits a silenceable failure, naming the op, when the loop
@@ -294,6 +296,9 @@ def NVIDIATmaStoreTileOp : TransformDialectOp<"orchestra.nvidia_tma_store_tile",
     `nvidia_warpgroup_mma` or `nvidia_tcgen05_mma` rewrote its matmul) and
     moves the block's output tile through shared memory:
 
+    * the stages must be free when the ops after the loop begin (what
+      `nvidia_warpgroup_mma` and `nvidia_tcgen05_mma` ensure: every MMA has
+      completed by then);
     * the tile is the one `memref.subview` (static, at most 256 x 256, rows
       a multiple of 16 bytes) of a 2-D global buffer defined outside the
       block-level `scf.forall` through which the ops after the loop write
