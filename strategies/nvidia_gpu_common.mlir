@@ -903,8 +903,10 @@ module attributes {transform.with_named_sequence} {
     transform.yield %k_loops : !transform.any_op
   }
   // The block's output tile goes to global memory through shared memory and
-  // one TMA store, where the stages' bytes have room for it
-  // (`transform.orchestra.nvidia_tma_store_tile`; the K loop is matched
+  // one TMA store, where the stages' bytes have room for it and the
+  // epilogue's form allows it (`transform.orchestra.nvidia_tma_store_tile`;
+  // where it does not, the threads keep storing to global memory, hence
+  // `failures(suppress)` where this is included; the K loop is matched
   // again: the MMA ops may have replaced it).
   transform.named_sequence @nvidia_store_tile_tma(
       %forall: !transform.any_op {transform.readonly}) {
@@ -922,7 +924,7 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.orchestra.nvidia_warpgroup_mma %k_loops {share_accumulator}
         : !transform.any_op
-    transform.include @nvidia_store_tile_tma failures(propagate) (%forall)
+    transform.include @nvidia_store_tile_tma failures(suppress) (%forall)
         : (!transform.any_op) -> ()
     transform.yield
   }
@@ -951,7 +953,7 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.orchestra.nvidia_tcgen05_mma %k_loops {share_accumulator}
         : !transform.any_op
-    transform.include @nvidia_store_tile_tma failures(propagate) (%forall)
+    transform.include @nvidia_store_tile_tma failures(suppress) (%forall)
         : (!transform.any_op) -> ()
     transform.yield
   }

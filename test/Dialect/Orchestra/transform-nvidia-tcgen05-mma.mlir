@@ -42,7 +42,7 @@
 // CHECK:           nvvm.mbarrier.try_wait.parity
 // CHECK:           nvvm.tcgen05.fence <after>
 // CHECK-COUNT-2:   nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<32xi32>
-// CHECK:           vector.store %{{.*}} {alignment = 16 : i64} : memref<128x128xf32, strided<[256, 1], offset: ?>>, vector<32xf32>
+// CHECK:           vector.store %{{.*}} {alignment = 16 : i64, orchestra.gpu_tile_store} : memref<128x128xf32, strided<[256, 1], offset: ?>>, vector<32xf32>
 // CHECK:           nvvm.tcgen05.fence <before>
 // CHECK-NEXT:      gpu.barrier
 // CHECK-NEXT:      nvvm.tcgen05.fence <after>
@@ -135,7 +135,7 @@ module attributes {transform.with_named_sequence} {
 // CHECK-NEXT:        nvgpu.tma.fence.descriptor %[[MAP]]
 // CHECK-NEXT:        nvgpu.tma.async.store %[[TILE]] to %[[MAP]][%[[COL0]], %[[ROW0]]]
 // CHECK-NEXT:        nvvm.cp.async.bulk.commit.group
-// CHECK-NEXT:        nvvm.cp.async.bulk.wait_group 0
+// CHECK-NEXT:        nvvm.cp.async.bulk.wait_group 0 {read}
 module attributes {transform.with_named_sequence} {
   func.func @tma_store(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
     %c0 = arith.constant 0 : index
@@ -196,6 +196,37 @@ module attributes {transform.with_named_sequence} {
     %loop = transform.structured.match attributes{tagged} in %root
         : (!transform.any_op) -> !transform.any_op
     // expected-error @below {{cannot store the block's output tile with TMA: something reads the tile, or uses it in a way this op does not handle}}
+    transform.orchestra.nvidia_tma_store_tile %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// An epilogue that writes only part of the tile (its diagonal): a TMA store
+// of the whole box would write the rest, so the op refuses.
+module attributes {transform.with_named_sequence} {
+  func.func @partial_tile(%c: memref<256x256xf32>, %x: f32) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    scf.forall (%i) in (2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %out = memref.subview %c[%m, 0] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      // expected-note @below {{K loop}}
+      scf.for %k = %c0 to %c256 step %c64 {
+        gpu.barrier
+      } {tagged}
+      scf.forall (%t) in (128) {
+        memref.store %x, %out[%t, %t] : memref<128x128xf32, strided<[256, 1], offset: ?>>
+      } {mapping = [#gpu.thread<x>]}
+    } {mapping = [#gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{cannot store the block's output tile with TMA: the ops after the loop do not provably write the whole tile (a TMA store of the tile would write the rest)}}
     transform.orchestra.nvidia_tma_store_tile %loop : !transform.any_op
     transform.yield
   }

@@ -1062,6 +1062,10 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
 // NVIDIATcgen05MmaOp
 //===----------------------------------------------------------------------===//
 
+/// Marks the stores of `nvidia_tcgen05_mma` after the K loop: together, the
+/// block's threads write every element of the accumulator buffer with them.
+static constexpr StringLiteral kTileStoreAttr = "orchestra.gpu_tile_store";
+
 /// Whether the thread is the first of the block (x, y and z all 0).
 static Value buildIsFirstThread(OpBuilder &b, Location loc) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -1365,8 +1369,11 @@ DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
     // The row's columns are 16-byte aligned: the chunk is stored 16 bytes
     // at a time.
     Value column = apply(rewriter, d0 + j, columnBase);
-    vector::StoreOp::create(rewriter, loc, values, c, ValueRange{row, column},
-                            /*nontemporal=*/false, llvm::Align(16));
+    auto store = vector::StoreOp::create(
+        rewriter, loc, values, c, ValueRange{row, column},
+        /*nontemporal=*/false, llvm::Align(16));
+    // Together, the block's threads write every element of `c`.
+    store->setAttr(kTileStoreAttr, rewriter.getUnitAttr());
   }
   // Then, once every warp's loads are done, warp 0 frees the tensor memory.
   fence(rewriter, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
@@ -1433,6 +1440,86 @@ static void rebuildOnTile(RewriterBase &rewriter, Value oldValue,
     }
     rewriter.modifyOpInPlace(user, [&] { use.set(newValue); });
   }
+}
+
+/// Whether the writes through `tile` (a static rows x cols buffer) provably
+/// write every element of it, all of them in `block`: each use is either
+///   * a view of rows 0-63 of a 128-row tile that only
+///     `nvgpu.warpgroup.mma.store`s write (their lowering writes rows 0-127,
+///     see nvidia_warpgroup_mma);
+///   * a `vector.store` of `nvidia_tcgen05_mma` (kTileStoreAttr), all of
+///     whose stores together write the tile;
+///   * a view, in a thread-level `scf.forall` of `block` with static bounds
+///     (b0, b1), of the block [i0 s0, i1 s1] x [s0, s1] with b0 s0 = rows and
+///     b1 s1 = cols, that only unmasked in-bounds `vector.transfer_write`s
+///     of the whole view, directly in the forall's body, write.
+static bool writesWholeTile(Value tile, Block *block) {
+  auto type = cast<MemRefType>(tile.getType());
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  bool covered = false;
+  for (OpOperand &use : tile.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto store = dyn_cast<vector::StoreOp>(user)) {
+      if (!store->hasAttr(kTileStoreAttr) || store->getBlock() != block)
+        return false;
+      covered = true;
+      continue;
+    }
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (!view || !areAllConstantIntValue(view.getMixedStrides(), 1) ||
+        view.getType().getRank() != 2 || !view.getType().hasStaticShape())
+      return false;
+    ArrayRef<int64_t> sizes = view.getType().getShape();
+    if (view->getBlock() == block) {
+      // The warpgroup MMA store's view.
+      if (rows != 128 || sizes[0] != 64 || sizes[1] != cols ||
+          !areAllConstantIntValue(view.getMixedOffsets(), 0) ||
+          !llvm::all_of(view->getUsers(), [](Operation *op) {
+            return isa<nvgpu::WarpgroupMmaStoreOp>(op);
+          }))
+        return false;
+      covered = true;
+      continue;
+    }
+    auto forall = dyn_cast<scf::ForallOp>(view->getParentOp());
+    if (!forall || forall->getBlock() != block || forall.getRank() != 2 ||
+        !forall.getMapping() || forall.getMapping()->empty() ||
+        !isa<gpu::GPUThreadMappingAttr>(forall.getMapping()->getValue()[0]))
+      return false;
+    // (Dynamic bounds are ShapedType::kDynamic here, which fails the
+    // comparisons.)
+    ArrayRef<int64_t> lbs = forall.getStaticLowerBound();
+    ArrayRef<int64_t> ubs = forall.getStaticUpperBound();
+    ArrayRef<int64_t> steps = forall.getStaticStep();
+    if (llvm::any_of(lbs, [](int64_t v) { return v != 0; }) ||
+        llvm::any_of(steps, [](int64_t v) { return v != 1; }) ||
+        ShapedType::isDynamic(ubs[0]) || ShapedType::isDynamic(ubs[1]) ||
+        ubs[0] * sizes[0] != rows || ubs[1] * sizes[1] != cols)
+      return false;
+    SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
+    for (int d = 0; d < 2; ++d) {
+      auto offset = dyn_cast<Value>(offsets[d]);
+      auto apply = offset ? offset.getDefiningOp<affine::AffineApplyOp>()
+                          : affine::AffineApplyOp();
+      if (!apply || apply.getMapOperands().size() != 1 ||
+          apply.getMapOperands()[0] != forall.getInductionVar(d) ||
+          apply.getAffineMap().getResult(0) !=
+              getAffineDimExpr(0, view.getContext()) * sizes[d])
+        return false;
+    }
+    for (Operation *writer : view->getUsers()) {
+      auto write = dyn_cast<vector::TransferWriteOp>(writer);
+      if (!write || write->getParentOp() != forall.getOperation() ||
+          write.getMask() || write.getVectorType().getShape() != sizes ||
+          !write.getPermutationMap().isMinorIdentity() ||
+          llvm::any_of(write.getInBoundsValues(), [](bool b) { return !b; }) ||
+          llvm::any_of(write.getIndices(),
+                       [](Value index) { return !isZeroInteger(index); }))
+        return false;
+    }
+    covered = true;
+  }
+  return covered;
 }
 
 DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
@@ -1517,6 +1604,8 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
                 "loop's block, of a static row-major 2-D global buffer");
   int64_t rows = tileType.getDimSize(0), cols = tileType.getDimSize(1);
   Type element = tileType.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return fail("the tile's elements are not whole bytes");
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   if (rows > 256 || cols > 256 || (cols * elementBytes) % 16 != 0 ||
       (bufferType.getDimSize(1) * elementBytes) % 16 != 0)
@@ -1548,6 +1637,9 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
       }
     }
   }
+  if (!writesWholeTile(tileView.getResult(), block))
+    return fail("the ops after the loop do not provably write the whole tile "
+                "(a TMA store of the tile would write the rest)");
 
   // Room for the tile: the stage buffers' bytes, dead after the loop.
   SetVector<Value> stageBuffers;
@@ -1667,8 +1759,10 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
                  getValueOrCreateConstantIndexOp(rewriter, loc, origin[0])},
       /*predicate=*/Value());
   NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+  // The shared tile must outlive the store's reads of it; the global writes
+  // complete with the grid (as CUTLASS's epilogues rely on).
   NVVM::CpAsyncBulkWaitGroupOp::create(
-      rewriter, loc, rewriter.getI32IntegerAttr(0), /*read=*/nullptr);
+      rewriter, loc, rewriter.getI32IntegerAttr(0), rewriter.getUnitAttr());
   if (tileView->use_empty())
     rewriter.eraseOp(tileView);
   return DiagnosedSilenceableFailure::success();

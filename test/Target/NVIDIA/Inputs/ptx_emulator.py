@@ -149,10 +149,12 @@ TMA stores (cp.async.bulk.tensor.2d.global.shared::cta{.tile}.bulk_group
 aligned) when issued and write it into the tensor map's array (what falls
 outside is dropped). The data must be visible to the async proxy: each
 byte's last generic write must be followed, in the writing thread, by a
-fence.proxy.async{.shared::cta}, and then by a bar.sync before the issue
-(unless the issuing thread wrote it). The source bytes stay in flight until
-a cp.async.bulk.wait_group{.read} retires the store's bulk group (groups
-close at cp.async.bulk.commit_group): writing them before that is an error.
+fence.proxy.async{.shared::cta}, and that fence by a bar.sync before the
+issue (unless the issuing thread wrote it). The source bytes stay in flight
+until a cp.async.bulk.wait_group{.read} of the issuing thread retires the
+store's bulk group (each thread's groups close at its
+cp.async.bulk.commit_group): writing them before that, or exiting, is an
+error.
 
 Swizzle. With the 128-byte swizzle a TMA box (rows of at most 128 bytes)
 lands at a 1024-byte aligned destination with byte L of the row-major box
@@ -669,14 +671,15 @@ class Batch:
         self.tm_phase = np.zeros((len(blocks), 512), np.int64)
         self.tc_issued, self.tc_lines = {}, {}
         # TMA stores: per shared byte the step of its last generic write;
-        # per thread the step of its last fence.proxy.async; the bulk group
-        # being built and those committed, each a list of (line, shared
-        # bytes read); per shared byte, the line of a store in flight that
-        # reads it (-1: none).
+        # per thread the step and the epoch of its last fence.proxy.async,
+        # and its bulk group being built and those committed, each a list
+        # of (line, shared bytes read); per shared byte, the line of a store
+        # in flight that reads it (-1: none).
         self.step = 0
         self.w_step = np.full(len(blocks) * S, -1, np.int64)
         self.proxy_fence = np.full(T, -1, np.int64)
-        self.bulk_open, self.bulk_groups = [], []
+        self.proxy_fence_epoch = np.full(T, -1, np.int64)
+        self.bulk_open, self.bulk_groups = {}, {}
         self.bulk_reading = np.full(len(blocks) * S, -1, np.int32)
         self.tc_reading = np.full(len(blocks) * S, -1, np.int64)
         self.tc_ld_pending = {}
@@ -1088,6 +1091,11 @@ class Batch:
             name, line = next(iter(self.wg_pending.items()))
             raise EmulationError(f"blocks {self.blocks} exit with the wgmma.mma_async at line "
                                  f"{line} in flight (no wgmma.wait_group retired it)")
+        if (self.bulk_reading >= 0).any():
+            line = int(self.bulk_reading[np.argmax(self.bulk_reading >= 0)])
+            raise EmulationError(f"blocks {self.blocks} exit while the TMA store at line {line} "
+                                 "may still read shared memory (no cp.async.bulk.commit_group "
+                                 "and cp.async.bulk.wait_group retired it)")
         for b, allocs in enumerate(self.tm_allocs):
             if allocs:
                 col, n = next(iter(allocs.items()))
@@ -1455,22 +1463,25 @@ def h_cp(em, ins, mask):
 
 
 def h_bulk_group(em, ins, mask):
-    """cp.async.bulk.commit_group; cp.async.bulk.wait_group{.read} N: the
-    bulk groups beyond the newest N retire (their source reads end)."""
+    """cp.async.bulk.commit_group (of the thread's bulk operations since its
+    last, possibly none); cp.async.bulk.wait_group{.read} N: the thread's
+    bulk groups beyond its newest N retire (their source reads end)."""
     p = ins.parts[3:]
+    tids = active(em, mask)
     if p == ["commit_group"] and not ins.ops:
-        if em.bulk_open:
-            em.bulk_groups.append(em.bulk_open)
-            em.bulk_open = []
+        for t in tids:
+            em.bulk_groups.setdefault(int(t), []).append(em.bulk_open.pop(int(t), []))
         return
     if p not in (["wait_group"], ["wait_group", "read"]) or len(ins.ops) != 1 or \
             ins.ops[0][0] != "imm":
         unsupported(ins)
     keep = ins.ops[0][1]
-    while len(em.bulk_groups) > keep:
-        for line, flat in em.bulk_groups.pop(0):
-            still = em.bulk_reading[flat] == line
-            em.bulk_reading[flat[still]] = -1
+    for t in tids:
+        groups = em.bulk_groups.get(int(t), [])
+        while len(groups) > keep:
+            for line, flat in groups.pop(0):
+                still = em.bulk_reading[flat] == line
+                em.bulk_reading[flat[still]] = -1
 
 
 def h_tma_store(em, ins, mask):
@@ -1514,18 +1525,20 @@ def h_tma_store(em, ins, mask):
                 f"TMA store of {em.L.shared_name(int(flat[i]) % em.L.shared_size)}, which thread "
                 f"{int(writer[i]) % em.L.nt} wrote without a fence.proxy.async after the write: "
                 "the async proxy may not see it")
-        unsynced = generic & (em.w_ep[flat] == em.epoch) & (writer != t)
+        fence_epoch = em.proxy_fence_epoch[np.clip(writer, 0, em.T - 1)]
+        unsynced = generic & (fence_epoch == em.epoch) & (writer != t)
         if unsynced.any():
             i = int(np.argmax(unsynced))
             raise EmulationError(
                 f"TMA store of {em.L.shared_name(int(flat[i]) % em.L.shared_size)}, which thread "
-                f"{int(writer[i]) % em.L.nt} wrote with no bar.sync before the store")
+                f"{int(writer[i]) % em.L.nt} wrote and fenced with no bar.sync between its "
+                "fence.proxy.async and the store")
         em.note_reads(flat, np.full(len(flat), t, np.int32))
         written = tm.store(int(col[j]), int(row[j]), em.sh[flat])
         who = np.full(len(written), em.linear_block[em.bidx[t]])
         em.L.global_writes.append((param, written, who))
         em.bulk_reading[flat] = ins.line
-        em.bulk_open.append((ins.line, flat))
+        em.bulk_open.setdefault(int(t), []).append((ins.line, flat))
         em.L.tma_stores += 1
 
 
@@ -1641,6 +1654,7 @@ def h_fence(em, ins, mask):
             mb.fenced |= bool(np.isin(mb.init_agent, tids))
         if p[0] == "proxy":
             em.proxy_fence[tids] = em.step
+            em.proxy_fence_epoch[tids] = em.epoch
         return
     if p[:3] != ["proxy", "tensormap::generic", "acquire"] or \
             p[3:] not in (["cta"], ["cluster"], ["gpu"], ["sys"]) or len(ops) != 2 or \
@@ -2209,7 +2223,7 @@ def run_launch(kernel, grid, block, dynamic_shared, buffers, maps, blocks_spec="
     for s in range(0, len(blocks), batch):
         group = blocks[s:s + batch]
         saved = ([b.copy() for b in buffers], len(L.global_writes), L.tma_copies,
-                 {i: m.data.copy() for i, m in maps.items()})
+                 {i: m.data.copy() for i, m in maps.items()}, L.tma_stores)
         try:
             try:
                 Batch(L, group).run()
@@ -2220,6 +2234,7 @@ def run_launch(kernel, grid, block, dynamic_shared, buffers, maps, blocks_spec="
                 L.tma_copies = saved[2]
                 for i, data in saved[3].items():
                     maps[i].data[...] = data
+                L.tma_stores = saved[4]
                 for one in group:
                     Batch(L, [one]).run()
         except EmulationError as e:

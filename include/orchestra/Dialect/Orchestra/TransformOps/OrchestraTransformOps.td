@@ -302,8 +302,11 @@ def NVIDIATmaStoreTileOp : TransformDialectOp<"orchestra.nvidia_tma_store_tile",
     * the tile is the one `memref.subview` (static, at most 256 x 256, rows
       a multiple of 16 bytes) of a 2-D global buffer defined outside the
       block-level `scf.forall` through which the ops after the loop write
-      global memory; nothing may read it, and nothing before the loop may
-      use it;
+      global memory; nothing may read it, nothing before the loop may use
+      it, and the ops after the loop must provably write all of it (thread
+      loops whose tiles partition it and write whole tiles, the warpgroup
+      MMA store, or the stores of `nvidia_tcgen05_mma`), since the TMA
+      store writes the whole box;
     * those ops write a shared-memory tile of the same shape instead (its
       views rebuilt on it), placed in the bytes of the stage buffers, which
       are dead after the loop: after the accumulator tile when the stages
@@ -312,8 +315,8 @@ def NVIDIATmaStoreTileOp : TransformDialectOp<"orchestra.nvidia_tma_store_tile",
       asynchronous proxy (`fence.proxy.async.shared::cta`), the block
       synchronizes, and thread 0 stores the tile with one
       `nvgpu.tma.async.store` through a tensor map of the global buffer
-      (created before the block loop, the tile as its box) and waits for
-      the store's bulk group.
+      (created before the block loop, the tile as its box) and waits until
+      the store's bulk group has read the tile (`wait_group.read 0`).
 
     When the stages' bytes cannot hold the tile, the op leaves the loop
     alone (the threads keep storing to global memory themselves). Emits a
