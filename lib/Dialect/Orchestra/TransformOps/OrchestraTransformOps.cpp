@@ -1565,9 +1565,23 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
         effects.getEffects(instances);
         for (auto &instance : instances)
           if (isa<MemoryEffects::Write>(instance.getEffect()) &&
-              instance.getValue() && isGlobalMemRef(instance.getValue()))
-            problem = "an op after the loop writes global memory in a way "
-                      "this op does not handle";
+              (!instance.getValue() || isGlobalMemRef(instance.getValue())))
+            problem =
+                ("an op after the loop ('" + inner->getName().getStringRef() +
+                 "') writes global memory in a way this op does not "
+                 "handle")
+                    .str();
+      } else if (!inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+                 !inner->hasTrait<OpTrait::IsTerminator>() &&
+                 !isa<gpu::BarrierOp>(inner) &&
+                 !isa<NVVM::NVVMDialect, LLVM::LLVMDialect>(
+                     inner->getDialect())) {
+        // Unknown effects (barriers only synchronize; the NVVM and LLVM ops
+        // of the MMA ops work on registers, tensor memory and shared
+        // memory).
+        problem = ("an op after the loop ('" + inner->getName().getStringRef() +
+                   "') has unknown memory effects")
+                      .str();
       }
       for (Value memref : written) {
         if (!isGlobalMemRef(memref))
