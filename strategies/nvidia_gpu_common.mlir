@@ -762,6 +762,8 @@ module attributes {transform.with_named_sequence} {
         attributes{orchestra.gpu_k_loop} in %forall
         : (!transform.any_op) -> !transform.any_op
     transform.orchestra.nvidia_tma_k_loop %k_loops : !transform.any_op
+    transform.include @nvidia_store_tile_tma failures(suppress) (%forall)
+        : (!transform.any_op) -> ()
     %one = transform.param.constant 1 : i64 -> !transform.any_param
     transform.annotate %forall "orchestra.gpu_k_stages" = %one
         : !transform.any_op, !transform.any_param

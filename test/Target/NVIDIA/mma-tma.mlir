@@ -11,6 +11,9 @@
 //    warps read the stage), and after the barrier that ends the step thread
 //    0 issues the step 3 ahead into the same stage, while there is one.
 // No cp.async and no cp.async pipeline: the kernel's stage count says 1.
+// The stage buffers share one allocation with the 64x64 output tile, which
+// the epilogue writes after the K loop and thread 0 stores with TMA
+// (transform.orchestra.nvidia_tma_store_tile).
 // RUN: orchestra-opt %s --pass-pipeline='builtin.module(transform-preload-library{transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_blackwell_strategy.mlir},orchestra-nvidia-select-recipes,transform-interpreter{entry-point=__orchestra_nvidia_blackwell_strategy},canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{hoist-static-allocs modify-public-functions},canonicalize,cse,canonicalize,orchestra-nvidia-copies-to-linalg,transform-interpreter{entry-point=__orchestra_nvidia_blackwell_map_to_gpu},orchestra-nvidia-vector-to-mma,canonicalize,cse,transform-interpreter{entry-point=__orchestra_nvidia_blackwell_lower_vectors})' | FileCheck %s
 
 // CHECK-LABEL: func.func @t0_matmul
@@ -19,9 +22,13 @@
 // CHECK-SAME:    -> <tensor = memref<64x32xf16, #gpu.address_space<workgroup>>, swizzle = none, l2promo = none, oob = zero, interleave = none>
 // CHECK:       %[[CB:.+]] = memref.cast %arg1 : memref<1024x512xf16> to memref<*xf16>
 // CHECK:       %[[DB:.+]] = nvgpu.tma.create.descriptor %[[CB]] box[%c32, %c64]
+// CHECK:       %[[CC:.+]] = memref.cast %arg3 : memref<512x512xf16> to memref<*xf16>
+// CHECK:       %[[DC:.+]] = nvgpu.tma.create.descriptor %[[CC]] box[%c64, %c64]
 // CHECK:       gpu.launch
-// CHECK:         %[[A:.+]] = memref.alloc() {{.*}} : memref<3x64x32xf16, #gpu.address_space<workgroup>>
-// CHECK:         %[[B:.+]] = memref.alloc() {{.*}} : memref<3x32x64xf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[SHARED:.+]] = memref.alloc() {alignment = 128 : i64} : memref<24576xi8, #gpu.address_space<workgroup>>
+// CHECK:         %[[A:.+]] = memref.view %[[SHARED]][%c0][] : memref<24576xi8, #gpu.address_space<workgroup>> to memref<3x64x32xf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[B:.+]] = memref.view %[[SHARED]][%c12288][] : memref<24576xi8, #gpu.address_space<workgroup>> to memref<3x32x64xf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[OUT:.+]] = memref.view %[[SHARED]][%c0][] : memref<24576xi8, #gpu.address_space<workgroup>> to memref<64x64xf16, #gpu.address_space<workgroup>>
 // CHECK:         %[[BAR:.+]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
 // CHECK:         %[[FIRST:.+]] = arith.cmpi eq, %{{.*}}, %c0
 // CHECK:         scf.if %[[FIRST]] {
@@ -56,7 +63,16 @@
 // CHECK:               nvgpu.tma.async.load %[[DA]]
 // CHECK:               nvgpu.tma.async.load %[[DB]]
 // CHECK-NOT:     nvgpu.device_async_copy
-// CHECK:         gpu.terminator
+// CHECK:         vector.store %{{.*}}, %[[OUT]]
+// CHECK:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:    gpu.barrier
+// CHECK-NEXT:    scf.if %[[FIRST]] {
+// CHECK-NEXT:      nvgpu.tma.fence.descriptor %[[DC]]
+// CHECK-NEXT:      nvgpu.tma.async.store %[[OUT]] to %[[DC]]
+// CHECK-NEXT:      nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT:      nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    gpu.terminator
 // CHECK-NEXT:  } {orchestra.gpu_k_stages = 1 : i64}
 module @kernels_nvidia_blackwell_0 attributes {orchestra.arch = "nvidia_blackwell", orchestra.target = {arch = "nvidia_blackwell", device_id = 0 : i64, sm = "sm_100a"}} {
   func.func @t0_matmul(%a: tensor<512x1024xf16>, %b: tensor<1024x512xf16>, %bias: tensor<512xf16>) -> tensor<512x512xf16> {

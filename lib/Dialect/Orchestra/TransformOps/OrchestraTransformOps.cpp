@@ -1660,6 +1660,8 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
   blockForall.walk([&](nvgpu::TmaAsyncLoadOp load) {
     if (auto view = load.getDst().getDefiningOp<memref::ReinterpretCastOp>())
       stageBuffers.insert(view.getSource());
+    else if (auto view = load.getDst().getDefiningOp<memref::SubViewOp>())
+      stageBuffers.insert(view.getSource());
   });
   int64_t tileBytes = rows * cols * elementBytes;
   auto tileSharedType = MemRefType::get(
