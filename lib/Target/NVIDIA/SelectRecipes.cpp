@@ -196,19 +196,19 @@ public:
     // asks for it, in the block tile it names. Both take the same tiles and
     // TMA staging; they differ in the K loop's MMAs (recipe "wgmma" or
     // "tcgen05").
-    bool useWgmma = false;
+    bool useWarpgroupRecipe = false;
     StringRef warpgroupRecipe = "wgmma";
     int64_t wgmmaBlockN = 128;
     if (auto target =
             getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target")) {
       if (auto wgmma = target.getAs<BoolAttr>("wgmma"))
-        useWgmma = wgmma.getValue();
+        useWarpgroupRecipe = wgmma.getValue();
       if (auto tile = target.getAs<StringAttr>("wgmma_tile"))
         wgmmaBlockN = tile.getValue() == "128x256" ? 256 : 128;
       auto arch = target.getAs<StringAttr>("arch");
       if (arch && arch.getValue() == "nvidia_blackwell") {
         auto tcgen05 = target.getAs<BoolAttr>("tcgen05");
-        useWgmma = tcgen05 && tcgen05.getValue();
+        useWarpgroupRecipe = tcgen05 && tcgen05.getValue();
         warpgroupRecipe = "tcgen05";
         auto tile = target.getAs<StringAttr>("tcgen05_tile");
         wgmmaBlockN = tile && tile.getValue() == "128x256" ? 256 : 128;
@@ -216,7 +216,7 @@ public:
       // Warpgroup and tcgen05 MMA exist only on the arch-specific chips
       // (sm_90a, sm_100a); the NVPTX backend cannot select them otherwise.
       auto sm = target.getAs<StringAttr>("sm");
-      if (useWgmma && sm && !sm.getValue().ends_with("a")) {
+      if (useWarpgroupRecipe && sm && !sm.getValue().ends_with("a")) {
         getOperation().emitError()
             << "the target key " << warpgroupRecipe << " = true needs sm = \""
             << sm.getValue() << "a\" (" << warpgroupRecipe
@@ -260,7 +260,7 @@ public:
       std::optional<int64_t> wgmmaStages;
       int64_t blockN = wgmmaBlockN;
       for (int64_t candidate : {wgmmaBlockN, int64_t(128)}) {
-        if (wgmmaStages || !rootFits || !useWgmma ||
+        if (wgmmaStages || !rootFits || !useWarpgroupRecipe ||
             !isWarpgroupMatmul(matmuls.front(), candidate))
           continue;
         blockN = candidate;
