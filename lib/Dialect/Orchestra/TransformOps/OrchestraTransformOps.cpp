@@ -278,6 +278,22 @@ static LogicalResult issueStep(OpBuilder &b, Location loc,
   return success();
 }
 
+/// Whether the thread is the first of the block (x, y and z all 0).
+static Value buildIsFirstThread(OpBuilder &b, Location loc) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value isFirst;
+  for (gpu::Dimension dim :
+       {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z}) {
+    Value isZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              gpu::ThreadIdOp::create(b, loc, dim), zero);
+    isFirst = isFirst
+                  ? arith::AndIOp::create(b, loc, isFirst, isZero).getResult()
+                  : isZero;
+  }
+  return isFirst;
+}
+
 /// The attribute `nvidia_tma_k_loop` leaves on the loop it staged: how many
 /// steps after a step its stage is refilled.
 static constexpr StringLiteral kRefillLagAttr = "orchestra.tma_refill_lag";
@@ -475,18 +491,7 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
   rewriter.setInsertionPoint(loop);
   Value barriers = nvgpu::MBarrierCreateOp::create(
       rewriter, loc, nvgpu::MBarrierGroupType::get(ctx, workgroup, numStages));
-  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  Value isFirst;
-  for (gpu::Dimension dim :
-       {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z}) {
-    Value isZero = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::eq,
-        gpu::ThreadIdOp::create(rewriter, loc, dim), zero);
-    isFirst =
-        isFirst
-            ? arith::AndIOp::create(rewriter, loc, isFirst, isZero).getResult()
-            : isZero;
-  }
+  Value isFirst = buildIsFirstThread(rewriter, loc);
   auto init = scf::IfOp::create(rewriter, loc, isFirst, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(rewriter);
@@ -1065,22 +1070,6 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
 /// Marks the stores of `nvidia_tcgen05_mma` after the K loop: together, the
 /// block's threads write every element of the accumulator buffer with them.
 static constexpr StringLiteral kTileStoreAttr = "orchestra.gpu_tile_store";
-
-/// Whether the thread is the first of the block (x, y and z all 0).
-static Value buildIsFirstThread(OpBuilder &b, Location loc) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value isFirst;
-  for (gpu::Dimension dim :
-       {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z}) {
-    Value isZero =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                              gpu::ThreadIdOp::create(b, loc, dim), zero);
-    isFirst = isFirst
-                  ? arith::AndIOp::create(b, loc, isFirst, isZero).getResult()
-                  : isZero;
-  }
-  return isFirst;
-}
 
 /// The shared-window address of the (aligned) start of the workgroup buffer
 /// `memref`, plus `offset` bytes (an index value), as an i64.
