@@ -415,6 +415,20 @@ module attributes {transform.with_named_sequence} {
       %one = transform.param.constant 1 : i64 -> !transform.param<i64>
       transform.annotate %forall "orchestra.gpu_tcgen05" = %one
           : !transform.any_op, !transform.param<i64>
+      // The epilogue in thread tiles of one row and half the columns,
+      // thread t of the block at row t mod 128: the rows and columns whose
+      // accumulators warp t / 32 loads from tensor memory, so that stage 7
+      // hands them over in registers.
+      %epilogue = transform.structured.match ops{["linalg.generic"]}
+          attributes{orchestra.gpu_recipe = "tcgen05"} in %forall
+          : (!transform.any_op) -> !transform.any_op
+      transform.foreach %epilogue : !transform.any_op {
+      ^bb0(%e: !transform.any_op):
+        %et, %rows = transform.structured.tile_using_forall %e
+            num_threads [128, 2]
+            (mapping = [#gpu.thread<linear_dim_0>, #gpu.thread<linear_dim_1>])
+            : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      }
     }
 
     // 1. Tensor-core matmuls: 64x64 block tiles with the epilogue and the

@@ -231,3 +231,76 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// An epilogue in the recipe's thread tiles (a row and half the columns per
+// thread, thread t at (t mod 128, t / 128)) takes the accumulators from
+// tensor memory in registers: each thread loads its row's 64 columns (two
+// 32x32b loads, each waited for by an inline asm that gives the registers
+// back), and the accumulator buffer goes. The free comes after the
+// epilogue.
+// CHECK-LABEL: func.func @register_epilogue
+// CHECK-NOT:       memref<128x128xf32, #gpu.address_space<workgroup>>
+// CHECK:           scf.for
+// CHECK:           nvvm.mbarrier.try_wait.parity
+// CHECK:           scf.forall (%[[I:.+]], %[[J:.+]]) in (128, 2)
+// CHECK-NEXT:        nvvm.tcgen05.fence <after>
+// CHECK:             nvvm.tcgen05.ld
+// CHECK:             llvm.inline_asm has_side_effects "tcgen05.wait::ld.sync.aligned;"
+// CHECK:             nvvm.tcgen05.ld
+// CHECK:             llvm.inline_asm has_side_effects "tcgen05.wait::ld.sync.aligned;"
+// CHECK:             %[[ROW:.+]] = vector.shuffle
+// CHECK:             %[[ACC:.+]] = vector.shape_cast %[[ROW]] : vector<64xf32> to vector<1x64xf32>
+// CHECK-NOT:         vector.transfer_read
+// CHECK:             arith.addf %[[ACC]]
+// CHECK:           } {mapping = [#gpu.thread<linear_dim_0>, #gpu.thread<linear_dim_1>]}
+// CHECK-NEXT:      nvvm.tcgen05.fence <before>
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      nvvm.tcgen05.fence <after>
+// CHECK:           nvvm.tcgen05.dealloc
+module attributes {transform.with_named_sequence} {
+  func.func @register_epilogue(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %pad = arith.constant 0.0 : f32
+    %one = arith.constant dense<1.0> : vector<1x64xf32>
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x128xf16, #gpu.address_space<workgroup>>
+      %acc = memref.alloc() : memref<128x128xf32, #gpu.address_space<workgroup>>
+      %out = memref.subview %c[%m, %n] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 128] [1, 1] : memref<256x256xf16> to memref<64x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 128] [1, 1, 1] : memref<2x64x128xf16, #gpu.address_space<workgroup>> to memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%acc : memref<128x128xf32, #gpu.address_space<workgroup>>)
+        gpu.barrier
+      } {tagged}
+      gpu.barrier
+      scf.forall (%r, %h) in (128, 2) {
+        %col = affine.apply affine_map<(d0) -> (d0 * 64)>(%h)
+        %in = memref.subview %acc[%r, %col] [1, 64] [1, 1] : memref<128x128xf32, #gpu.address_space<workgroup>> to memref<1x64xf32, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %o = memref.subview %out[%r, %col] [1, 64] [1, 1] : memref<128x128xf32, strided<[256, 1], offset: ?>> to memref<1x64xf32, strided<[256, 1], offset: ?>>
+        %v = vector.transfer_read %in[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x64xf32, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<1x64xf32>
+        %w = arith.addf %v, %one : vector<1x64xf32>
+        vector.transfer_write %w, %o[%c0, %c0] {in_bounds = [true, true]} : vector<1x64xf32>, memref<1x64xf32, strided<[256, 1], offset: ?>>
+      } {mapping = [#gpu.thread<linear_dim_0>, #gpu.thread<linear_dim_1>]}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b, refill_lag = 1} : !transform.any_op
+    transform.orchestra.nvidia_tcgen05_mma %loop : !transform.any_op
+    transform.yield
+  }
+}

@@ -1067,6 +1067,22 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
 // NVIDIATcgen05MmaOp
 //===----------------------------------------------------------------------===//
 
+/// Whether the offset `offset` of a view made in `forall` is its induction
+/// variable `dim` times `size`.
+static bool isIvTimes(OpFoldResult offset, scf::ForallOp forall, int dim,
+                      int64_t size) {
+  auto value = dyn_cast<Value>(offset);
+  if (!value)
+    return false;
+  if (value == forall.getInductionVar(dim))
+    return size == 1;
+  auto apply = value.getDefiningOp<affine::AffineApplyOp>();
+  return apply && apply.getMapOperands().size() == 1 &&
+         apply.getMapOperands()[0] == forall.getInductionVar(dim) &&
+         apply.getAffineMap().getResult(0) ==
+             getAffineDimExpr(0, forall.getContext()) * size;
+}
+
 /// Marks the stores of `nvidia_tcgen05_mma` after the K loop: together, the
 /// block's threads write every element of the accumulator buffer with them.
 static constexpr StringLiteral kTileStoreAttr = "orchestra.gpu_tile_store";
@@ -1079,6 +1095,60 @@ static Value buildSharedAddress(OpBuilder &b, Location loc, Value memref,
   if (offset)
     base = arith::AddIOp::create(b, loc, base, offset);
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+}
+
+/// The epilogue that reads the 128 x `n` accumulator buffer `c` (after
+/// `loop`, in its block) in the thread tiles the tcgen05 recipe gives it:
+/// an `scf.forall` over (128, 2) threads, thread t at (t mod 128, t / 128),
+/// each reading row t mod 128, half t / 128 of the columns, of `c` with one
+/// unmasked in-bounds `vector.transfer_read` of a 1 x n/2 view; `reads` gets
+/// them. Null when `c` has other uses, or none.
+static scf::ForallOp
+findRegisterEpilogue(Value c, scf::ForOp loop, int64_t n,
+                     SmallVectorImpl<vector::TransferReadOp> &reads) {
+  scf::ForallOp forall;
+  for (Operation *user : c.getUsers()) {
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    auto parent =
+        view ? dyn_cast<scf::ForallOp>(view->getParentOp()) : scf::ForallOp();
+    if (!parent || (forall && parent != forall))
+      return nullptr;
+    forall = parent;
+    std::optional<ArrayAttr> mapping = forall.getMapping();
+    auto threadDim = [&](int i) {
+      auto attr = dyn_cast<gpu::GPUThreadMappingAttr>(mapping->getValue()[i]);
+      return attr ? static_cast<int64_t>(attr.getMappingId()) : -1;
+    };
+    if (forall->getBlock() != loop->getBlock() ||
+        !loop->isBeforeInBlock(forall) || forall.getRank() != 2 || !mapping ||
+        mapping->size() != 2 ||
+        threadDim(0) != static_cast<int64_t>(gpu::MappingId::LinearDim0) ||
+        threadDim(1) != static_cast<int64_t>(gpu::MappingId::LinearDim1) ||
+        forall.getStaticUpperBound() != ArrayRef<int64_t>{128, 2} ||
+        llvm::any_of(forall.getStaticLowerBound(),
+                     [](int64_t v) { return v != 0; }) ||
+        llvm::any_of(forall.getStaticStep(), [](int64_t v) { return v != 1; }))
+      return nullptr;
+    SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
+    if (!areAllConstantIntValue(view.getMixedStrides(), 1) ||
+        view.getType().getShape() != ArrayRef<int64_t>{1, n / 2} ||
+        !isIvTimes(offsets[0], forall, 0, 1) ||
+        !isIvTimes(offsets[1], forall, 1, n / 2))
+      return nullptr;
+    for (Operation *reader : view->getUsers()) {
+      auto read = dyn_cast<vector::TransferReadOp>(reader);
+      if (!read || read->getParentOp() != forall.getOperation() ||
+          read.getMask() ||
+          read.getVectorType().getShape() != ArrayRef<int64_t>{1, n / 2} ||
+          !read.getPermutationMap().isMinorIdentity() ||
+          llvm::any_of(read.getInBoundsValues(), [](bool b) { return !b; }) ||
+          llvm::any_of(read.getIndices(),
+                       [](Value index) { return !isZeroInteger(index); }))
+        return nullptr;
+      reads.push_back(read);
+    }
+  }
+  return reads.empty() ? nullptr : forall;
 }
 
 DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
@@ -1317,14 +1387,119 @@ DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
   // tile may reuse the stages' bytes (every thread waits for the last MMAs
   // before it stores, which ends their reads of the stages).
   eraseDeadZeroFills(rewriter, loop, c);
-  shareStagesWithAccumulator(rewriter, loop, aStages, bStages, c);
+  SmallVector<vector::TransferReadOp> epilogueReads;
+  scf::ForallOp epilogue = findRegisterEpilogue(c, loop, n, epilogueReads);
+  if (!epilogue)
+    shareStagesWithAccumulator(rewriter, loop, aStages, bStages, c);
 
-  // After the loop: wait for the last step's MMAs; warp w loads rows
-  // 32 (w mod 4) + lane of half w / 4 of the columns and stores them.
+  // After the loop: wait for the last step's MMAs.
   Operation *next = loop->getNextNode();
   rewriter.setInsertionPointAfter(loop);
   waitFor(rewriter, indexConst(rewriter, steps - 1));
   fence(rewriter, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+  // Loads 32x32b chunks of `count` columns from `address` (an i32 tensor
+  // memory address) and returns them as one vector of f32.
+  int64_t chunk = std::min<int64_t>(kChunkColumns, n / 2);
+  auto chunkType = VectorType::get({chunk}, i32);
+  auto loadColumns = [&](OpBuilder &b, Value address,
+                         int64_t count) -> SmallVector<Value> {
+    SmallVector<Value> chunks;
+    for (int64_t j = 0; j < count; j += chunk) {
+      Value at = LLVM::IntToPtrOp::create(
+          b, loc, tensorPtr,
+          arith::AddIOp::create(b, loc, address, i32Const(b, j)).getResult());
+      Value bits = NVVM::Tcgen05LdOp::create(
+          b, loc, chunkType, /*pack=*/nullptr,
+          NVVM::Tcgen05LdStShapeAttr::get(ctx,
+                                          NVVM::Tcgen05LdStShape::SHAPE_32X32B),
+          at, /*offset=*/Value());
+      // The registers are valid only after tcgen05.wait::ld, but nothing
+      // ties their uses to an `nvvm.tcgen05.wait`: LLVM moved pure uses
+      // above it. So the wait is an inline asm that takes the registers in
+      // and gives them back (tied operands): their uses depend on it.
+      SmallVector<Value> words;
+      std::string constraints;
+      for (int64_t e = 0; e < chunk; ++e) {
+        words.push_back(vector::ExtractOp::create(b, loc, bits, e));
+        constraints += "=r,";
+      }
+      for (int64_t e = 0; e < chunk; ++e)
+        constraints += std::to_string(e) + (e + 1 < chunk ? "," : "");
+      auto wait = LLVM::InlineAsmOp::create(
+          b, loc,
+          LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(chunk, i32)),
+          words, "tcgen05.wait::ld.sync.aligned;", constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+          ArrayAttr());
+      SmallVector<Value> loaded;
+      for (int64_t e = 0; e < chunk; ++e)
+        loaded.push_back(
+            LLVM::ExtractValueOp::create(b, loc, wait.getRes(), e));
+      chunks.push_back(vector::BitCastOp::create(
+          b, loc, VectorType::get({chunk}, b.getF32Type()),
+          vector::FromElementsOp::create(b, loc, chunkType, loaded)));
+    }
+    return chunks;
+  };
+  if (epilogue) {
+    // The epilogue takes the accumulators in registers: thread (i, j) of
+    // its loop is thread i + 128 j of the block, in warp (i + 128 j) / 32,
+    // whose lanes are rows 32 (i / 32) + ...: it loads row i, columns
+    // [j n/2, (j + 1) n/2) itself, and the accumulator buffer goes.
+    rewriter.setInsertionPointToStart(epilogue.getBody());
+    // (A barrier may come between the wait for the MMAs and the loop.)
+    fence(rewriter, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    Value laneBase = arith::IndexCastOp::create(
+        rewriter, loc, i32,
+        apply(rewriter, d0.floorDiv(32) * 32, epilogue.getInductionVar(0)));
+    Value columnBase = arith::IndexCastOp::create(
+        rewriter, loc, i32,
+        apply(rewriter, d0 * (n / 2), epilogue.getInductionVar(1)));
+    Value address = arith::AddIOp::create(
+        rewriter, loc, tmem,
+        arith::AddIOp::create(rewriter, loc,
+                              arith::ShLIOp::create(rewriter, loc, laneBase,
+                                                    i32Const(rewriter, 16)),
+                              columnBase));
+    SmallVector<Value> chunks = loadColumns(rewriter, address, n / 2);
+    // Concatenated pairwise (vector.shuffle), then 1 x n/2.
+    while (chunks.size() > 1) {
+      SmallVector<Value> joined;
+      for (size_t i = 0; i + 1 < chunks.size(); i += 2) {
+        int64_t size = cast<VectorType>(chunks[i].getType()).getNumElements();
+        joined.push_back(vector::ShuffleOp::create(
+            rewriter, loc, chunks[i], chunks[i + 1],
+            llvm::to_vector(llvm::seq<int64_t>(0, 2 * size))));
+      }
+      chunks = std::move(joined);
+    }
+    Value row = vector::ShapeCastOp::create(
+        rewriter, loc, VectorType::get({1, n / 2}, rewriter.getF32Type()),
+        chunks.front());
+    for (vector::TransferReadOp read : epilogueReads)
+      rewriter.replaceOp(read, row);
+    // The views of the accumulator buffer, and the buffer, are dead.
+    for (Operation *user : llvm::make_early_inc_range(c.getUsers()))
+      if (user->use_empty())
+        rewriter.eraseOp(user);
+    if (auto alloc = c.getDefiningOp<memref::AllocOp>(); alloc && c.use_empty())
+      rewriter.eraseOp(alloc);
+    // Once every warp's loads are done, warp 0 frees the tensor memory.
+    rewriter.setInsertionPointAfter(epilogue);
+    fence(rewriter, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    gpu::BarrierOp::create(rewriter, loc);
+    fence(rewriter, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    auto byWarp0 =
+        scf::IfOp::create(rewriter, loc, isWarp0, /*withElse=*/false);
+    rewriter.setInsertionPointToStart(byWarp0.thenBlock());
+    NVVM::Tcgen05DeallocOp::create(
+        rewriter, loc, LLVM::IntToPtrOp::create(rewriter, loc, tensorPtr, tmem),
+        i32Const(rewriter, columns), cta1);
+    return DiagnosedSilenceableFailure::success();
+  }
+  // Otherwise warp w loads rows 32 (w mod 4) + lane of half w / 4 of the
+  // columns and stores them into the accumulator buffer.
   Value row = apply(rewriter, d0 % kRows, thread);
   Value half = apply(rewriter, d0.floorDiv(kRows), thread);
   Value laneBase = arith::IndexCastOp::create(
@@ -1338,23 +1513,9 @@ DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
           arith::ShLIOp::create(rewriter, loc, laneBase,
                                 i32Const(rewriter, 16)),
           arith::IndexCastOp::create(rewriter, loc, i32, columnBase)));
-  int64_t chunk = std::min<int64_t>(kChunkColumns, n / 2);
-  auto chunkType = VectorType::get({chunk}, i32);
-  for (int64_t j = 0; j < n / 2; j += chunk) {
-    Value at = LLVM::IntToPtrOp::create(
-        rewriter, loc, tensorPtr,
-        arith::AddIOp::create(rewriter, loc, warpTmem, i32Const(rewriter, j))
-            .getResult());
-    Value bits = NVVM::Tcgen05LdOp::create(
-        rewriter, loc, chunkType, /*pack=*/nullptr,
-        NVVM::Tcgen05LdStShapeAttr::get(ctx,
-                                        NVVM::Tcgen05LdStShape::SHAPE_32X32B),
-        at, /*offset=*/Value());
-    NVVM::Tcgen05WaitOp::create(
-        rewriter, loc,
-        NVVM::Tcgen05WaitKindAttr::get(ctx, NVVM::Tcgen05WaitKind::LOAD));
-    Value values = vector::BitCastOp::create(
-        rewriter, loc, VectorType::get({chunk}, rewriter.getF32Type()), bits);
+  SmallVector<Value> chunks = loadColumns(rewriter, warpTmem, n / 2);
+  for (auto [index, values] : llvm::enumerate(chunks)) {
+    int64_t j = static_cast<int64_t>(index) * chunk;
     // The row's columns are 16-byte aligned: the chunk is stored 16 bytes
     // at a time.
     Value column = apply(rewriter, d0 + j, columnBase);
@@ -1486,16 +1647,9 @@ static bool writesWholeTile(Value tile, Block *block) {
         ubs[0] * sizes[0] != rows || ubs[1] * sizes[1] != cols)
       return false;
     SmallVector<OpFoldResult> offsets = view.getMixedOffsets();
-    for (int d = 0; d < 2; ++d) {
-      auto offset = dyn_cast<Value>(offsets[d]);
-      auto apply = offset ? offset.getDefiningOp<affine::AffineApplyOp>()
-                          : affine::AffineApplyOp();
-      if (!apply || apply.getMapOperands().size() != 1 ||
-          apply.getMapOperands()[0] != forall.getInductionVar(d) ||
-          apply.getAffineMap().getResult(0) !=
-              getAffineDimExpr(0, view.getContext()) * sizes[d])
+    for (int d = 0; d < 2; ++d)
+      if (!isIvTimes(offsets[d], forall, d, sizes[d]))
         return false;
-    }
     for (Operation *writer : view->getUsers()) {
       auto write = dyn_cast<vector::TransferWriteOp>(writer);
       if (!write || write->getParentOp() != forall.getOperation() ||
@@ -1543,6 +1697,11 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
   for (Operation *op = loop->getNextNode(); op && problem.empty();
        op = op->getNextNode()) {
     op->walk([&](Operation *inner) {
+      // The NVVM and LLVM ops of the MMA ops work on registers, tensor
+      // memory and shared memory (the waits of tcgen05.ld are inline asm
+      // with side effects).
+      if (isa<NVVM::NVVMDialect, LLVM::LLVMDialect>(inner->getDialect()))
+        return;
       SmallVector<Value> written;
       if (Value memref = getWrittenMemRef(inner))
         written.push_back(memref);
@@ -1562,12 +1721,8 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
                     .str();
       } else if (!inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
                  !inner->hasTrait<OpTrait::IsTerminator>() &&
-                 !isa<gpu::BarrierOp>(inner) &&
-                 !isa<NVVM::NVVMDialect, LLVM::LLVMDialect>(
-                     inner->getDialect())) {
-        // Unknown effects (barriers only synchronize; the NVVM and LLVM ops
-        // of the MMA ops work on registers, tensor memory and shared
-        // memory).
+                 !isa<gpu::BarrierOp>(inner)) {
+        // Unknown effects (barriers only synchronize).
         problem = ("an op after the loop ('" + inner->getName().getStringRef() +
                    "') has unknown memory effects")
                       .str();

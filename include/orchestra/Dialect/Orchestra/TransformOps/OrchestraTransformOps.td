@@ -258,12 +258,19 @@ def NVIDIATcgen05MmaOp : TransformDialectOp<"orchestra.nvidia_tcgen05_mma", [
       the MMAs of the step `orchestra.tma_refill_lag` steps back (the loop's
       attribute, which `nvidia_tma_k_loop` sets): the stage the step's
       closing barrier lets the copies refill is then no longer read;
-    * after the loop, every thread waits for the last step's MMAs; warp w
-      loads rows [32 (w mod 4), 32 (w mod 4) + 32) and half w / 4 of the
-      columns of the accumulator from tensor memory (`nvvm.tcgen05.ld`,
-      32x32b) and stores them into the f32 buffer; after the next block
-      barrier (one is added when none follows), warp 0 frees the tensor
-      memory. The block must have 256 threads.
+    * after the loop, every thread waits for the last step's MMAs. When the
+      only reads of the f32 buffer are an epilogue's, in a thread-level
+      `scf.forall` over (128, 2) mapped to linear thread dimensions 0 and 1
+      whose thread (i, j) reads the 1 x N/2 view at row i and column
+      j N/2 with one unmasked in-bounds `vector.transfer_read`, that read
+      becomes the thread's own loads of those accumulators from tensor
+      memory (`nvvm.tcgen05.ld` 32x32b; thread i + 128 j is in the warp
+      that may load lane i), each waited for by an inline asm that returns
+      the loaded registers, and the buffer goes. Otherwise warp w loads rows
+      [32 (w mod 4), 32 (w mod 4) + 32) and half w / 4 of the columns and
+      stores them into the buffer (marked `orchestra.gpu_tile_store`).
+      After the last loads (the epilogue, or the next block barrier), warp 0
+      frees the tensor memory. The block must have 256 threads.
 
     The accumulator's prior contents are not read: the matmul must carry
     `orchestra.gpu_zero_init`. Dead zero fills of the accumulator buffer
