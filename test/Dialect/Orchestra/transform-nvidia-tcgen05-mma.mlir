@@ -247,10 +247,11 @@ module attributes {transform.with_named_sequence} {
 // CHECK:           scf.forall (%[[I:.+]], %[[J:.+]]) in (128, 2)
 // CHECK-NEXT:        nvvm.tcgen05.fence <after>
 // CHECK:             nvvm.tcgen05.ld
-// CHECK:             llvm.inline_asm has_side_effects "tcgen05.wait::ld.sync.aligned;"
+// CHECK:             llvm.inline_asm has_side_effects {orchestra.tcgen05_wait} "tcgen05.wait::ld.sync.aligned;"
 // CHECK:             nvvm.tcgen05.ld
-// CHECK:             llvm.inline_asm has_side_effects "tcgen05.wait::ld.sync.aligned;"
-// CHECK:             %[[ROW:.+]] = vector.shuffle
+// CHECK:             llvm.inline_asm has_side_effects {orchestra.tcgen05_wait} "tcgen05.wait::ld.sync.aligned;"
+// CHECK:             %[[WORDS:.+]] = vector.from_elements
+// CHECK:             %[[ROW:.+]] = vector.bitcast %[[WORDS]] : vector<64xi32> to vector<64xf32>
 // CHECK:             %[[ACC:.+]] = vector.shape_cast %[[ROW]] : vector<64xf32> to vector<1x64xf32>
 // CHECK-NOT:         vector.transfer_read
 // CHECK:             arith.addf %[[ACC]]
@@ -292,6 +293,58 @@ module attributes {transform.with_named_sequence} {
         %v = vector.transfer_read %in[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x64xf32, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<1x64xf32>
         %w = arith.addf %v, %one : vector<1x64xf32>
         vector.transfer_write %w, %o[%c0, %c0] {in_bounds = [true, true]} : vector<1x64xf32>, memref<1x64xf32, strided<[256, 1], offset: ?>>
+      } {mapping = [#gpu.thread<linear_dim_0>, #gpu.thread<linear_dim_1>]}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b, refill_lag = 1} : !transform.any_op
+    transform.orchestra.nvidia_tcgen05_mma %loop : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// N = 192: each thread's 96 columns are three loads of 32.
+// CHECK-LABEL: func.func @register_epilogue_192
+// CHECK-COUNT-3:     nvvm.tcgen05.ld
+// CHECK:             vector.shape_cast %{{.*}} : vector<96xf32> to vector<1x96xf32>
+module attributes {transform.with_named_sequence} {
+  func.func @register_epilogue_192(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>, %d: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %pad = arith.constant 0.0 : f32
+    %one = arith.constant dense<1.0> : vector<1x96xf32>
+    scf.forall (%i, %j) in (2, 1) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %sa = memref.alloc() : memref<2x128x64xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x64x192xf16, #gpu.address_space<workgroup>>
+      %acc = memref.alloc() : memref<128x192xf32, #gpu.address_space<workgroup>>
+      %out = memref.subview %d[%m, %n] [128, 192] [1, 1] : memref<256x256xf32> to memref<128x192xf32, strided<[256, 1], offset: ?>>
+      scf.for %k = %c0 to %c256 step %c64 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 64) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 64] [1, 1] : memref<256x256xf16> to memref<128x64xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [64, 192] [1, 1] : memref<256x256xf16> to memref<64x192xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 64] [1, 1, 1] : memref<2x128x64xf16, #gpu.address_space<workgroup>> to memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 64, 192] [1, 1, 1] : memref<2x64x192xf16, #gpu.address_space<workgroup>> to memref<64x192xf16, strided<[192, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x64xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<64x192xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<64x192xf16, strided<[192, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x64xf16, strided<[64, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<64x192xf16, strided<[192, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%acc : memref<128x192xf32, #gpu.address_space<workgroup>>)
+        gpu.barrier
+      } {tagged}
+      gpu.barrier
+      scf.forall (%r, %h) in (128, 2) {
+        %col = affine.apply affine_map<(d0) -> (d0 * 96)>(%h)
+        %in = memref.subview %acc[%r, %col] [1, 96] [1, 1] : memref<128x192xf32, #gpu.address_space<workgroup>> to memref<1x96xf32, strided<[192, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %o = memref.subview %out[%r, %col] [1, 96] [1, 1] : memref<128x192xf32, strided<[256, 1], offset: ?>> to memref<1x96xf32, strided<[256, 1], offset: ?>>
+        %v = vector.transfer_read %in[%c0, %c0], %pad {in_bounds = [true, true]} : memref<1x96xf32, strided<[192, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<1x96xf32>
+        %w = arith.addf %v, %one : vector<1x96xf32>
+        vector.transfer_write %w, %o[%c0, %c0] {in_bounds = [true, true]} : vector<1x96xf32>, memref<1x96xf32, strided<[256, 1], offset: ?>>
       } {mapping = [#gpu.thread<linear_dim_0>, #gpu.thread<linear_dim_1>]}
     } {mapping = [#gpu.block<y>, #gpu.block<x>]}
     return

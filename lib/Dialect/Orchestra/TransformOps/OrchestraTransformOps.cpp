@@ -1083,6 +1083,10 @@ static bool isIvTimes(OpFoldResult offset, scf::ForallOp forall, int dim,
              getAffineDimExpr(0, forall.getContext()) * size;
 }
 
+/// Marks the inline asm that waits for the tcgen05.ld of `nvidia_tcgen05_mma`
+/// (it touches registers only).
+static constexpr StringLiteral kTcgen05WaitAttr = "orchestra.tcgen05_wait";
+
 /// Marks the stores of `nvidia_tcgen05_mma` after the K loop: together, the
 /// block's threads write every element of the accumulator buffer with them.
 static constexpr StringLiteral kTileStoreAttr = "orchestra.gpu_tile_store";
@@ -1106,6 +1110,10 @@ static Value buildSharedAddress(OpBuilder &b, Location loc, Value memref,
 static scf::ForallOp
 findRegisterEpilogue(Value c, scf::ForOp loop, int64_t n,
                      SmallVectorImpl<vector::TransferReadOp> &reads) {
+  // Only a buffer of the block's own, which nothing else can see.
+  auto alloc = c.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !isWorkgroupAllocIn(alloc, loop->getBlock()))
+    return nullptr;
   scf::ForallOp forall;
   for (Operation *user : c.getUsers()) {
     auto view = dyn_cast<memref::SubViewOp>(user);
@@ -1401,9 +1409,11 @@ DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
   // memory address) and returns them as one vector of f32.
   int64_t chunk = std::min<int64_t>(kChunkColumns, n / 2);
   auto chunkType = VectorType::get({chunk}, i32);
+  // Loads `count` columns from `address` (an i32 tensor memory address),
+  // `chunk` at a time, and returns them as i32 words.
   auto loadColumns = [&](OpBuilder &b, Value address,
                          int64_t count) -> SmallVector<Value> {
-    SmallVector<Value> chunks;
+    SmallVector<Value> all;
     for (int64_t j = 0; j < count; j += chunk) {
       Value at = LLVM::IntToPtrOp::create(
           b, loc, tensorPtr,
@@ -1416,7 +1426,10 @@ DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
       // The registers are valid only after tcgen05.wait::ld, but nothing
       // ties their uses to an `nvvm.tcgen05.wait`: LLVM moved pure uses
       // above it. So the wait is an inline asm that takes the registers in
-      // and gives them back (tied operands): their uses depend on it.
+      // and gives them back (tied operands): their uses depend on it. (This
+      // relies on the register allocator not copying the tied registers
+      // before the asm, which it does not at the default optimization
+      // level; the emulator checks the PTX.)
       SmallVector<Value> words;
       std::string constraints;
       for (int64_t e = 0; e < chunk; ++e) {
@@ -1432,15 +1445,19 @@ DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
           /*has_side_effects=*/true, /*is_align_stack=*/false,
           LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
           ArrayAttr());
-      SmallVector<Value> loaded;
+      wait->setAttr(kTcgen05WaitAttr, b.getUnitAttr());
       for (int64_t e = 0; e < chunk; ++e)
-        loaded.push_back(
-            LLVM::ExtractValueOp::create(b, loc, wait.getRes(), e));
-      chunks.push_back(vector::BitCastOp::create(
-          b, loc, VectorType::get({chunk}, b.getF32Type()),
-          vector::FromElementsOp::create(b, loc, chunkType, loaded)));
+        all.push_back(LLVM::ExtractValueOp::create(b, loc, wait.getRes(), e));
     }
-    return chunks;
+    return all;
+  };
+  // `words` as a vector of f32.
+  auto asF32 = [&](OpBuilder &b, ArrayRef<Value> words) -> Value {
+    auto size = static_cast<int64_t>(words.size());
+    return vector::BitCastOp::create(
+        b, loc, VectorType::get({size}, b.getF32Type()),
+        vector::FromElementsOp::create(b, loc, VectorType::get({size}, i32),
+                                       words));
   };
   if (epilogue) {
     // The epilogue takes the accumulators in registers: thread (i, j) of
@@ -1462,21 +1479,9 @@ DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
                               arith::ShLIOp::create(rewriter, loc, laneBase,
                                                     i32Const(rewriter, 16)),
                               columnBase));
-    SmallVector<Value> chunks = loadColumns(rewriter, address, n / 2);
-    // Concatenated pairwise (vector.shuffle), then 1 x n/2.
-    while (chunks.size() > 1) {
-      SmallVector<Value> joined;
-      for (size_t i = 0; i + 1 < chunks.size(); i += 2) {
-        int64_t size = cast<VectorType>(chunks[i].getType()).getNumElements();
-        joined.push_back(vector::ShuffleOp::create(
-            rewriter, loc, chunks[i], chunks[i + 1],
-            llvm::to_vector(llvm::seq<int64_t>(0, 2 * size))));
-      }
-      chunks = std::move(joined);
-    }
     Value row = vector::ShapeCastOp::create(
         rewriter, loc, VectorType::get({1, n / 2}, rewriter.getF32Type()),
-        chunks.front());
+        asF32(rewriter, loadColumns(rewriter, address, n / 2)));
     for (vector::TransferReadOp read : epilogueReads)
       rewriter.replaceOp(read, row);
     // The views of the accumulator buffer, and the buffer, are dead.
@@ -1513,9 +1518,9 @@ DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
           arith::ShLIOp::create(rewriter, loc, laneBase,
                                 i32Const(rewriter, 16)),
           arith::IndexCastOp::create(rewriter, loc, i32, columnBase)));
-  SmallVector<Value> chunks = loadColumns(rewriter, warpTmem, n / 2);
-  for (auto [index, values] : llvm::enumerate(chunks)) {
-    int64_t j = static_cast<int64_t>(index) * chunk;
+  SmallVector<Value> words = loadColumns(rewriter, warpTmem, n / 2);
+  for (int64_t j = 0; j < n / 2; j += chunk) {
+    Value values = asF32(rewriter, ArrayRef<Value>(words).slice(j, chunk));
     // The row's columns are 16-byte aligned: the chunk is stored 16 bytes
     // at a time.
     Value column = apply(rewriter, d0 + j, columnBase);
@@ -1697,10 +1702,14 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
   for (Operation *op = loop->getNextNode(); op && problem.empty();
        op = op->getNextNode()) {
     op->walk([&](Operation *inner) {
-      // The NVVM and LLVM ops of the MMA ops work on registers, tensor
-      // memory and shared memory (the waits of tcgen05.ld are inline asm
-      // with side effects).
-      if (isa<NVVM::NVVMDialect, LLVM::LLVMDialect>(inner->getDialect()))
+      // The NVVM ops of the MMA ops and the waits of their tcgen05.ld (an
+      // inline asm with side effects) work on registers, tensor memory and
+      // shared memory.
+      StringRef name = inner->getName().getStringRef();
+      if (name.starts_with("nvvm.tcgen05.") ||
+          name.starts_with("nvvm.wgmma.") ||
+          name.starts_with("nvvm.mbarrier.") ||
+          name.starts_with("nvvm.fence.") || inner->hasAttr(kTcgen05WaitAttr))
         return;
       SmallVector<Value> written;
       if (Value memref = getWrittenMemRef(inner))
