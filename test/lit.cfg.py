@@ -104,6 +104,12 @@ if os.access(ptxas, os.X_OK):
     config.substitutions.append(("%ptxas", ptxas))
 if "CUDA_HOME" in os.environ:
     config.environment["CUDA_HOME"] = os.environ["CUDA_HOME"]
+# cuobjdump (CUDA's binary utilities, not installed on the development
+# machine) disassembles cubins: the SASS checks need it.
+cuobjdump = os.path.join(cuda_home, "bin", "cuobjdump")
+if os.access(cuobjdump, os.X_OK):
+    config.available_features.add("cuobjdump")
+    config.substitutions.append(("%cuobjdump", cuobjdump))
 
 
 def _has_cuda_gpu():
@@ -116,6 +122,13 @@ def _has_cuda_gpu():
     return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(
         ctypes.byref(count)) == 0 and count.value > 0
 
+
+# A private mount namespace (unshare -rm) lets a test hide the compiler's
+# libraries from a run, as on a GPU machine that has none of them.
+if shutil.which("unshare") and subprocess.call(
+    ["unshare", "-rm", "sh", "-c", "mount -t tmpfs tmpfs /mnt"],
+    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("mount-namespace")
 
 if _has_cuda_gpu():
     config.available_features.add("cuda-gpu")

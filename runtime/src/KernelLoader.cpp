@@ -187,6 +187,42 @@ static bool writeAll(int fd, const std::vector<uint8_t> &data) {
   return true;
 }
 
+/// The library a failed dlopen names as missing ("libomp.so.5: cannot open
+/// shared object file: ..."), or "".
+static std::string missingLibrary(const std::string &dlopenError) {
+  size_t end = dlopenError.find(": cannot open shared object file");
+  if (end == std::string::npos)
+    return "";
+  size_t begin = dlopenError.rfind(": ", end == 0 ? 0 : end - 1);
+  begin = begin == std::string::npos ? 0 : begin + 2;
+  std::string name = dlopenError.substr(begin, end - begin);
+  bool plain = !name.empty() && name.find('/') == std::string::npos;
+  return plain ? name : "";
+}
+
+/// Loads `name` from the folder of the library (or program) that holds this
+/// runtime, where a bundle carried to a machine without the compiler's
+/// libraries puts the ones its CPU kernels need (the OpenMP runtime). The
+/// kernels' own dependency on `name` is then met by the loaded library's
+/// soname. Gives the path it tried.
+static std::string loadBesideRuntime(const std::string &name, bool &loaded) {
+  loaded = false;
+  Dl_info info;
+  if (!::dladdr(reinterpret_cast<void *>(&missingLibrary), &info) ||
+      !info.dli_fname)
+    return "";
+  std::string self = info.dli_fname;
+  size_t slash = self.rfind('/');
+  std::string path = (slash == std::string::npos ? std::string("./")
+                                                 : self.substr(0, slash + 1)) +
+                     name;
+  if (::access(path.c_str(), R_OK) != 0)
+    return path;
+  // Kept loaded for the life of the process, as the system's copy would be.
+  loaded = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr;
+  return path;
+}
+
 std::unique_ptr<LoadedBinary>
 LoadedBinary::load(const BinaryDesc &binary, size_t index, std::string &error) {
   if (!checkBinaryCompatible(binary, index, error))
@@ -225,7 +261,18 @@ LoadedBinary::load(const BinaryDesc &binary, size_t index, std::string &error) {
   }
 
   result->handle = ::dlopen(result->path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  const char *dlopenError = result->handle ? nullptr : ::dlerror();
+  std::string dlopenError = result->handle ? "" : ::dlerror();
+  // A library the kernels need that this machine lacks: the copy beside the
+  // runtime, if there is one.
+  std::string besideRuntime;
+  if (std::string name = missingLibrary(dlopenError); !name.empty()) {
+    bool loaded;
+    besideRuntime = loadBesideRuntime(name, loaded);
+    if (loaded) {
+      result->handle = ::dlopen(result->path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      dlopenError = result->handle ? "" : ::dlerror();
+    }
+  }
   if (!tempPath.empty()) {
     ::close(fd);
     ::unlink(tempPath.c_str());
@@ -235,7 +282,9 @@ LoadedBinary::load(const BinaryDesc &binary, size_t index, std::string &error) {
   if (!result->handle) {
     error = what + " (" + std::to_string(binary.data.size()) +
             " bytes) cannot be loaded: " +
-            (dlopenError ? dlopenError : "unknown dlopen error");
+            (dlopenError.empty() ? "unknown dlopen error" : dlopenError);
+    if (!besideRuntime.empty())
+      error += " (nor from '" + besideRuntime + "')";
     return nullptr;
   }
   installKernelAllocator(result->handle);

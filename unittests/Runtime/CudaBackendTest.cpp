@@ -353,6 +353,25 @@ TEST_F(CudaBackendTest, CpuAndGpu) {
   expectAllReleased();
 }
 
+// A driver that cannot pin host memory (some sandboxes): the copies go from
+// pageable memory, and the results are the same.
+TEST_F(CudaBackendTest, HostMemoryNotPinnable) {
+  fake.configure("reject_host_register", 1);
+  {
+    SessionPtr session = createSession(makeCpuGpuArtifact());
+    ASSERT_TRUE(session);
+    EXPECT_EQ(fake.query("pinned"), 0);
+    std::vector<float> a = iota(1.0f), b = iota(3.0f);
+    std::vector<std::vector<float>> outputs(1,
+                                            std::vector<float>(kVectorLength));
+    Status status = runVectors(session.get(), {a, b}, outputs);
+    ASSERT_FALSE(status) << message(status);
+    EXPECT_EQ(outputs[0], expectedCpuGpu(a, b));
+    EXPECT_GT(fake.query("pageable_async_copies"), 0);
+  }
+  expectAllReleased();
+}
+
 /// A TMA tensor map of the whole vector in buffer `index` (f32, one box).
 GpuArgDesc vectorTensorMap(uint32_t index) {
   GpuArgDesc arg{GpuArgKind::TensorMap, 0, 8};

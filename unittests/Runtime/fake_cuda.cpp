@@ -95,6 +95,7 @@ constexpr CUresult kInvalidHandle = 400;
 constexpr CUresult kNotFound = 500;
 constexpr CUresult kNotReady = 600;
 constexpr CUresult kIllegalAddress = 700;
+constexpr CUresult kNotSupported = 801;
 
 const char *errorName(CUresult result) {
   switch (result) {
@@ -126,6 +127,8 @@ const char *errorName(CUresult result) {
     return "CUDA_ERROR_NOT_READY";
   case kIllegalAddress:
     return "CUDA_ERROR_ILLEGAL_ADDRESS";
+  case kNotSupported:
+    return "CUDA_ERROR_NOT_SUPPORTED";
   }
   return nullptr;
 }
@@ -368,7 +371,8 @@ extern "C" {
 // Test control
 //===----------------------------------------------------------------------===//
 
-/// Sets a knob: "init_result", "device_count", "reject_cubin", "reject_ptx".
+/// Sets a knob: "init_result", "device_count", "reject_cubin", "reject_ptx",
+/// "reject_host_register".
 /// "reset" (any value) restores the defaults and clears the counters of
 /// calls (not of live objects) and the sticky error.
 void orx_fake_cuda_configure(const char *key, long long value) {
@@ -602,6 +606,8 @@ CUresult cuMemHostRegister_v2(void *pointer, size_t bytes, unsigned flags) {
   NEEDS_CONTEXT;
   if (bytes == 0 || flags != 1 || isPinned(pointer, 1))
     return kInvalidValue;
+  if (config("reject_host_register", 0))
+    return kNotSupported;
   state().pinned[reinterpret_cast<uintptr_t>(pointer)] = bytes;
   return kSuccess;
 }

@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
 """The GPU end-to-end checks, compiled on one machine and run on another.
 
-  gpu_bundle.py prepare DIR [--build BUILD] [--models] [--only NAME,...]
-                        [--topology T]
+  gpu_bundle.py prepare DIR [--build BUILD] [--models [NAME,...]]
+                        [--only NAME,...] [--topology T] [--host-cpu CPU]
+                        [--host-threads N] [--no-programs]
       compile every program below for its topology into DIR/<case>/, with
-      the runtime library and a manifest (needs the compiler, no GPU);
-      --models adds the ONNX real models on cpu+hopper (needs torch and
-      torchvision to export them; ResNet-18 makes the bundle ~50 MB larger);
-      --topology compiles every case for T instead (`host` checks the
-      bundle's own machinery on a machine without a GPU)
+      the runtime library (and the OpenMP runtime its CPU kernels need) and
+      a manifest (needs the compiler, no GPU);
+      --models adds the ONNX real models (all four, or those named) on
+      cpu+hopper (needs torch and torchvision to export them; ResNet-18
+      makes the bundle ~47 MB larger); --topology compiles every case for T
+      instead (`host` checks the bundle's own machinery on a machine without
+      a GPU); --host-cpu compiles the CPU tasks for CPU (an LLVM CPU name,
+      e.g. x86-64-v3) instead of this machine's CPU, for a GPU machine whose
+      processor lacks some of this one's features (the runtime refuses
+      kernels that need features the machine lacks); --host-threads N
+      compiles them for N threads (the GPU machine's cores); --no-programs leaves
+      the programs out (a bundle of models only)
   gpu_bundle.py emulate DIR [--build BUILD] [--only NAME,...]
       run the cases whose plans are all GPU steps through the PTX emulator
       (test/Target/NVIDIA/Inputs/ptx_emulator.py run-plan) on this machine,
@@ -116,15 +124,64 @@ PROGRAMS = [
      ["check-matmul-bias-relu", "1e-3"]),
 ]
 MODELS = ["mlp", "small_cnn", "transformer_encoder_layer", "resnet18"]
+# What --models NAME,... may also name (test/e2e/onnx/Inputs/torch_models.py).
+OTHER_MODELS = ["mobilenet_v2"]
 
 
-def topology_path(topology, out_dir):
+def with_host(path, out_dir, cpu=None, threads=None):
+    """The topology file `path` with its CPU devices' code generated for the
+    LLVM CPU `cpu` (target key "cpu") and for `threads` threads (target key
+    "num_threads"), written into out_dir; `path` itself when neither is set
+    or the topology has no CPU device."""
+    if not (cpu or threads) or path == "host":
+        return path
+    with open(path) as f:
+        topo = json.load(f)
+    cpus = [d for d in topo["devices"] if d["arch"] in ("x86_64", "aarch64")]
+    if not cpus:
+        return path
+    for device in cpus:
+        target = device.setdefault("target", {})
+        if cpu:
+            target["cpu"] = cpu
+        if threads:
+            target["num_threads"] = threads
+            device["compute_units"] = threads
+    name = os.path.splitext(os.path.basename(path))[0]
+    suffix = "".join(f".{v}" for v in (cpu, threads and f"{threads}t") if v)
+    out = os.path.join(out_dir, f"{name}{suffix}.json")
+    with open(out, "w") as f:
+        json.dump(topo, f, indent=1)
+    return out
+
+
+def copy_runtime(build, out_dir):
+    """Copies the runtime library into out_dir, with the OpenMP runtime the
+    CPU kernels link against (the runtime loads it from beside itself on a
+    machine that has no LLVM)."""
+    shutil.copy(os.path.join(build, "lib", "liborchestra_rt.so"), out_dir)
+    omp_dir = "/usr/lib/llvm-22/lib"
+    with open(os.path.join(build, "CMakeCache.txt")) as f:
+        for line in f:
+            if line.startswith("ORCHESTRA_OPENMP_LIB:"):
+                omp_dir = os.path.dirname(line.split("=", 1)[1].strip())
+    omp = os.path.join(omp_dir, "libomp.so.5")
+    if not os.path.exists(omp):
+        sys.exit(f"gpu_bundle: {omp} does not exist (the CPU kernels' OpenMP "
+                 f"runtime)")
+    shutil.copy(omp, out_dir)  # the file the link names, not the link
+
+
+def topology_path(topology, out_dir, host=None):
+    """The topology file of a case; host: with_host's cpu and threads."""
+    host = host or {}
     if topology == "host" or os.path.isabs(topology):
-        return topology
+        return with_host(topology, out_dir, **host)
     if topology not in DERIVED and os.path.exists(topology):
-        return os.path.abspath(topology)  # relative to where it runs
+        # Relative to where it runs.
+        return with_host(os.path.abspath(topology), out_dir, **host)
     if topology not in DERIVED:
-        return os.path.join(ROOT, topology)
+        return with_host(os.path.join(ROOT, topology), out_dir, **host)
     path = os.path.join(out_dir, topology + ".json")
     with open(os.path.join(ROOT, HOPPER)) as f:
         topo = json.load(f)
@@ -154,38 +211,45 @@ def prepare(args):
         if not os.path.exists(path):
             sys.exit(f"gpu_bundle: {path} does not exist (build first)")
     os.makedirs(args.dir, exist_ok=True)
+    host = {"cpu": args.host_cpu, "threads": args.host_threads}
     cases = []
     programs = {p[0]: p for p in PROGRAMS}
-    for name in selected(list(programs), args.only):
+    for name in [] if args.no_programs else selected(list(programs),
+                                                      args.only):
         _, program, topology, specs, check = programs[name]
         case_dir = os.path.join(args.dir, name)
         os.makedirs(case_dir, exist_ok=True)
         if args.topology:
             topology = args.topology
+        start = time.perf_counter()
         subprocess.run([compiler, os.path.join(ROOT, program), "--topology",
-                        topology_path(topology, args.dir), "-o",
-                        os.path.join(case_dir, "program.orcx"),
+                        topology_path(topology, args.dir, host),
+                        "-o", os.path.join(case_dir, "program.orcx"),
                         "--dump-device-code", os.path.join(case_dir, "ptx"),
                         "--quiet"], check=True)
         cases.append({"name": name, "kind": "program", "program": program,
                       "topology": topology, "inputs": specs.split(),
-                      "check": check})
+                      "check": check,
+                      "compile_seconds": time.perf_counter() - start})
         print(f"prepared {name}", flush=True)
-    if args.models:
-        for model in MODELS:
-            case_dir = os.path.join(args.dir, "model_" + model)
-            subprocess.run([sys.executable, MODELS_PY, "export", model,
-                            case_dir], check=True)
-            topology = args.topology or CPU_HOPPER
-            subprocess.run([compiler, os.path.join(case_dir, "model.onnx"),
-                            "--topology", topology_path(topology, args.dir),
-                            "-o", os.path.join(case_dir, "program.orcx"),
-                            "--quiet"], check=True)
-            os.remove(os.path.join(case_dir, "model.onnx"))
-            cases.append({"name": "model_" + model, "kind": "model",
-                          "topology": topology})
-            print(f"prepared model_{model}", flush=True)
-    shutil.copy(library, args.dir)
+    for model in args.models.split(",") if args.models else []:
+        case_dir = os.path.join(args.dir, "model_" + model)
+        subprocess.run([sys.executable, MODELS_PY, "export", model,
+                        case_dir], check=True)
+        topology = args.topology or CPU_HOPPER
+        start = time.perf_counter()
+        subprocess.run([compiler, os.path.join(case_dir, "model.onnx"),
+                        "--topology",
+                        topology_path(topology, args.dir, host),
+                        "-o", os.path.join(case_dir, "program.orcx"),
+                        "--dump-device-code", os.path.join(case_dir, "ptx"),
+                        "--quiet"], check=True)
+        os.remove(os.path.join(case_dir, "model.onnx"))
+        cases.append({"name": "model_" + model, "kind": "model",
+                      "model": model, "topology": topology,
+                      "compile_seconds": time.perf_counter() - start})
+        print(f"prepared model_{model}", flush=True)
+    copy_runtime(args.build, args.dir)
     with open(os.path.join(args.dir, "manifest.json"), "w") as f:
         json.dump({"cases": cases}, f, indent=1)
     print(f"gpu_bundle: {len(cases)} case(s) in {args.dir}; run them with "
@@ -338,7 +402,17 @@ def main():
     p = sub.add_parser("prepare", help="compile the cases into DIR")
     p.add_argument("dir")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
-    p.add_argument("--models", action="store_true")
+    p.add_argument("--models", nargs="?", const=",".join(MODELS),
+                   metavar="NAME,...",
+                   help="add the ONNX real models (default: %(const)s)")
+    p.add_argument("--host-threads", type=int, metavar="N",
+                   help="compile the CPU tasks for N threads (the GPU "
+                        "machine's cores) instead of the topology's")
+    p.add_argument("--no-programs", action="store_true",
+                   help="only the models (with --models)")
+    p.add_argument("--host-cpu", metavar="CPU",
+                   help="generate the CPU tasks' code for this LLVM CPU "
+                        "(e.g. x86-64-v3) instead of this machine's")
     p.add_argument("--only", metavar="NAME,...")
     p.add_argument("--topology", metavar="T",
                    help="compile every case for T ('host' or a path)")
@@ -352,6 +426,12 @@ def main():
     r.add_argument("--only", metavar="NAME,...")
     args = parser.parse_args()
     if args.command == "prepare":
+        if args.models:
+            known = MODELS + OTHER_MODELS
+            unknown = set(args.models.split(",")) - set(known)
+            if unknown:
+                parser.error(f"no model named {', '.join(sorted(unknown))} "
+                             f"(the models: {', '.join(known)})")
         prepare(args)
         return 0
     if args.command == "emulate":
