@@ -275,11 +275,8 @@ const CudaKernel *CudaDevice::prepareKernel(size_t binaryIndex,
     result->scratch.push_back(scratch);
   }
   for (size_t i = 0; i < result->desc->launches.size(); ++i) {
-    std::vector<CUdeviceptr> &maps = result->tensorMaps.emplace_back();
     for (const GpuArgDesc &arg : result->desc->launches[i].args) {
-      if (arg.kind != GpuArgKind::TensorMap)
-        continue;
-      if (!driver.cuTensorMapEncodeTiled) {
+      if (arg.kind == GpuArgKind::TensorMap && !driver.cuTensorMapEncodeTiled) {
         error = what + ": launch " + std::to_string(i) + " ('" +
                 result->desc->launches[i].function +
                 "') takes a TMA tensor map, but the CUDA driver has no "
@@ -287,15 +284,6 @@ const CudaKernel *CudaDevice::prepareKernel(size_t binaryIndex,
         kernels.erase({binaryIndex, symbol});
         return nullptr;
       }
-      CUdeviceptr map = 0;
-      if (!allocate(sizeof(CUtensorMap),
-                    "a tensor map of launch " + std::to_string(i) + " of " +
-                        what,
-                    map, error)) {
-        kernels.erase({binaryIndex, symbol});
-        return nullptr;
-      }
-      maps.push_back(map);
     }
   }
   kernel = std::move(result);
@@ -305,7 +293,7 @@ const CudaKernel *CudaDevice::prepareKernel(size_t binaryIndex,
 bool CudaDevice::prepareLaunches(const CudaKernel &kernel,
                                  const std::vector<CUdeviceptr> &buffers,
                                  std::vector<CudaLaunch> &out,
-                                 std::string &error) const {
+                                 std::string &error) {
   const GpuKernelDesc &desc = *kernel.desc;
   for (size_t i = 0; i < desc.launches.size(); ++i) {
     const GpuLaunchDesc &launch = desc.launches[i];
@@ -358,7 +346,7 @@ bool CudaDevice::prepareLaunches(const CudaKernel &kernel,
                   std::to_string(buffers.size()) + " values";
           return false;
         }
-        CUtensorMap &encoded = prepared.tensorMaps.emplace_back();
+        CUtensorMap encoded;
         if (!driver.check(driver.cuTensorMapEncodeTiled(
                               &encoded, static_cast<int>(map.dataType),
                               map.rank, reinterpret_cast<void *>(base),
@@ -372,9 +360,15 @@ bool CudaDevice::prepareLaunches(const CudaKernel &kernel,
                           prepared.name + ": the tensor map of parameter " +
                               std::to_string(j) + " on " + description))
           return false;
-        CUdeviceptr target =
-            kernel.tensorMaps[i][prepared.tensorMapTargets.size()];
-        prepared.tensorMapTargets.push_back(target);
+        // Its own device memory: two steps may launch the same kernel on
+        // different buffers.
+        CUdeviceptr target = 0;
+        std::string what = prepared.name + ": the tensor map of parameter " +
+                           std::to_string(j);
+        if (!allocate(sizeof(CUtensorMap), what, target, error) ||
+            !copyAndWait(this, reinterpret_cast<void *>(target), nullptr,
+                         &encoded, sizeof(CUtensorMap), error))
+          return false;
         prepared.params.push_back(target);
         break;
       }
@@ -389,17 +383,6 @@ bool CudaDevice::enqueueLaunches(const std::vector<CudaLaunch> &launches,
                                  CUevent started, std::string &error) const {
   if (!makeCurrent(error))
     return false;
-  // Tensor maps go to device memory first, in stream order (each launch's
-  // have their own targets), so that `started` times the kernels alone.
-  for (const CudaLaunch &launch : launches)
-    for (size_t i = 0; i < launch.tensorMaps.size(); ++i)
-      if (!driver.check(
-              driver.cuMemcpyHtoDAsync(launch.tensorMapTargets[i],
-                                       &launch.tensorMaps[i],
-                                       sizeof(CUtensorMap), kernelStream),
-              "cuMemcpyHtoDAsync", error,
-              launch.name + ": copying a tensor map to " + description))
-        return false;
   if (started && !recordEvent(started, kernelStream, error))
     return false;
   std::vector<void *> params;

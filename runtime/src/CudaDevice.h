@@ -51,9 +51,6 @@ struct CudaKernel {
   std::vector<CUfunction> functions;
   /// The device address of each of desc->scratchBytes.
   std::vector<CUdeviceptr> scratch;
-  /// For each launch, the device memory (128 bytes each) its tensor-map
-  /// parameters are copied into, in parameter order.
-  std::vector<std::vector<CUdeviceptr>> tensorMaps;
 };
 
 /// One kernel launch of a launch step with its parameters resolved.
@@ -64,12 +61,10 @@ struct CudaLaunch {
   unsigned sharedBytes = 0;
   /// Each parameter in an 8-byte word: a device pointer, or an immediate (a
   /// 4-byte one in the low bytes, which come first on the little-endian hosts
-  /// CUDA runs on).
+  /// CUDA runs on). A TensorMap parameter is the device address of its map,
+  /// encoded for this step's buffers and copied there once, when the launch
+  /// is prepared (the buffers do not move for the session's life).
   std::vector<uint64_t> params;
-  /// The tensor maps of its TensorMap parameters, encoded for this step's
-  /// buffers, and the device memory each is copied into before the launch.
-  std::vector<CUtensorMap> tensorMaps;
-  std::vector<CUdeviceptr> tensorMapTargets;
   /// "launch 0 ('matmul_kernel') of kernel 'orx_kernel_task0'".
   std::string name;
 };
@@ -128,13 +123,14 @@ public:
                                   std::string &error);
 
   /// Resolves the launches of `kernel` for a step whose values (inputs, then
-  /// outputs) are at `buffers`.
+  /// outputs) are at `buffers`: encodes their tensor maps into device memory
+  /// of their own (waiting for the copies).
   bool prepareLaunches(const CudaKernel &kernel,
                        const std::vector<CUdeviceptr> &buffers,
-                       std::vector<CudaLaunch> &out, std::string &error) const;
+                       std::vector<CudaLaunch> &out, std::string &error);
 
-  /// Enqueues `launches` in order on the kernel stream: their tensor maps'
-  /// copies first, then `started` (when not null), then the kernels.
+  /// Enqueues `launches` in order on the kernel stream, after `started`
+  /// (when not null).
   bool enqueueLaunches(const std::vector<CudaLaunch> &launches, CUevent started,
                        std::string &error) const;
 

@@ -385,9 +385,10 @@ GpuArgDesc vectorTensorMap(uint32_t index) {
 }
 
 // A kernel that takes a tensor map of its input: the runtime encodes the map
-// for the step's buffer, copies it into device memory before the launch and
-// passes that device pointer (the simulated TMA load reads the map from
-// there, checks it, and copies the box).
+// for the step's buffer, copies it into device memory of its own once, when
+// the session is created, and passes that device pointer (the simulated TMA
+// load reads the map from there, checks it, and copies the box). Runs copy
+// no maps.
 TEST_F(CudaBackendTest, TensorMapParameter) {
   Artifact artifact = makeCpuGpuArtifact();
   GpuBundle bundle = makeFakeBundle();
@@ -397,18 +398,23 @@ TEST_F(CudaBackendTest, TensorMapParameter) {
   {
     SessionPtr session = createSession(artifact);
     ASSERT_TRUE(session);
-    // Its device memory is allocated with the kernel's other buffers.
-    std::vector<float> a = iota(3), b = iota(0);
-    std::vector<std::vector<float>> outputs(1,
-                                            std::vector<float>(kVectorLength));
-    Status status = runVectors(session.get(), {a, b}, outputs);
-    ASSERT_FALSE(status) << message(status);
-    // c = a (the TMA copy), so e = 2 * (2 * a + k).
-    std::vector<float> expected(kVectorLength);
-    for (size_t i = 0; i < kVectorLength; ++i)
-      expected[i] = 2 * (2 * a[i] + (100 + static_cast<float>(i)));
-    EXPECT_EQ(outputs[0], expected);
     EXPECT_EQ(fake.query("tensor_maps"), 1);
+    long long copiesAtCreation = fake.query("pageable_async_copies");
+    EXPECT_GE(copiesAtCreation, 1);
+    for (float start : {3.0f, 20.0f}) {
+      std::vector<float> a = iota(start), b = iota(0);
+      std::vector<std::vector<float>> outputs(
+          1, std::vector<float>(kVectorLength));
+      Status status = runVectors(session.get(), {a, b}, outputs);
+      ASSERT_FALSE(status) << message(status);
+      // c = a (the TMA copy), so e = 2 * (2 * a + k).
+      std::vector<float> expected(kVectorLength);
+      for (size_t i = 0; i < kVectorLength; ++i)
+        expected[i] = 2 * (2 * a[i] + (100 + static_cast<float>(i)));
+      EXPECT_EQ(outputs[0], expected);
+    }
+    EXPECT_EQ(fake.query("tensor_maps"), 1);
+    EXPECT_EQ(fake.query("pageable_async_copies"), copiesAtCreation);
   }
   expectAllReleased();
 }
