@@ -116,6 +116,28 @@ def cublas_seconds(torch, dtype, m, n, k, repeat):
     return float(np.median(times))
 
 
+def describe_mismatch(got, ref, rtol, atol):
+    """Says where a wrong result is wrong, for a diagnosis from one run: how
+    many elements, the first few, and which rows and columns of a 128x128
+    block (the kernels' tiles) and of an 8x8 fragment hold them."""
+    bad = ~np.isclose(got, ref, rtol=rtol, atol=atol)
+    rows, cols = np.nonzero(bad)
+    print(f"gemm_gpu_bench: {bad.sum()} of {bad.size} elements wrong "
+          f"(NaN in the result: {int(np.isnan(got).sum())}); first: " +
+          ", ".join(f"[{i},{j}] {got[i, j]:.4g} (want {ref[i, j]:.4g})"
+                    for i, j in list(zip(rows, cols))[:4]), file=sys.stderr)
+    for name, index, period in (("rows", rows, 128), ("columns", cols, 128),
+                                ("rows mod 8", rows, 8),
+                                ("columns mod 8", cols, 8)):
+        counts = np.bincount(index % period, minlength=period)
+        wrong = np.nonzero(counts)[0]
+        print(f"gemm_gpu_bench:   {name} of a {period}-wide tile with wrong "
+              f"elements: {len(wrong)} of {period}"
+              + (f" ({', '.join(map(str, wrong[:16]))}"
+                 f"{', ...' if len(wrong) > 16 else ''})"
+                 if len(wrong) < period else ""), file=sys.stderr)
+
+
 def artifact_name(m, n, k):
     return f"gemm_{m}x{n}x{k}.orcx"
 
@@ -260,6 +282,8 @@ def main():
             got = got.astype(np.float32)
             ref = (a.cuda() @ b.cuda()).float().cpu().numpy()
             ok = bool(np.allclose(got, ref, rtol=2e-2, atol=0.05 * np.sqrt(k)))
+            if not ok:
+                describe_mismatch(got, ref, 2e-2, 0.05 * np.sqrt(k))
             theirs = cublas_seconds(torch, dtype, m, n, k, args.repeat)
             flops = 2.0 * m * n * k
             rows.append(ok)
