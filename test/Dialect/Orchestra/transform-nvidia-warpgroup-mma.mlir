@@ -607,3 +607,43 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A K step of 128: the warpgroup MMA descriptors advance through one
+// 128-byte swizzle row of A (64 elements), so the op refuses it.
+module attributes {transform.with_named_sequence} {
+  func.func @k128(%a: memref<256x256xf16>, %b: memref<256x256xf16>, %c: memref<256x256xf32>) {
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %c256 = arith.constant 256 : index
+    scf.forall (%i, %j) in (2, 2) {
+      %m = affine.apply affine_map<(d0) -> (d0 * 128)>(%i)
+      %n = affine.apply affine_map<(d0) -> (d0 * 128)>(%j)
+      %sa = memref.alloc() : memref<2x128x128xf16, #gpu.address_space<workgroup>>
+      %sb = memref.alloc() : memref<2x128x128xf16, #gpu.address_space<workgroup>>
+      %out = memref.subview %c[%m, %n] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      // expected-note @below {{K loop}}
+      scf.for %k = %c0 to %c256 step %c128 {
+        %s = affine.apply affine_map<(d0) -> ((d0 floordiv 128) mod 2)>(%k)
+        %ga = memref.subview %a[%m, %k] [128, 128] [1, 1] : memref<256x256xf16> to memref<128x128xf16, strided<[256, 1], offset: ?>>
+        %gb = memref.subview %b[%k, %n] [128, 128] [1, 1] : memref<256x256xf16> to memref<128x128xf16, strided<[256, 1], offset: ?>>
+        %ta = memref.subview %sa[%s, 0, 0] [1, 128, 128] [1, 1, 1] : memref<2x128x128xf16, #gpu.address_space<workgroup>> to memref<128x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        %tb = memref.subview %sb[%s, 0, 0] [1, 128, 128] [1, 1, 1] : memref<2x128x128xf16, #gpu.address_space<workgroup>> to memref<128x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>
+        linalg.copy ins(%ga : memref<128x128xf16, strided<[256, 1], offset: ?>>) outs(%ta : memref<128x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.copy ins(%gb : memref<128x128xf16, strided<[256, 1], offset: ?>>) outs(%tb : memref<128x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>)
+        linalg.matmul {orchestra.gpu_zero_init} ins(%ta, %tb : memref<128x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<128x128xf16, strided<[128, 1], offset: ?>, #gpu.address_space<workgroup>>) outs(%out : memref<128x128xf32, strided<[256, 1], offset: ?>>)
+        gpu.barrier
+      } {tagged}
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    return
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match attributes{tagged} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.nvidia_tma_k_loop %loop {swizzle_128b} : !transform.any_op
+    // expected-error @below {{cannot compute the K loop with warpgroup MMA: its K step is 128, not 64 (one 128-byte swizzle row of 16-bit elements, what the warpgroup MMA descriptors' advance assumes)}}
+    transform.orchestra.nvidia_warpgroup_mma %loop : !transform.any_op
+    transform.yield
+  }
+}

@@ -960,6 +960,15 @@ DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
   std::string why;
   std::optional<StagedMatmul> staged =
       matchStagedMatmul(target, /*nMultiple=*/8, getShareAccumulator(), why);
+  // Upstream's descriptors step through K inside one 128-byte swizzle row of
+  // A (+32 bytes per 16 columns) and advance B by 16 rows of K x 2 bytes:
+  // right for a K step of 64 16-bit elements alone.
+  if (staged && staged->k != 64) {
+    why = "its K step is " + std::to_string(staged->k) +
+          ", not 64 (one 128-byte swizzle row of 16-bit elements, what the "
+          "warpgroup MMA descriptors' advance assumes)";
+    staged.reset();
+  }
   if (!staged) {
     DiagnosedSilenceableFailure diag =
         emitSilenceableError()

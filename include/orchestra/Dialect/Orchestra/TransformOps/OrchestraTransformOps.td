@@ -177,7 +177,9 @@ def NVIDIAWarpgroupMmaOp : TransformDialectOp<"orchestra.nvidia_warpgroup_mma", 
 
     * the matmul reads an M x K stage of A and a K x N stage of B (f16 or
       bf16, both written by swizzled TMA copies) and accumulates into an
-      M x N f32 buffer defined outside the loop, with M = 128: the block's
+      M x N f32 buffer defined outside the loop, with K = 64 (one 128-byte
+      swizzle row of A: upstream's descriptors step through K inside it)
+      and M = 128: the block's
       256 threads are two warpgroups, warpgroup w computing rows
       [64 w, 64 w + 64);
     * before the loop, each warpgroup's 64 x N accumulator starts at zero
