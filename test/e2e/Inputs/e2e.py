@@ -143,6 +143,14 @@ def ref_mixed_ops(i):
     return [conv.astype(np.float32), mm, ia @ ib, idx, mm[2:6, 1:6], mm, r]
 
 
+def ref_matmul_remainders(i):
+    g = {n: load(i, n) for n in ("a", "b", "bias", "x", "y", "p", "q", "v",
+                                 "w", "g", "h", "hb", "l", "rr", "ta", "tb")}
+    return [relu(g["a"] @ g["b"] + g["bias"]), g["x"] @ g["y"],
+            g["p"] @ g["q"], g["v"] @ g["w"], relu(g["g"] @ g["h"] + g["hb"]),
+            g["l"] @ g["rr"], g["ta"] @ g["tb"]]
+
+
 REFERENCES = {
     name[len("ref_"):]: fn for name, fn in globals().items()
     if name.startswith("ref_")

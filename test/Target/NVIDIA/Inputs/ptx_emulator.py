@@ -53,6 +53,10 @@ parked threads wait, those run instead until they reach the jump's target;
 threads that reach the same instruction continue together. So an if-then
 or if-else region (such as thread 0 alone issuing copies), laid out either
 way around, runs for its threads only, then all continue together. A
+barrier that the running threads reach while others wait at an earlier
+instruction (threads that took a loop's back edge while others left the
+loop: per-thread trip counts, e.g. over the rows of a partial tile) parks
+the running ones there and runs the others on until they reach it. A
 collective (bar.sync, ldmatrix, mma, wgmma, cp.async group operations) or
 an exit while threads wait elsewhere is an error. This is one schedule of
 the region, not all of them. The emulator
@@ -1074,9 +1078,17 @@ class Batch:
                         raise EmulationError("divergent ret/exit not supported")
                     break
                 elif parked and ins.op in ("bar", "barrier"):
-                    raise EmulationError(f"barrier inside a divergent region: threads wait at "
-                                         f"line {k.ins[parked[-1][0]].line} (only if-then "
-                                         "regions are supported)")
+                    # The block's threads meet at a barrier: threads parked before it
+                    # (at a loop's head, having taken its back edge) run on to it
+                    # while the ones here wait.
+                    behind = [j for j, (w, _) in enumerate(parked) if w < pc - 1]
+                    if not behind:
+                        raise EmulationError(f"barrier inside a divergent region: threads wait "
+                                             f"at line {k.ins[parked[-1][0]].line} (only if-then "
+                                             "regions and loops are supported)")
+                    parked.append((pc - 1, active))
+                    pc, active = parked.pop(behind[0])
+                    continue
                 else:
                     HANDLERS.get(ins.op, lambda em, ins, m: unsupported(ins))(self, ins, mask)
             except EmulationError as e:

@@ -80,6 +80,18 @@ PROGRAMS = [
     ("tb", "test/e2e/two-branch.mlir", CPU_HOPPER,
      "x:f32:192x192 wa:f32:192x192 wa2:f32:192x192 wb:f32:192x192 "
      "wb2:f32:192x192", ["check", "two_branch"]),
+    # Matmuls whose sizes are not multiples of any tile (SIMT, f32; a
+    # batch_matmul, GEMVs with fused bias and ReLU, K = 1030).
+    ("rem", "test/e2e/matmul-remainders.mlir", HOPPER,
+     "a:f32:50x37 b:f32:37x45 bias:f32:45 x:f32:3x50x37 y:f32:3x37x45 "
+     "p:f32:130x200 q:f32:200x100 v:f32:1x300 w:f32:300x70 g:f32:1x96 "
+     "h:f32:96x1100 hb:f32:1100 l:f32:20x1030 rr:f32:1030x1100 "
+     "ta:f32:1030x50 tb:f32:50x40", ["check", "matmul_remainders"]),
+    # Convolution, matmuls (f32, i64), iota-like index math and slices on
+    # cpu+hopper: the scheduler splits them between the CPU and the GPU.
+    ("mixed", "test/e2e/mixed-ops.mlir", CPU_HOPPER,
+     "img:f32:1x9x9x4 w:f32:3x3x4x5 a:f32:33x17 b:f32:17x9 ia:i64:5x6 "
+     "ib:i64:6x3 r:f32:13", ["check", "mixed_ops"]),
     # The acceptance programs: tensor cores (f16) and the SIMT path (f32).
     ("mm16", "test/Target/NVIDIA/Inputs/matmul-bias-relu-f16.mlir", CPU_HOPPER,
      "a:f16:512x1024 b:f16:1024x512 bias:f16:512",
