@@ -113,6 +113,10 @@ PROGRAMS = [
      ["check-matmul-bias-relu", "1e-3"]),
     ("k96", "test/e2e/gpu/Inputs/mma-k96-f16.mlir", HOPPER,
      "a:f16:128x96 b:f16:96x256 bias:f16:256", ["check-matmul-bias-relu", "0.2"]),
+    # f16 with sizes that are no multiple of a tile (the SIMT path).
+    ("mmrem", "test/e2e/gpu/Inputs/mma-remainder-f32acc.mlir", HOPPER,
+     "a:f16:200x72 b:f16:72x136 bias:f32:136",
+     ["check-matmul-bias-relu", "1e-3"]),
     # 128x128 tensor-core blocks in dynamic shared memory.
     ("big", "test/e2e/gpu/Inputs/mma-2048-f32acc.mlir", HOPPER,
      "a:f16:2048x256 b:f16:256x2048 bias:f32:2048",
