@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -319,15 +320,23 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
       desc.dynamicSharedBytes = static_cast<uint32_t>(*value);
     }
     // The shared-memory tiles orchestra-nvidia-workgroup-allocations placed
-    // in dynamic shared memory.
+    // in dynamic shared memory, and the module's static shared memory (its
+    // address-space-3 globals: mbarriers, small tiles).
+    uint64_t staticSharedBytes = 0;
     if (auto kernelModule =
             SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(
-                launch, launch.getKernelModuleName()))
+                launch, launch.getKernelModuleName())) {
       if (auto sizes = kernelModule->getAttrOfType<DictionaryAttr>(
               orchestra::nvidia::kDynamicSharedMemoryAttr))
         if (auto bytes = sizes.getAs<IntegerAttr>(launch.getKernelName()))
           desc.dynamicSharedBytes =
               std::max<uint32_t>(desc.dynamicSharedBytes, bytes.getInt());
+      DataLayout layout = DataLayout::closest(kernelModule);
+      kernelModule.walk([&](LLVM::GlobalOp global) {
+        if (global.getAddrSpace() == 3)
+          staticSharedBytes += layout.getTypeSize(global.getGlobalType());
+      });
+    }
     // A block cannot have more shared memory than the SM gives one (the
     // target's shared_memory_bytes, else Hopper's and Blackwell's 227 KB):
     // say so now rather than when the launch fails.
@@ -337,11 +346,16 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
                 "orchestra.target"))
       if (auto bytes = target.getAs<IntegerAttr>("shared_memory_bytes"))
         sharedLimit = bytes.getInt();
-    if (desc.dynamicSharedBytes > sharedLimit)
-      return launch.emitOpError()
-             << "needs " << desc.dynamicSharedBytes
-             << " bytes of dynamic shared memory, more than the " << sharedLimit
-             << " a thread block has on this target";
+    if (desc.dynamicSharedBytes + staticSharedBytes >
+        static_cast<uint64_t>(sharedLimit)) {
+      InFlightDiagnostic diag = launch.emitOpError()
+                                << "needs " << desc.dynamicSharedBytes
+                                << " bytes of dynamic shared memory";
+      if (staticSharedBytes)
+        diag << " and " << staticSharedBytes << " of static";
+      return diag << ", more than the " << sharedLimit
+                  << " a thread block has on this target";
+    }
     for (Value operand : launch.getKernelOperands()) {
       auto map = buffers.find(operand);
       if (map != buffers.end() &&

@@ -38,3 +38,23 @@ module @kernels attributes {gpu.container_module, orchestra.arch = "nvidia_hoppe
     return
   }
 }
+
+// -----
+
+// The module's static shared memory counts too: 90000 dynamic bytes fit in
+// 100000, but not with a 16 KB static tile.
+module @kernels attributes {gpu.container_module, orchestra.arch = "nvidia_hopper", orchestra.target = {sm = "sm_90a", shared_memory_bytes = 100000 : i64}} {
+  gpu.module @m attributes {orchestra.dynamic_shared_memory = {k = 90000 : i64}} {
+    llvm.mlir.global internal @tile() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16384 x i8>
+    llvm.mlir.global external @dynamic() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+    llvm.func @k(%arg0: !llvm.ptr) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+  func.func @t0(%a: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @below {{needs 90000 bytes of dynamic shared memory and 16384 of static, more than the 100000 a thread block has on this target}}
+    gpu.launch_func @m::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>)
+    return
+  }
+}
