@@ -32,10 +32,24 @@ public:
     });
     for (memref::CopyOp copy : copies) {
       OpBuilder builder(copy);
-      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
-                             copy.getTarget());
+      Value source = copy.getSource(), target = copy.getTarget();
+      // A copy of a scalar has no loop for the strategy to map onto threads:
+      // it copies a one-element view instead.
+      if (cast<MemRefType>(source.getType()).getRank() == 0) {
+        source = asOneElement(builder, copy.getLoc(), source);
+        target = asOneElement(builder, copy.getLoc(), target);
+      }
+      linalg::CopyOp::create(builder, copy.getLoc(), source, target);
       copy.erase();
     }
+  }
+
+private:
+  /// The rank-0 `scalar` as a view of shape [1].
+  static Value asOneElement(OpBuilder &builder, Location loc, Value scalar) {
+    return memref::ExpandShapeOp::create(builder, loc, ArrayRef<int64_t>{1},
+                                         scalar,
+                                         ArrayRef<ReassociationIndices>{});
   }
 };
 } // namespace

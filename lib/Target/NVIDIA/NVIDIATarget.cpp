@@ -48,9 +48,11 @@ static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms,
 }
 
 /// Whether the NVIDIA strategy can map `op` onto the GPU: structured ops on
-/// static shapes whose first loop is parallel (they are tiled over thread
-/// blocks along it), the empty tensors and constants they use, and reshapes
-/// (which stay views of the same device buffer).
+/// static shapes with one result whose first loop is parallel (they are tiled
+/// over thread blocks along it; a multi-result reduction such as ArgMax's
+/// value-and-index would need a block-private temporary per result, which
+/// the SIMT kernels do not have), the empty tensors and constants they use,
+/// and reshapes (which stay views of the same device buffer).
 static bool isNVIDIAMappable(Operation *op) {
   if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
     return llvm::all_of(op->getResultTypes(), [](Type type) {
@@ -61,7 +63,8 @@ static bool isNVIDIAMappable(Operation *op) {
     return true;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
-      linalgOp.hasDynamicShape() || linalgOp.getNumLoops() == 0)
+      linalgOp.hasDynamicShape() || linalgOp.getNumLoops() == 0 ||
+      linalgOp.getNumDpsInits() != 1)
     return false;
   return linalgOp.getIteratorTypesArray().front() ==
          utils::IteratorType::parallel;

@@ -128,9 +128,12 @@ def NVIDIACopiesToLinalg : Pass<"orchestra-nvidia-copies-to-linalg",
     kernel those copies are device-to-device and must run on the GPU. This
     pass rewrites every `memref.copy` of a kernel function that is not yet in
     a `gpu.launch` into `linalg.copy`, which the strategy's stage-7 sequence
-    then tiles over thread blocks and threads like any other op.
+    then tiles over thread blocks and threads like any other op. A scalar
+    (rank-0) copy, which has no loop to tile, copies one-element views
+    (`memref.expand_shape` to shape [1]).
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def NVIDIASinkConstantBuffers : Pass<"orchestra-nvidia-sink-constant-buffers",

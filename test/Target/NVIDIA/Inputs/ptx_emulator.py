@@ -53,10 +53,11 @@ parked threads wait, those run instead until they reach the jump's target;
 threads that reach the same instruction continue together. So an if-then
 or if-else region (such as thread 0 alone issuing copies), laid out either
 way around, runs for its threads only, then all continue together. A
-barrier that the running threads reach while others wait at an earlier
-instruction (threads that took a loop's back edge while others left the
-loop: per-thread trip counts, e.g. over the rows of a partial tile) parks
-the running ones there and runs the others on until they reach it. A
+barrier that the running threads reach while others wait elsewhere (e.g.
+threads that took a loop's back edge while others left the loop:
+per-thread trip counts over the rows of a partial tile) parks the running
+ones there and runs the others on until they reach it (threads waiting at
+two different barriers are an error). A
 collective (bar.sync, ldmatrix, mma, wgmma, cp.async group operations) or
 an exit while threads wait elsewhere is an error. This is one schedule of
 the region, not all of them. The emulator
@@ -243,6 +244,7 @@ TENSOR_MAP_BYTES = 128  # a CUtensorMap
 TX_LIMIT = (1 << 20) - 1  # mbarrier arrival and transaction counts
 ASYNC = -3  # race-tracking agent of a TMA copy (the async proxy)
 MAX_SHARED = 232448  # sm_90 per-block limit
+LOCAL_BASE = 0x100000000  # local-window address of a thread's first local byte
 IGNORED_QUALIFIERS = {"ca", "cg", "cs", "lu", "cv", "nc", "weak"}
 
 
@@ -307,15 +309,16 @@ def parse_operand(s):
         return ("sink",)
     if s.startswith("%"):
         return ("reg", s)
-    m = re.fullmatch(r"0[fF]([0-9a-fA-F]{8})", s)  # f32 bit pattern
+    m = re.fullmatch(r"0[fF]([0-9a-fA-F]{8})|0[dD]([0-9a-fA-F]{16})", s)  # f32/f64 bits
     if m:
-        return ("imm", int(m.group(1), 16))
+        return ("imm", int(m.group(1) or m.group(2), 16))
     m = re.fullmatch(r"(-?(?:0[xX][0-9a-fA-F]+|\d+))[uU]?", s)
     return ("imm", int(m.group(1), 0)) if m else ("sym", s)
 
 
 SHARED_DECL = re.compile(r"(\.extern\s+)?\.shared\s+(?:\.align\s+(\d+)\s+)?"
                          r"\.[busf](\d+)\s+(\w+)\[(\d*)\]")
+LOCAL_DECL = re.compile(r"\.local\s+(?:\.align\s+(\d+)\s+)?\.[busf](\d+)\s+(\w+)\[(\d+)\]")
 
 
 class Kernel:
@@ -342,6 +345,7 @@ class Kernel:
         self.ntid = m and (m.group(1), int(np.prod([int(x) for x in m.group(2).split(",")
                                                      if x.strip()])))
         self.shared = [self.decl(m) for m in SHARED_DECL.finditer(text[:start])]
+        self.local = []  # (name, align, bytes): each thread's own
         # Module-level global arrays (constants the compiler sank into the
         # kernel's module): name -> initial bytes.
         self.globals = {}
@@ -393,6 +397,10 @@ class Kernel:
                 continue
             if SHARED_DECL.fullmatch(s):
                 self.shared.append(self.decl(SHARED_DECL.fullmatch(s)))
+            elif LOCAL_DECL.fullmatch(s):
+                m = LOCAL_DECL.fullmatch(s)
+                self.local.append((m.group(3), int(m.group(1) or 1),
+                                   int(m.group(4)) * int(m.group(2)) // 8))
             elif s[0] in ".{}":
                 raise EmulationError(f"line {stmt_line}: unsupported PTX statement: {s}")
             else:
@@ -440,7 +448,10 @@ def type_bits(t):
 
 
 def f_decode(x, t):
-    """Bit patterns -> float16/float32 values (bf16: float32 values)."""
+    """Bit patterns -> float16/float32/float64 values (bf16: float32
+    values)."""
+    if t == "f64":
+        return x.astype(np.uint64).view(np.float64)
     if t == "f32":
         return (x & mask_of(32)).astype(np.uint32).view(np.float32)
     if t == "f16":
@@ -458,13 +469,14 @@ def f_encode(f, t):
         b = f.astype(np.float32).view(np.uint32).astype(np.uint64)
         b = (b + np.uint64(0x7FFF) + ((b >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
         return np.where(np.isnan(f), np.uint64(0x7FFF), b)
-    if t not in ("f32", "f16"):
+    if t not in ("f32", "f16", "f64"):
         raise EmulationError(f"unsupported float type .{t}")
-    dt, it = {"f32": (np.float32, np.uint32), "f16": (np.float16, np.uint16)}[t]
+    dt, it = {"f32": (np.float32, np.uint32), "f16": (np.float16, np.uint16),
+              "f64": (np.float64, np.uint64)}[t]
     return f.astype(dt).view(it).astype(np.uint64)
 
 
-CANONICAL_NAN = {"f32": 0x7FFFFFFF, "f16": 0x7FFF}
+CANONICAL_NAN = {"f32": 0x7FFFFFFF, "f16": 0x7FFF, "f64": 0x7FFFFFFFFFFFFFFF}
 RACE = "race (no bar.sync between)"
 
 
@@ -590,6 +602,12 @@ class Launch:
         if off > MAX_SHARED:
             raise EmulationError(f"{off} bytes of shared memory exceed {MAX_SHARED}")
         self.shared_size = max(off, 16)
+        self.local_symbols, off = {}, 0  # each thread's local arrays
+        for name, align, size in kernel.local:
+            off = -(-off // align) * align
+            self.local_symbols[name] = LOCAL_BASE + off
+            off += size
+        self.local_size = off
         # One np.uint8 array per parameter, then one per module global (a
         # copy of its initial bytes), each in its own window.
         self.global_symbols = {}
@@ -639,6 +657,7 @@ class Batch:
             self.special[f"%ctaid.{c}"] = blk[:, i].copy()
             self.special[f"%nctaid.{c}"] = u(L.grid[i])
         self.regs, self.imm_cache = {}, {}
+        self.local = np.zeros((T, L.local_size), np.uint8)
         # Per shared byte: value (poisoned with 0xff), epoch and agent of the
         # last write and of the reads (agent -2: several), line of a pending
         # cp.async or TMA copy (-1: none); for bytes a TMA copy wrote, the
@@ -724,6 +743,8 @@ class Batch:
             v = self.imm(self.L.symbols[op[1]])
         elif op[0] == "sym" and op[1] in self.L.global_symbols:
             v = self.imm(self.L.global_symbols[op[1]])
+        elif op[0] == "sym" and op[1] in self.L.local_symbols:
+            v = self.imm(self.L.local_symbols[op[1]])
         else:
             raise EmulationError(f"unsupported operand {op}")
         return v if bits == 64 or v.dtype == bool else v & mask_of(bits)
@@ -1010,6 +1031,18 @@ class Batch:
                                  f"{hex(int(addrs[np.argmax(off % n != 0)]))}")
         return bi, off
 
+    def local_access(self, tids, addrs, n, data=None):
+        """Reads (data None) or writes n bytes of each thread's local memory."""
+        off = addrs.astype(np.int64) - LOCAL_BASE
+        if ((off < 0) | (off + n > self.L.local_size)).any() or (off % n).any():
+            bad = int(addrs[np.argmax((off < 0) | (off + n > self.L.local_size) | (off % n != 0))])
+            raise EmulationError(f"local access of {n} bytes at {hex(bad)}: outside the thread's "
+                                 f"{self.L.local_size} local bytes, or misaligned")
+        idx = off[:, None] + np.arange(n)
+        if data is None:
+            return self.local[tids[:, None], idx]
+        self.local[tids[:, None], idx] = data
+
     def g_read(self, addrs, n):
         bi, off = self.global_index(addrs, n)
         out = np.empty((len(addrs), n), np.uint8)
@@ -1081,13 +1114,13 @@ class Batch:
                     # The block's threads meet at a barrier: threads parked before it
                     # (at a loop's head, having taken its back edge) run on to it
                     # while the ones here wait.
-                    behind = [j for j, (w, _) in enumerate(parked) if w < pc - 1]
-                    if not behind:
+                    runnable = [j for j, (w, _) in enumerate(parked)
+                                if k.ins[w].op not in ("bar", "barrier")]
+                    if not runnable:
                         raise EmulationError(f"barrier inside a divergent region: threads wait "
-                                             f"at line {k.ins[parked[-1][0]].line} (only if-then "
-                                             "regions and loops are supported)")
+                                             f"at the barrier at line {k.ins[parked[-1][0]].line}")
                     parked.append((pc - 1, active))
-                    pc, active = parked.pop(behind[0])
+                    pc, active = parked.pop(runnable[0])
                     continue
                 else:
                     HANDLERS.get(ins.op, lambda em, ins, m: unsupported(ins))(self, ins, mask)
@@ -1250,6 +1283,8 @@ def h_float(em, ins, mask):
                     r = np.where(up, np.nextafter(r, np.float32(np.inf)), r)
                 result |= f_encode(r, lt) << sh
                 continue
+            if lt == "f64" and op == "fma":  # no wider type: rounded twice
+                w = [np.longdouble(1) * x for x in v]
             r = {"add": lambda: (w[0] + w[1]) if lt == "f16" else v[0] + v[1],
                  "sub": lambda: (w[0] - w[1]) if lt == "f16" else v[0] - v[1],
                  "mul": lambda: (w[0] * w[1]) if lt == "f16" else v[0] * v[1],
@@ -1269,12 +1304,13 @@ def h_float(em, ins, mask):
 
 def h_special(em, ins, mask):
     """ex2 lg2 rcp sqrt rsqrt sin cos tanh (.approx, .rn) and div (.rn,
-    .full, .approx) on .f32 (.ftz) and .f64 (.rn): computed in float64 and
-    rounded once, which is within the .approx variants' error bounds."""
+    .full, .approx) on .f32 (.ftz) and .f64 (.rn; rcp.approx.ftz.f64, the
+    seed of LLVM's f64 division): computed in float64 and rounded once, which
+    is within the .approx variants' error bounds."""
     op, ops, t = ins.op, ins.ops, ins.parts[-1]
     mods = set(ins.parts[1:-1])
     if t not in ("f32", "f64") or not mods <= {"approx", "rn", "full", "ftz"} or \
-            (t == "f64" and mods - {"rn"}):
+            (t == "f64" and mods - {"rn"} and (op, mods) != ("rcp", {"approx", "ftz"})):
         unsupported(ins)
     w = [f_decode(em.read(o, type_bits(t)), t).astype(np.float64)
          for o in ops[1:3 if op == "div" else 2]]
@@ -1285,6 +1321,42 @@ def h_special(em, ins, mask):
              "cos": lambda: np.cos(w[0]), "tanh": lambda: np.tanh(w[0]),
              "div": lambda: w[0] / w[1]}[op]()
     em.write(ops[0], f_encode(r, t), mask, type_bits(t))
+
+
+def h_intdiv(em, ins, mask):
+    """div and rem on .s/.u 16-64, as C does (the quotient truncated towards
+    zero, the remainder with the dividend's sign); a zero divisor gives all
+    ones (what PTX leaves unspecified)."""
+    t = ins.parts[-1]
+    if len(ins.parts) != 2 or t[0] not in "su":
+        unsupported(ins)
+    bits = type_bits(t)
+    a, b = (em.read(o, bits) for o in ins.ops[1:3])
+    zero = b == 0
+    if t[0] == "u":
+        safe = np.where(zero, np.uint64(1), b)
+        r = a // safe if ins.op == "div" else a % safe
+    else:
+        x, y = sext(a, bits), sext(np.where(zero, np.uint64(1), b), bits)
+        with np.errstate(all="ignore"):
+            q = np.abs(x) // np.abs(y) * np.sign(x) * np.sign(y)  # towards zero
+        r = (q if ins.op == "div" else x - q * y).view(np.uint64)
+    em.write(ins.ops[0], np.where(zero, mask_of(bits), r), mask, bits)
+
+
+def h_div(em, ins, mask):
+    (h_intdiv if ins.parts[-1][0] in "su" else h_special)(em, ins, mask)
+
+
+def h_copysign(em, ins, mask):
+    """copysign.{f32,f64} d, a, b: b with the sign of a."""
+    t = ins.parts[-1]
+    if len(ins.parts) != 2 or t not in ("f32", "f64"):
+        unsupported(ins)
+    bits = type_bits(t)
+    sign = np.uint64(1) << np.uint64(bits - 1)
+    a, b = (em.read(o, bits) for o in ins.ops[1:3])
+    em.write(ins.ops[0], (b & (mask_of(bits) ^ sign)) | (a & sign), mask, bits)
 
 
 def h_mov(em, ins, mask):
@@ -1334,6 +1406,10 @@ def h_setp(em, ins, mask):
     cmp, t = ins.parts[1], ins.parts[-1]
     bits = type_bits(t)
     a, b = em.read(ins.ops[1], bits), em.read(ins.ops[2], bits)
+    if t[0] == "f" and cmp in ("nan", "num") and len(ins.parts) == 3:
+        a, b = f_decode(a, t), f_decode(b, t)
+        nan = np.isnan(a) | np.isnan(b)
+        return em.write(ins.ops[0], nan if cmp == "nan" else ~nan, mask)
     unordered = t[0] == "f" and cmp in ("equ", "neu", "ltu", "leu", "gtu", "geu")
     cmp = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}.get(cmp, cmp[:2] if unordered else cmp)
     f = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
@@ -1357,7 +1433,8 @@ def h_selp(em, ins, mask):
 
 def h_cvt(em, ins, mask):
     """cvt between integers, f16/bf16 <-> f32, integer -> float (.rn), float
-    -> integer (.rzi/.rni), and cvt.rn.{f16x2,bf16x2}.f32 d, hi, lo."""
+    -> integer (.rzi/.rni), float -> integral float of the same type
+    (.rzi/.rni/.rmi/.rpi), and cvt.rn.{f16x2,bf16x2}.f32 d, hi, lo."""
     dt, st, mods = ins.parts[-2], ins.parts[-1], set(ins.parts[1:-2])
     if dt in ("f16x2", "bf16x2"):
         if mods != {"rn"} or st != "f32":
@@ -1366,16 +1443,21 @@ def h_cvt(em, ins, mask):
         return em.write(ins.ops[0], (hi << np.uint64(16)) | lo, mask, 32)
     dbits, sbits = type_bits(dt), type_bits(st)
     v = em.read(ins.ops[1], sbits)
-    if dt[0] != "f" and st[0] != "f" and not mods:
+    df, sf = dt[0] == "f" or dt == "bf16", st[0] == "f" or st == "bf16"
+    if not df and not sf and not mods:
         r = sext(v, sbits).view(np.uint64) if st[0] == "s" else v
-    elif dt[0] == "f" and st[0] == "f" and mods <= {"rn"} and (dbits > sbits or mods):
+    elif df and sf and mods <= {"rn"} and (dbits > sbits or mods):
         r = f_encode(f_decode(v, st).astype(np.float64), dt)
-    elif dt[0] == "f" and st[0] != "f" and mods == {"rn"}:
+    elif df and not sf and mods == {"rn"}:
         r = f_encode((sext(v, sbits) if st[0] == "s" else v).astype(np.float64), dt)
     elif dt == st == "f32" and mods in ({"sat"}, {"rn", "sat"}, {"ftz", "sat"}):
         x = f_decode(v, st)  # clamped to [0, 1]; NaN becomes 0
         r = f_encode(np.clip(np.nan_to_num(x, nan=0.0), 0.0, 1.0), dt)
-    elif st[0] == "f" and mods in ({"rzi"}, {"rni"}):
+    elif df and sf and len(mods) == 1 and \
+            mods <= {"rzi", "rni", "rmi", "rpi"}:  # to an integral float
+        fn = {"rzi": np.trunc, "rni": np.rint, "rmi": np.floor, "rpi": np.ceil}[mods.pop()]
+        r = f_encode(fn(f_decode(v, st).astype(np.float64)), dt)
+    elif sf and mods in ({"rzi"}, {"rni"}):
         x = (np.trunc if mods == {"rzi"} else np.rint)(f_decode(v, st).astype(np.float64))
         lo, hi = (-2.0 ** (dbits - 1), 2.0 ** (dbits - 1) - 1) if dt[0] == "s" else \
             (0.0, 2.0 ** dbits - 1)
@@ -1391,7 +1473,7 @@ def mem_shape(ins):
              and not p.startswith("L2::")]
     parts = ["shared" if p == "shared::cta" else p for p in parts]
     vec = int(parts[1][1:]) if len(parts) == 3 and parts[1] in ("v2", "v4") else 1
-    if len(parts) != 2 + (vec > 1) or parts[0] not in ("global", "shared", "param"):
+    if len(parts) != 2 + (vec > 1) or parts[0] not in ("global", "shared", "param", "local"):
         unsupported(ins)
     return parts[0], vec, parts[-1]
 
@@ -1412,7 +1494,8 @@ def h_ld(em, ins, mask):
         return em.write(dsts[0], em.imm((names.index(ins.ops[1][1]) + 1) << GLOBAL_SHIFT), mask)
     tids = active(em, mask)
     addrs = em.address(ins.ops[1])[tids]
-    raw = em.sh_read(tids, addrs, n * vec) if space == "shared" else em.g_read(addrs, n * vec)
+    raw = em.sh_read(tids, addrs, n * vec) if space == "shared" else \
+        em.local_access(tids, addrs, n * vec) if space == "local" else em.g_read(addrs, n * vec)
     shifts = np.uint64(8) * np.arange(n, dtype=np.uint64)
     words = raw.reshape(len(tids), vec, n).astype(np.uint64) << shifts
     for i, d in enumerate(dsts):
@@ -1433,6 +1516,8 @@ def h_st(em, ins, mask):
     data = data.astype(np.uint8).reshape(len(tids), vec * n)
     if space == "shared":
         em.sh_write(tids, addrs, data)
+    elif space == "local":
+        em.local_access(tids, addrs, data.shape[1], data)
     elif space == "global":
         em.g_write(tids, addrs, data)
     else:
@@ -2130,8 +2215,8 @@ HANDLERS = {
     "mov": h_mov, "cvta": h_cvta, "setp": h_setp, "selp": h_selp, "cvt": h_cvt, "ld": h_ld,
     "st": h_st, "cp": h_cp, "bar": h_bar, "barrier": h_bar, "ldmatrix": h_ldmatrix, "mma": h_mma,
     "mbarrier": h_mbarrier, "fence": h_fence, "wgmma": h_wgmma, "tcgen05": h_tcgen05,
-    **{op: h_special for op in ("ex2", "lg2", "rcp", "sqrt", "rsqrt", "sin", "cos", "tanh",
-                                "div")},
+    **{op: h_special for op in ("ex2", "lg2", "rcp", "sqrt", "rsqrt", "sin", "cos", "tanh")},
+    "div": h_div, "rem": h_intdiv, "copysign": h_copysign,
 }
 
 
