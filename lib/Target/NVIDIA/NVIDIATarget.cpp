@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Target/NVIDIA/PadsToLinalg.h"
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Target/Targets.h"
 
@@ -61,6 +62,12 @@ static bool isNVIDIAMappable(Operation *op) {
     });
   if (op->hasTrait<OpTrait::ConstantLike>())
     return true;
+  // Pads that orchestra-nvidia-pads-to-linalg makes elementwise ops (and
+  // what their region holds: the yield of the padding value).
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    return nvidia::getConstantPadValue(pad) != nullptr;
+  if (isa<tensor::YieldOp>(op))
+    return isa_and_nonnull<tensor::PadOp>(op->getParentOp());
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
       linalgOp.hasDynamicShape() || linalgOp.getNumLoops() == 0 ||
@@ -145,7 +152,8 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   hopper.strategyScript = "nvidia_hopper_strategy.mlir";
   hopper.strategyEntryPoint = "__orchestra_nvidia_hopper_strategy";
   hopper.strategyLibraries = {"nvidia_gpu_common.mlir"};
-  hopper.preStrategyPipeline = "orchestra-nvidia-select-recipes";
+  hopper.preStrategyPipeline =
+      "orchestra-nvidia-pads-to-linalg,orchestra-nvidia-select-recipes";
   hopper.loweringPipeline =
       getNVIDIALoweringPipeline(hopper.arch, "sm_90a", "+ptx83");
   hopper.loweringNeedsStrategy = true;
@@ -187,7 +195,8 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   blackwell.strategyScript = "nvidia_blackwell_strategy.mlir";
   blackwell.strategyEntryPoint = "__orchestra_nvidia_blackwell_strategy";
   blackwell.strategyLibraries = {"nvidia_gpu_common.mlir"};
-  blackwell.preStrategyPipeline = "orchestra-nvidia-select-recipes";
+  blackwell.preStrategyPipeline =
+      "orchestra-nvidia-pads-to-linalg,orchestra-nvidia-select-recipes";
   blackwell.loweringPipeline =
       getNVIDIALoweringPipeline(blackwell.arch, "sm_100a", "+ptx86");
   blackwell.loweringNeedsStrategy = true;

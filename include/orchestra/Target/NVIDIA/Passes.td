@@ -9,6 +9,26 @@
 
 include "mlir/Pass/PassBase.td"
 
+def NVIDIAPadsToLinalg : Pass<"orchestra-nvidia-pads-to-linalg",
+                              "::mlir::ModuleOp"> {
+  let summary = "Turn the tensor.pad ops of GPU kernels into linalg.generic";
+  let description = [{
+    Stage 5, before the strategy. A `tensor.pad` (a padded convolution's or
+    pool's input) is not a structured op, so the NVIDIA strategy has nothing
+    to tile it with. This pass rewrites every `tensor.pad` with static
+    shapes, static low and high padding and a padding value defined outside
+    its region into a `linalg.generic` over the padded shape whose body reads
+    the source element the output element comes from (`tensor.extract` at
+    the output's indices minus the low padding, clamped into the source) and
+    selects the padding value where that index falls outside the source. The
+    strategy then maps it onto thread blocks and threads like any
+    elementwise op. The scheduler gives the GPU only the pads this pass can
+    rewrite.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
                                "::mlir::ModuleOp"> {
   let summary = "Choose the strategy recipe of each kernel of a GPU kernel "
