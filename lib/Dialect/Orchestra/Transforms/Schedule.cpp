@@ -58,6 +58,13 @@ enum class NodeKind {
 /// neither compiled into every kernel nor duplicated.
 constexpr int64_t kMaxClonedConstantBytes = 256;
 
+/// Whether `value` is the result of a constant op (a weight).
+bool isConstant(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && def->hasTrait<OpTrait::ConstantLike>() &&
+         def->getNumResults() == 1;
+}
+
 bool isSmallConstant(Operation *op) {
   auto type = dyn_cast<ShapedType>(op->getResult(0).getType());
   if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
@@ -441,9 +448,14 @@ FailureOr<scheduling::TaskGraph> buildTaskGraph(func::FuncOp func,
     }
     return 0;
   };
+  // A constant costs no transfer: each device that reads it gets its own copy
+  // in its memory, written once when the plan is loaded (the placement's
+  // clones below).
   for (auto [t, task] : llvm::enumerate(entry.tasks))
     for (Value input : task.inputs)
-      graph.addEdge(producerTask(input), t + 1, estimateBytes(input.getType()));
+      if (!isConstant(input))
+        graph.addEdge(producerTask(input), t + 1,
+                      estimateBytes(input.getType()));
   for (Value result : func.getBody().front().getTerminator()->getOperands())
     graph.addEdge(producerTask(result), sink, estimateBytes(result.getType()));
 
@@ -687,6 +699,9 @@ void SchedulePass::runOnOperation() {
   auto spaceRef = [&](unsigned device) {
     return FlatSymbolRefAttr::get(ctx, model.getDefaultSpace(device)->name);
   };
+  // Per (constant, device): the constant's clone that tasks on the device
+  // read (it lives in the device's memory for the whole run).
+  DenseMap<std::pair<Value, unsigned>, Value> constantClones;
   // Returns `value` (an original value) as available on `device`.
   auto materialize = [&](Value value, unsigned device,
                          unsigned consumer) -> Value {
@@ -696,6 +711,16 @@ void SchedulePass::runOnOperation() {
     Location loc = locations.lookup(value);
     if (loc.device == device)
       return current;
+    if (isConstant(value)) {
+      Value &clone = constantClones[{value, device}];
+      if (!clone) {
+        Operation *def = value.getDefiningOp();
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointAfter(def);
+        clone = builder.clone(*def)->getResult(0);
+      }
+      return clone;
+    }
     Value &cached = transfers[{value, device}];
     if (!cached) {
       // Values from one producer task to one consumer task are one edge of
