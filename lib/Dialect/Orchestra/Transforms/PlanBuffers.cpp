@@ -129,6 +129,8 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
     return deviceSpace->getSymName();
   };
 
+  // Per (constant, space): the constant (or its copy) that lives there.
+  DenseMap<std::pair<Value, StringRef>, Value> constantCopies;
   unsigned index = 0;
   for (Operation &op : body) {
     ++index;
@@ -142,17 +144,33 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
     } else if (auto transfer = dyn_cast<TransferOp>(op)) {
       readSpace = transfer.getFrom();
     }
-    // Constants anywhere in the function live where their first reader
-    // reads them, for the whole run (written once, when the plan is loaded).
-    for (Value operand : op.getOperands()) {
+    // Constants anywhere in the function live where their readers read
+    // them, for the whole run (written once, when the plan is loaded): a
+    // constant read in several spaces has a copy in each (the scheduler
+    // charges no transfer for weights).
+    for (OpOperand &use : op.getOpOperands()) {
+      Value operand = use.get();
       Operation *def = operand.getDefiningOp();
-      if (!def || !def->hasTrait<OpTrait::ConstantLike>() ||
-          intervals.contains(operand))
+      if (!def || !def->hasTrait<OpTrait::ConstantLike>())
         continue;
-      if (failed(define(operand, readSpace, 0)))
+      Value &inSpace = constantCopies[{operand, readSpace}];
+      if (!inSpace) {
+        auto found = intervals.find(operand);
+        if (found == intervals.end() || found->second.space == readSpace) {
+          inSpace = operand;
+        } else {
+          OpBuilder builder(def);
+          builder.setInsertionPointAfter(def);
+          inSpace = builder.clone(*def)->getResult(0);
+        }
+      }
+      use.set(inSpace);
+      if (intervals.contains(inSpace))
+        continue;
+      if (failed(define(inSpace, readSpace, 0)))
         return def->emitError() << "constant used by the schedule must be a "
                                    "statically shaped tensor";
-      intervals[operand].end = endIndex;
+      intervals[inSpace].end = endIndex;
     }
     if (isa<YieldOp>(op)) {
       for (auto [i, operand] : llvm::enumerate(op.getOperands())) {

@@ -449,8 +449,8 @@ FailureOr<scheduling::TaskGraph> buildTaskGraph(func::FuncOp func,
     return 0;
   };
   // A constant costs no transfer: each device that reads it gets its own copy
-  // in its memory, written once when the plan is loaded (the placement's
-  // clones below).
+  // in its memory, written once when the plan is loaded
+  // (orchestra-plan-buffers).
   for (auto [t, task] : llvm::enumerate(entry.tasks))
     for (Value input : task.inputs)
       if (!isConstant(input))
@@ -699,9 +699,6 @@ void SchedulePass::runOnOperation() {
   auto spaceRef = [&](unsigned device) {
     return FlatSymbolRefAttr::get(ctx, model.getDefaultSpace(device)->name);
   };
-  // Per (constant, device): the constant's clone that tasks on the device
-  // read (it lives in the device's memory for the whole run).
-  DenseMap<std::pair<Value, unsigned>, Value> constantClones;
   // Returns `value` (an original value) as available on `device`.
   auto materialize = [&](Value value, unsigned device,
                          unsigned consumer) -> Value {
@@ -711,16 +708,10 @@ void SchedulePass::runOnOperation() {
     Location loc = locations.lookup(value);
     if (loc.device == device)
       return current;
-    if (isConstant(value)) {
-      Value &clone = constantClones[{value, device}];
-      if (!clone) {
-        Operation *def = value.getDefiningOp();
-        OpBuilder::InsertionGuard guard(builder);
-        builder.setInsertionPointAfter(def);
-        clone = builder.clone(*def)->getResult(0);
-      }
-      return clone;
-    }
+    // Weights are resident: orchestra-plan-buffers gives every space that
+    // reads a constant its own copy.
+    if (isConstant(value))
+      return current;
     Value &cached = transfers[{value, device}];
     if (!cached) {
       // Values from one producer task to one consumer task are one edge of

@@ -58,6 +58,34 @@ module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "c
 
 // -----
 
+// A constant read in two spaces has a copy in each, for the whole run; each
+// launch reads the copy in its own space.
+
+// CHECK-LABEL: func.func @constant_in_two_spaces
+// CHECK-DAG:     %[[C0:.*]] = arith.constant {orchestra.offsets = array<i64: {{[0-9]+}}>, orchestra.space = @cpu0_dram} dense<2.000000e+00>
+// CHECK-DAG:     %[[C1:.*]] = arith.constant {orchestra.offsets = array<i64: {{[0-9]+}}>, orchestra.space = @cpu1_dram} dense<2.000000e+00>
+// CHECK:         orchestra.launch "a" @k::@a(%{{.*}}, %[[C0]])
+// CHECK:         orchestra.launch "b" @k::@b(%{{.*}}, %[[C1]])
+module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64}, {name = "cpu1", arch = "x86_64", device_id = 1 : i64}]}} {
+  orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
+  orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1
+  func.func @constant_in_two_spaces(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    %two = arith.constant dense<2.0> : tensor<4xf32>
+    %r:2 = orchestra.schedule -> (tensor<4xf32>, tensor<4xf32>) {
+      %a = orchestra.launch "a" @k::@a(%x, %two) target = {arch = "x86_64", device_id = 0} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %t = orchestra.transfer %x from @cpu0_dram to @cpu1_dram : tensor<4xf32>
+      %b = orchestra.launch "b" @k::@b(%t, %two) target = {arch = "x86_64", device_id = 1} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %back = orchestra.transfer %b from @cpu1_dram to @cpu0_dram : tensor<4xf32>
+      orchestra.yield %a, %back : tensor<4xf32>, tensor<4xf32>
+    }
+    return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
+  }
+  module @k attributes {orchestra.arch = "x86_64", orchestra.kernels = ["a", "b"]} {
+  }
+}
+
+// -----
+
 // expected-error @below {{the module has no 'orchestra.topology' (run orchestra-schedule first)}}
 module {
   func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
