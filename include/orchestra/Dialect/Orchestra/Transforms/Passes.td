@@ -309,8 +309,9 @@ def PlanBuffers : Pass<"orchestra-plan-buffers", "::mlir::ModuleOp"> {
 
     Results are recorded as attributes: `orchestra.offsets` (one offset per
     result) on every defining op, `orchestra.arg_offsets` on the function,
-    `orchestra.space` on constants (which live where their first reader
-    reads them), and on the function
+    `orchestra.space` on constants (which live where their readers read
+    them: a constant read in several memory spaces gets a copy, a clone of
+    its op, in each), and on the function
     `orchestra.plan = {<space> = {peak = .., total = ..}}`
     (`peak`: the arena size after reuse; `total`: bytes without reuse).
     Ordering between reused buffers (a writer must wait for the earlier
