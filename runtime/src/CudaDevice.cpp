@@ -365,9 +365,10 @@ bool CudaDevice::prepareLaunches(const CudaKernel &kernel,
         CUdeviceptr target = 0;
         std::string what = prepared.name + ": the tensor map of parameter " +
                            std::to_string(j);
+        // upload: a synchronous copy on the legacy stream, ordered after the
+        // memset that allocate() queued there.
         if (!allocate(sizeof(CUtensorMap), what, target, error) ||
-            !copyAndWait(this, reinterpret_cast<void *>(target), nullptr,
-                         &encoded, sizeof(CUtensorMap), error))
+            !upload(target, &encoded, sizeof(CUtensorMap), error))
           return false;
         prepared.params.push_back(target);
         break;

@@ -219,7 +219,9 @@ static std::string loadBesideRuntime(const std::string &name, bool &loaded) {
   if (::access(path.c_str(), R_OK) != 0)
     return path;
   // Kept loaded for the life of the process, as the system's copy would be.
-  loaded = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr;
+  // Local: the kernels find it by its soname; nothing else sees its symbols
+  // (another OpenMP runtime, PyTorch's, may be loaded too).
+  loaded = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) != nullptr;
   return path;
 }
 
@@ -261,7 +263,11 @@ LoadedBinary::load(const BinaryDesc &binary, size_t index, std::string &error) {
   }
 
   result->handle = ::dlopen(result->path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  std::string dlopenError = result->handle ? "" : ::dlerror();
+  auto lastError = [] {
+    const char *text = ::dlerror();
+    return std::string(text ? text : "");
+  };
+  std::string dlopenError = result->handle ? "" : lastError();
   // A library the kernels need that this machine lacks: the copy beside the
   // runtime, if there is one.
   std::string besideRuntime;
@@ -270,7 +276,7 @@ LoadedBinary::load(const BinaryDesc &binary, size_t index, std::string &error) {
     besideRuntime = loadBesideRuntime(name, loaded);
     if (loaded) {
       result->handle = ::dlopen(result->path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      dlopenError = result->handle ? "" : ::dlerror();
+      dlopenError = result->handle ? "" : lastError();
     }
   }
   if (!tempPath.empty()) {

@@ -9,24 +9,24 @@
 #define ORCHESTRA_TARGET_NVIDIA_PADSTOLINALG_H
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::orchestra::nvidia {
 
 /// The padding value of `pad` when `orchestra-nvidia-pads-to-linalg` can
-/// rewrite it (static shapes and padding, a value defined outside its
-/// region), else null. (Inline: the target registry's op filter uses it
-/// without linking the NVIDIA passes.)
+/// rewrite it (static shapes and padding, at least one dimension, a source
+/// with elements, a constant padding value), else null. (Inline: the target
+/// registry's op filter uses it without linking the NVIDIA passes.)
 inline Value getConstantPadValue(tensor::PadOp pad) {
-  if (!pad.getResultType().hasStaticShape() ||
-      !pad.getSourceType().hasStaticShape() || !pad.getLow().empty() ||
-      !pad.getHigh().empty())
+  RankedTensorType source = pad.getSourceType();
+  if (!pad.getResultType().hasStaticShape() || !source.hasStaticShape() ||
+      source.getRank() == 0 || source.getNumElements() == 0 ||
+      !pad.getLow().empty() || !pad.getHigh().empty())
     return nullptr;
+  // A constant: a scalar computed at run time (a tensor.extract) would have
+  // to travel between tasks on its own.
   Value value = pad.getConstantPaddingValue();
-  // getConstantPaddingValue also gives a value defined above the region
-  // that is not a constant; one defined in it is not a single value.
-  return value && !pad.getRegion().isAncestor(value.getParentRegion())
-             ? value
-             : nullptr;
+  return value && matchPattern(value, m_Constant()) ? value : nullptr;
 }
 
 } // namespace mlir::orchestra::nvidia

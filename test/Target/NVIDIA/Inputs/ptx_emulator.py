@@ -29,7 +29,8 @@ without a GPU check that a kernel computes the right numbers.
                   the result rounded once to bf16) on the tiles
                   of the chosen blocks; the other tiles must be unwritten
 
-`run` emulates the single .entry of the PTX. Its parameters must be .u64
+`run` emulates the single .entry of the PTX (and the .func device functions
+it calls; a call and its return must be uniform). Its parameters must be .u64
 device pointers; --param binds each (P: name or index) to an input array, or
 to an output that starts as 0xff bytes (NaN) and is saved at the end, or to
 a tensor map of an input array (tmap: a 2-D row-major array, the box in
@@ -321,6 +322,19 @@ SHARED_DECL = re.compile(r"(\.extern\s+)?\.shared\s+(?:\.align\s+(\d+)\s+)?"
 LOCAL_DECL = re.compile(r"\.local\s+(?:\.align\s+(\d+)\s+)?\.[busf](\d+)\s+(\w+)\[(\d+)\]")
 
 
+CALL = re.compile(r"call(?:\.uni)?\s+(?:\(\s*(\w+)\s*\)\s*,\s*)?(\w+)\s*(?:,\s*\(([^)]*)\))?")
+
+
+def matching_brace(text, open_at):
+    """The index of the '}' that closes the '{' at open_at."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    raise EmulationError("unbalanced { in the PTX")
+
+
 class Kernel:
     """The .entry of a PTX file: parameters, thread limit, shared arrays
     (name, align, bytes, extern), statements, and labels resolved to branch
@@ -333,11 +347,20 @@ class Kernel:
         text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
         text = "\n".join(l.split("//")[0] for l in text.split("\n"))
         entries = re.findall(r"\.entry\s+(\w+)\s*\(", text)
-        if len(entries) != 1 or ".func" in text:
-            raise EmulationError(f"expected one .entry and no .func, found {len(entries)} entries")
+        if len(entries) != 1:
+            raise EmulationError(f"expected one .entry, found {len(entries)}")
         self.name = entries[0]
         start = text.index(".entry")
         body = text.index("{", start) + 1
+        # Device functions (.func with a body): name -> (first instruction,
+        # return parameter, parameters); their bodies follow the entry's.
+        self.functions = {}
+        funcs = []
+        for m in re.finditer(r"\.func\s*(?:\(\s*\.param\s+\.\w+\s+(\w+)\s*\))?\s*(\w+)\s*"
+                             r"\(([^)]*)\)\s*\{", text):
+            params = [d.split()[-1] for d in m.group(3).split(",") if d.strip()]
+            funcs.append((m.group(2), m.group(1), params, m.end(),
+                          matching_brace(text, m.end() - 1)))
         header = text[start:body]
         plist = header[header.index("(") + 1:header.index(")")]
         self.params = [(d.split()[-1], d.split()[1]) for d in plist.split(",") if d.strip()]
@@ -360,8 +383,16 @@ class Kernel:
             self.globals[m.group(2)] = data
         self.ins, labels = [], {}  # labels: (scope, name) -> index
         scopes, renames, nscopes = [0], [{}], 1  # innermost last
-        line = text.count("\n", 0, body) + 1
-        for chunk in text[body:text.rindex("}")].split(";"):
+        # The entry's body, then each function's, as a scope of its own.
+        segments = [(None, body, matching_brace(text, body - 1))] + \
+            [(f, b, e) for f, *_, b, e in funcs]
+        for function, seg_start, seg_end in segments:
+          if function is not None:
+            name, retval, params, _, _ = next(f for f in funcs if f[0] == function)
+            self.functions[name] = (len(self.ins), retval, params)
+            scopes, renames, nscopes = scopes + [nscopes], renames + [{}], nscopes + 1
+          line = text.count("\n", 0, seg_start) + 1
+          for chunk in text[seg_start:seg_end].split(";"):
             stmt_line, line = line, line + chunk.count("\n")
             while True:  # leading braces and labels, then the statement
                 lead = len(chunk) - len(chunk.lstrip())
@@ -393,7 +424,8 @@ class Kernel:
                             [f"{base}{i}" for i in range(int(m.group(2)))]:
                         renames[-1][n] = f"%{n.lstrip('%')}${scopes[-1]}"
                 continue
-            if not s or s.startswith(".reg") or s.startswith(".pragma"):
+            if not s or s.startswith(".reg") or s.startswith(".pragma") or \
+                    s.startswith(".param"):  # a call's parameters: by name
                 continue
             if SHARED_DECL.fullmatch(s):
                 self.shared.append(self.decl(SHARED_DECL.fullmatch(s)))
@@ -406,8 +438,12 @@ class Kernel:
             else:
                 rename = {k: v for r in renames for k, v in r.items()}  # inner scopes win
                 self.ins.append(Ins(stmt_line, s, tuple(reversed(scopes)), rename))
+          if function is not None:
+            scopes, renames = scopes[:-1], renames[:-1]
         if len(scopes) > 1:
             raise EmulationError("unbalanced { in the kernel body")
+        for name, (first, _, _) in self.functions.items():
+            labels[(0, name)] = first
         for ins in self.ins:
             if ins.op == "bra":
                 name = ins.ops[0][1] if len(ins.ops) == 1 and ins.ops[0][0] == "sym" else None
@@ -657,6 +693,7 @@ class Batch:
             self.special[f"%ctaid.{c}"] = blk[:, i].copy()
             self.special[f"%nctaid.{c}"] = u(L.grid[i])
         self.regs, self.imm_cache = {}, {}
+        self.pspace = {}  # .param space of calls: name -> per-thread bits
         self.local = np.zeros((T, L.local_size), np.uint8)
         # Per shared byte: value (poisoned with 0xff), epoch and agent of the
         # last write and of the reads (agent -2: several), line of a pending
@@ -1065,6 +1102,7 @@ class Batch:
         k, nt, B = self.L.k, self.L.nt, len(self.blocks)
         pc = steps = 0
         active, parked = None, []  # running threads (None: all); [(pc, threads waiting there)]
+        calls = []  # (return pc, caller's return parameter, callee's, parked groups)
         def jump(at, target, running):
             """The running threads at `at` jump to `target`: if that skips
             threads waiting between the two (an if-else), those run first
@@ -1106,6 +1144,29 @@ class Batch:
                         active = running & ~mask
                         continue
                     pc, active = jump(pc - 1, ins.target, active)
+                elif ins.op == "call":
+                    m = CALL.fullmatch(ins.text)
+                    if not m or m.group(2) not in k.functions:
+                        unsupported(ins, "a call of a device function defined in the PTX")
+                    if mask is not active and (mask is None) != (active is None) or \
+                            (mask is not None and (mask != active).any()):
+                        unsupported(ins, "a predicated call")
+                    first, retval, params = k.functions[m.group(2)]
+                    args = [a.strip() for a in (m.group(3) or "").split(",") if a.strip()]
+                    if len(args) != len(params):
+                        raise EmulationError(f"{m.group(2)} takes {len(params)} parameter(s)")
+                    for name, arg in zip(params, args):
+                        self.pspace[name] = self.pspace[arg].copy()
+                    calls.append((pc, m.group(1), retval, len(parked)))
+                    pc = first
+                elif ins.op in ("ret", "exit") and calls and ins.op == "ret":
+                    back, into, retval, depth = calls.pop()
+                    if mask is not None and (active is None or (mask != active).any()) or \
+                            len(parked) != depth:
+                        raise EmulationError("divergent ret from a device function not supported")
+                    if into:
+                        self.pspace[into] = self.pspace[retval].copy()
+                    pc = back
                 elif ins.op in ("ret", "exit"):
                     if mask is not None or parked:
                         raise EmulationError("divergent ret/exit not supported")
@@ -1176,6 +1237,20 @@ def mul_hi64(a, b, signed):
         top = np.uint64(1 << 63)
         hi = hi - np.where(a & top, b, np.uint64(0)) - np.where(b & top, a, np.uint64(0))
     return hi
+
+
+def fma_f64(a, b, c):
+    """a * b + c on float64 arrays, rounded once (exact rationals; numpy has
+    no fused multiply-add)."""
+    from fractions import Fraction
+    out = a * b + c  # non-finite operands and results: as IEEE says
+    for i in np.nonzero(np.isfinite(a) & np.isfinite(b) & np.isfinite(c))[0]:
+        exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
+        try:
+            out[i] = float(exact)  # correctly rounded
+        except OverflowError:
+            out[i] = np.inf if exact > 0 else -np.inf
+    return out
 
 
 def h_int(em, ins, mask):
@@ -1283,12 +1358,12 @@ def h_float(em, ins, mask):
                     r = np.where(up, np.nextafter(r, np.float32(np.inf)), r)
                 result |= f_encode(r, lt) << sh
                 continue
-            if lt == "f64" and op == "fma":  # no wider type: rounded twice
-                w = [np.longdouble(1) * x for x in v]
+            if lt == "f64" and op == "fma":  # exact, then rounded once
+                w = [fma_f64(*v)]
             r = {"add": lambda: (w[0] + w[1]) if lt == "f16" else v[0] + v[1],
                  "sub": lambda: (w[0] - w[1]) if lt == "f16" else v[0] - v[1],
                  "mul": lambda: (w[0] * w[1]) if lt == "f16" else v[0] * v[1],
-                 "fma": lambda: w[0] * w[1] + w[2],
+                 "fma": lambda: w[0] if lt == "f64" else w[0] * w[1] + w[2],
                  "neg": lambda: -v[0], "abs": lambda: np.abs(v[0]),
                  "min": lambda: (np.minimum if "NaN" in mods else np.fmin)(v[0], v[1]),
                  "max": lambda: (np.maximum if "NaN" in mods else np.fmax)(v[0], v[1])}[op]()
@@ -1487,6 +1562,11 @@ def h_ld(em, ins, mask):
     bits = type_bits(t)
     n = bits // 8
     dsts = ins.ops[0][1] if ins.ops[0][0] == "vec" else [ins.ops[0]]
+    if space == "param" and ins.ops[1][1] not in [p[0] for p in em.L.k.params]:
+        if ins.ops[1][1] not in em.pspace or ins.ops[1][2] or vec > 1:  # a call's parameter
+            unsupported(ins, "a parameter no st.param or call wrote")
+        v = em.pspace[ins.ops[1][1]] & mask_of(bits)
+        return em.write(dsts[0], sext(v, bits).view(np.uint64) if t[0] == "s" else v, mask)
     if space == "param":  # a pointer parameter: its buffer's base address
         names = [p[0] for p in em.L.k.params]
         if ins.ops[1][1] not in names or ins.ops[1][2] or vec > 1 or bits != 64:
@@ -1509,6 +1589,13 @@ def h_st(em, ins, mask):
     space, vec, t = mem_shape(ins)
     n = type_bits(t) // 8
     srcs = ins.ops[1][1] if ins.ops[1][0] == "vec" else [ins.ops[1]]
+    if space == "param":  # a call's parameter, by name
+        if vec > 1 or ins.ops[0][0] != "addr" or ins.ops[0][2]:
+            unsupported(ins)
+        old = em.pspace.get(ins.ops[0][1], np.zeros(em.T, np.uint64))
+        v = em.read(srcs[0], 8 * n)
+        em.pspace[ins.ops[0][1]] = v if mask is None else np.where(mask, v, old)
+        return
     tids = active(em, mask)
     addrs = em.address(ins.ops[0])[tids]
     v = np.stack([em.read(s, 8 * n)[tids] for s in srcs], axis=1)  # (threads, vec)
