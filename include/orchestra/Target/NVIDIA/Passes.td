@@ -16,8 +16,9 @@ def NVIDIAPadsToLinalg : Pass<"orchestra-nvidia-pads-to-linalg",
     Stage 5, before the strategy. A `tensor.pad` (a padded convolution's or
     pool's input) is not a structured op, so the NVIDIA strategy has nothing
     to tile it with. This pass rewrites every `tensor.pad` with static
-    shapes, static low and high padding and a padding value defined outside
-    its region into a `linalg.generic` over the padded shape whose body reads
+    shapes, static low and high padding, at least one dimension, a source
+    with elements and a constant padding value into a `linalg.generic` over
+    the padded shape whose body reads
     the source element the output element comes from (`tensor.extract` at
     the output's indices minus the low padding, clamped into the source) and
     selects the padding value where that index falls outside the source. The
