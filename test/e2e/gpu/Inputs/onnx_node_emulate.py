@@ -38,6 +38,8 @@ EMULATOR = os.path.join(ROOT, "test", "Target", "NVIDIA", "Inputs",
                         "ptx_emulator.py")
 DATA = "/usr/share/libonnx-testdata/data/node"
 RTOL, ATOL = 1e-3, 1e-7
+sys.path.insert(0, os.path.dirname(EMULATOR))
+import ptx_emulator  # noqa: E402  (its plan parser and dtypes)
 
 
 def load_tensor(path):
@@ -141,8 +143,6 @@ def run_test(args, test_dir):
         plan = os.path.join(tmp, "plan.txt")
         with open(plan, "w") as f:
             f.write(describe)
-        sys.path.insert(0, os.path.dirname(EMULATOR))
-        import ptx_emulator
         declared = ptx_emulator.parse_plan(describe)["inputs"]
         dtypes = [ptx_emulator.PLAN_DTYPES[d] for _, d, _, _ in declared]
         data = os.path.join(test_dir, "test_data_set_0")
