@@ -382,6 +382,14 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @nvidia_tile_and_fuse(
       %module: !transform.any_op {transform.readonly}) {
+    // Concatenations become one slice insertion per operand: after
+    // bufferization, copies into views of the result, which get block and
+    // thread tiles like every other copy (@nvidia_map_to_gpu).
+    %kernels = transform.structured.match ops{["func.func"]} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %kernels {
+      transform.apply_patterns.tensor.decompose_concat
+    } : !transform.any_op
     // 0. Warpgroup MMA matmuls (Hopper with `wgmma = true`): 128x128 or
     //    128x256 block tiles (orchestra.gpu_tile_m/_n, from the target key
     //    `wgmma_tile`) with the epilogue and the producers fused, for two

@@ -55,11 +55,28 @@ static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms,
 /// the SIMT kernels do not have), the empty tensors and constants they use,
 /// and reshapes (which stay views of the same device buffer).
 static bool isNVIDIAMappable(Operation *op) {
-  if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+  if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+          tensor::ConcatOp>(op))
     return llvm::all_of(op->getResultTypes(), [](Type type) {
       auto shaped = dyn_cast<ShapedType>(type);
       return shaped && shaped.hasStaticShape();
     });
+  // Static slices: views of a device buffer (a copy where a kernel's result
+  // is one), and copies into views (concatenations).
+  if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
+    auto slice = cast<OffsetSizeAndStrideOpInterface>(op);
+    auto isStatic = [](ArrayRef<int64_t> values) {
+      return llvm::none_of(values, ShapedType::isDynamic);
+    };
+    return isStatic(slice.getStaticOffsets()) &&
+           isStatic(slice.getStaticSizes()) &&
+           llvm::all_of(slice.getStaticStrides(),
+                        [](int64_t stride) { return stride >= 1; }) &&
+           llvm::all_of(op->getOperandTypes(), [](Type type) {
+             auto shaped = dyn_cast<ShapedType>(type);
+             return !shaped || shaped.hasStaticShape();
+           });
+  }
   if (op->hasTrait<OpTrait::ConstantLike>())
     return true;
   // Pads that orchestra-nvidia-pads-to-linalg makes elementwise ops (and
@@ -101,7 +118,7 @@ static std::string getNVIDIALoweringPipeline(StringRef arch, StringRef chip,
          "lower_vectors},"
          "func.func(nvgpu-optimize-shared-memory),"
          "convert-linalg-to-loops,"
-         "orchestra-nvidia-sink-constant-buffers,"
+         "orchestra-nvidia-sink-launch-operands,"
          "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
          "orchestra-nvidia-tensor-map-arguments,"
          "gpu.module(orchestra-nvidia-kernel-argument-alignment,"

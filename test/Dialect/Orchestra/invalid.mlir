@@ -9,6 +9,11 @@ orchestra.memory_space @m kind = "dram" arch = "x86_64" device_id = -1
 
 // -----
 
+// expected-error @+1 {{'capacity' must be a positive number of bytes, got 0}}
+orchestra.memory_space @m kind = "dram" arch = "x86_64" device_id = 0 capacity = 0
+
+// -----
+
 // expected-error @+1 {{unknown arch "x86"; did you mean "x86_64"? known archs: amd_cdna3, aws_trainium2, google_tpu_v5e, nvidia_blackwell, nvidia_hopper, x86_64}}
 orchestra.memory_space @m kind = "dram" arch = "x86" device_id = 0
 

@@ -4,8 +4,8 @@
 
 // CHECK: orchestra.memory_space @host_dram kind = "dram" arch = "x86_64" device_id = 0
 orchestra.memory_space @host_dram kind = "dram" arch = "x86_64" device_id = 0
-// CHECK: orchestra.memory_space @gpu0_hbm kind = "hbm" arch = "nvidia_hopper" device_id = 0
-orchestra.memory_space @gpu0_hbm kind = "hbm" arch = "nvidia_hopper" device_id = 0
+// CHECK: orchestra.memory_space @gpu0_hbm kind = "hbm" arch = "nvidia_hopper" device_id = 0 capacity = 85899345920
+orchestra.memory_space @gpu0_hbm kind = "hbm" arch = "nvidia_hopper" device_id = 0 capacity = 85899345920
 // CHECK: orchestra.memory_space @gpu0_smem kind = "shared" arch = "nvidia_hopper" device_id = 0
 orchestra.memory_space @gpu0_smem kind = "shared" arch = "nvidia_hopper" device_id = 0
 orchestra.memory_space @gpu1_hbm kind = "hbm" arch = "nvidia_blackwell" device_id = 1

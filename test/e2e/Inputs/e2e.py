@@ -151,6 +151,13 @@ def ref_matmul_remainders(i):
             g["l"] @ g["rr"], g["ta"] @ g["tb"]]
 
 
+def ref_concat_slices(i):
+    a, b = load(i, "a"), load(i, "b")
+    r = relu(a)
+    return [np.concatenate([r, b], axis=1), r[1:3] * np.float32(2),
+            np.concatenate([a, r], axis=0), a[0:4:2, 1:6:2]]
+
+
 REFERENCES = {
     name[len("ref_"):]: fn for name, fn in globals().items()
     if name.startswith("ref_")

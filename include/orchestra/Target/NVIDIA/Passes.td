@@ -157,9 +157,10 @@ def NVIDIACopiesToLinalg : Pass<"orchestra-nvidia-copies-to-linalg",
                            "::mlir::memref::MemRefDialect"];
 }
 
-def NVIDIASinkConstantBuffers : Pass<"orchestra-nvidia-sink-constant-buffers",
+def NVIDIASinkLaunchOperands : Pass<"orchestra-nvidia-sink-launch-operands",
                                      "::mlir::ModuleOp"> {
-  let summary = "Move the constant buffers a GPU launch reads into it";
+  let summary = "Move the constant buffers and static views a GPU launch "
+                "reads into it";
   let description = [{
     Stage 7, before `gpu-kernel-outlining`. Constant tensors inside a task
     bufferize to `memref.get_global` of a constant `memref.global`; a launch
@@ -167,6 +168,13 @@ def NVIDIASinkConstantBuffers : Pass<"orchestra-nvidia-sink-constant-buffers",
     kernel operand. This pass clones each such `memref.get_global` into the
     launches that use it, so that outlining copies the global into the
     device module, where it becomes an initialized global of the cubin.
+
+    Views are sunk too: a `memref.subview` with static offsets, sizes and
+    strides outside a launch (a slice a kernel returns, copied into its
+    result by a launch) is cloned into the launches that read it, so that
+    the kernel takes the viewed buffer (a bare pointer to its base, as the
+    GPU module bundle passes buffers) and computes the view's offset itself.
+    A view of a view is sunk with its source.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }

@@ -96,6 +96,11 @@ LogicalResult MemorySpaceOp::verify() {
   if (getDeviceIdAttr().getInt() < 0)
     return emitOpError() << "'device_id' must be non-negative, got "
                          << getDeviceIdAttr().getInt();
+  if (IntegerAttr capacity = getCapacityAttr();
+      capacity && capacity.getInt() <= 0)
+    return emitOpError() << "'capacity' must be a positive number of bytes, "
+                            "got "
+                         << capacity.getInt();
   FailureOr<const TargetInfo *> info = getTargetRegistry().lookupOrError(
       getArch(), [&] { return emitOpError(); });
   if (failed(info))

@@ -258,6 +258,40 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
     total += size;
   }
 
+  // Each device space must hold its peak: the weights resident in it for the
+  // whole run and the largest set of buffers live at once.
+  SymbolTable symbols(module);
+  for (auto &[space, sizes] : usage) {
+    auto decl = symbols.lookup<MemorySpaceOp>(space);
+    if (!decl || !decl.getCapacity() ||
+        sizes.first <= static_cast<int64_t>(*decl.getCapacity()))
+      continue;
+    int64_t weights = 0;
+    const Interval *largest = nullptr;
+    for (auto &[value, interval] : intervals) {
+      if (interval.space != space)
+        continue;
+      Operation *def = value.getDefiningOp();
+      if (def && def->hasTrait<OpTrait::ConstantLike>())
+        weights += alignedSize(interval.bytes);
+      if (!largest || interval.bytes > largest->bytes)
+        largest = &interval;
+    }
+    InFlightDiagnostic diag = func.emitError()
+                              << "the plan needs " << sizes.first
+                              << " bytes of memory space @" << space << " ("
+                              << decl.getArch() << " device "
+                              << decl.getDeviceId() << "), which holds "
+                              << *decl.getCapacity() << " bytes";
+    diag.attachNote() << weights
+                      << " bytes of it are constants (weights) resident there "
+                         "for the whole run";
+    if (largest)
+      diag.attachNote(largest->value.getLoc())
+          << "its largest buffer (" << largest->bytes << " bytes) is here";
+    return diag;
+  }
+
   // Record the plan.
   auto offsetsOf = [&](ValueRange values) {
     SmallVector<int64_t> offsets;

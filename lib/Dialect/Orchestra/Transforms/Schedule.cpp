@@ -538,10 +538,13 @@ LogicalResult SchedulePass::declareTopology(ModuleOp module,
         return existing->emitError()
                << "conflicts with memory space '" << space.name
                << "' of topology '" << topo.name << "'";
+      if (!decl.getCapacity())
+        decl.setCapacity(space.capacity);
       continue;
     }
     MemorySpaceOp::create(builder, module.getLoc(), space.name, space.kind,
-                          device->arch, device->deviceId);
+                          device->arch, device->deviceId,
+                          builder.getI64IntegerAttr(space.capacity));
   }
 
   // Record the topology: the artifact names it, and later stages map

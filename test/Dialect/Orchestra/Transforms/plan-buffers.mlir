@@ -86,6 +86,56 @@ module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "c
 
 // -----
 
+// A space's capacity bounds its peak: @cpu1_dram holds the weight (64 bytes
+// once aligned, resident for the whole run) and two 64-byte buffers live at
+// once. 192 bytes fit exactly.
+
+// CHECK-LABEL: func.func @fits_capacity
+// CHECK-SAME:    cpu1_dram = {peak = 192 : i64, total = 192 : i64}
+module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64}, {name = "cpu1", arch = "x86_64", device_id = 1 : i64}]}} {
+  orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
+  orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1 capacity = 192
+  func.func @fits_capacity(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %one = arith.constant dense<1.0> : tensor<4xf32>
+    %r = orchestra.schedule -> (tensor<4xf32>) {
+      %t = orchestra.transfer %x from @cpu0_dram to @cpu1_dram : tensor<4xf32>
+      %a = orchestra.launch "a" @k::@a(%t, %one) target = {arch = "x86_64", device_id = 1} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %back = orchestra.transfer %a from @cpu1_dram to @cpu0_dram : tensor<4xf32>
+      orchestra.yield %back : tensor<4xf32>
+    }
+    return %r : tensor<4xf32>
+  }
+  module @k attributes {orchestra.arch = "x86_64", orchestra.kernels = ["a"]} {
+  }
+}
+
+// -----
+
+// One byte less does not: the plan is refused, naming the space, its
+// resident weights and its largest buffer.
+
+module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64}, {name = "cpu1", arch = "x86_64", device_id = 1 : i64}]}} {
+  orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
+  orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1 capacity = 191
+  // expected-error @below {{the plan needs 192 bytes of memory space @cpu1_dram (x86_64 device 1), which holds 191 bytes}}
+  // expected-note @below {{64 bytes of it are constants (weights) resident there for the whole run}}
+  func.func @over_capacity(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %one = arith.constant dense<1.0> : tensor<4xf32>
+    %r = orchestra.schedule -> (tensor<4xf32>) {
+      // expected-note @below {{its largest buffer (16 bytes) is here}}
+      %t = orchestra.transfer %x from @cpu0_dram to @cpu1_dram : tensor<4xf32>
+      %a = orchestra.launch "a" @k::@a(%t, %one) target = {arch = "x86_64", device_id = 1} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %back = orchestra.transfer %a from @cpu1_dram to @cpu0_dram : tensor<4xf32>
+      orchestra.yield %back : tensor<4xf32>
+    }
+    return %r : tensor<4xf32>
+  }
+  module @k attributes {orchestra.arch = "x86_64", orchestra.kernels = ["a"]} {
+  }
+}
+
+// -----
+
 // expected-error @below {{the module has no 'orchestra.topology' (run orchestra-schedule first)}}
 module {
   func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -33,24 +33,29 @@ def Orchestra_MemorySpaceOp : Orchestra_Op<"memory_space", [Symbol]> {
     inside a task body may name them.
 
     Memory spaces are normally generated from the topology; they live in the
-    symbol table that encloses the schedules naming them (the module).
+    symbol table that encloses the schedules naming them (the module). The
+    optional `capacity` is the space's size in bytes (the topology's
+    `capacity`); `orchestra-plan-buffers` refuses a plan whose peak use of a
+    device space exceeds it.
 
     Example:
 
     ```mlir
     orchestra.memory_space @host_dram kind = "dram" arch = "x86_64" device_id = 0
     orchestra.memory_space @gpu0_hbm kind = "hbm" arch = "nvidia_hopper" device_id = 0
+        capacity = 85899345920
     ```
   }];
 
   let arguments = (ins SymbolNameAttr:$sym_name,
                        StrAttr:$kind,
                        StrAttr:$arch,
-                       I64Attr:$device_id);
+                       I64Attr:$device_id,
+                       OptionalAttr<I64Attr>:$capacity);
 
   let assemblyFormat = [{
     $sym_name `kind` `=` $kind `arch` `=` $arch `device_id` `=` $device_id
-    attr-dict
+    (`capacity` `=` $capacity^)? attr-dict
   }];
 
   let hasVerifier = 1;

@@ -314,6 +314,9 @@ def PlanBuffers : Pass<"orchestra-plan-buffers", "::mlir::ModuleOp"> {
     its op, in each), and on the function
     `orchestra.plan = {<space> = {peak = .., total = ..}}`
     (`peak`: the arena size after reuse; `total`: bytes without reuse).
+    A plan whose peak in a memory space exceeds that space's `capacity`
+    (from the topology) is refused with an error that says how much of it
+    is resident weights and where the largest buffer is defined.
     Ordering between reused buffers (a writer must wait for the earlier
     readers of the same bytes) is derived from these offsets when the
     artifact is written.
