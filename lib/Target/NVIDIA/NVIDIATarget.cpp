@@ -49,11 +49,13 @@ static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms,
 }
 
 /// Whether the NVIDIA strategy can map `op` onto the GPU: structured ops on
-/// static shapes with one result whose first loop is parallel (they are tiled
-/// over thread blocks along it; a multi-result reduction such as ArgMax's
-/// value-and-index would need a block-private temporary per result, which
-/// the SIMT kernels do not have), the empty tensors and constants they use,
-/// and reshapes (which stay views of the same device buffer).
+/// static shapes (orchestra-nvidia-parallel-loops-first puts their parallel
+/// loops first, or gives a reduction to a scalar a unit parallel loop; they
+/// are tiled over thread blocks and threads along those; the accumulator of
+/// a result nobody reads, such as ArgMax's maximum, becomes a thread's
+/// private memory in orchestra-nvidia-workgroup-allocations), the empty
+/// tensors and constants they use, reshapes (which stay views of the same
+/// device buffer), concatenations and static slices.
 static bool isNVIDIAMappable(Operation *op) {
   if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
           tensor::ConcatOp>(op))
@@ -86,12 +88,8 @@ static bool isNVIDIAMappable(Operation *op) {
   if (isa<tensor::YieldOp>(op))
     return isa_and_nonnull<tensor::PadOp>(op->getParentOp());
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
-      linalgOp.hasDynamicShape() || linalgOp.getNumLoops() == 0 ||
-      linalgOp.getNumDpsInits() != 1)
-    return false;
-  return linalgOp.getIteratorTypesArray().front() ==
-         utils::IteratorType::parallel;
+  return linalgOp && linalgOp.hasPureTensorSemantics() &&
+         !linalgOp.hasDynamicShape() && linalgOp.getNumDpsInits() >= 1;
 }
 
 /// The stage 6-8 pipeline of an NVIDIA arch: bufferize, map the strategy's
@@ -170,7 +168,8 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   hopper.strategyEntryPoint = "__orchestra_nvidia_hopper_strategy";
   hopper.strategyLibraries = {"nvidia_gpu_common.mlir"};
   hopper.preStrategyPipeline =
-      "orchestra-nvidia-pads-to-linalg,orchestra-nvidia-select-recipes";
+      "orchestra-nvidia-pads-to-linalg,orchestra-nvidia-parallel-loops-first,"
+      "orchestra-nvidia-select-recipes";
   hopper.loweringPipeline =
       getNVIDIALoweringPipeline(hopper.arch, "sm_90a", "+ptx83");
   hopper.loweringNeedsStrategy = true;
@@ -213,7 +212,8 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   blackwell.strategyEntryPoint = "__orchestra_nvidia_blackwell_strategy";
   blackwell.strategyLibraries = {"nvidia_gpu_common.mlir"};
   blackwell.preStrategyPipeline =
-      "orchestra-nvidia-pads-to-linalg,orchestra-nvidia-select-recipes";
+      "orchestra-nvidia-pads-to-linalg,orchestra-nvidia-parallel-loops-first,"
+      "orchestra-nvidia-select-recipes";
   blackwell.loweringPipeline =
       getNVIDIALoweringPipeline(blackwell.arch, "sm_100a", "+ptx86");
   blackwell.loweringNeedsStrategy = true;

@@ -6,10 +6,13 @@
 
 #include "orchestra/Target/NVIDIA/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::orchestra::nvidia {
@@ -48,6 +51,102 @@ static int64_t getByteSize(MemRefType type) {
                                      type.getElementTypeBitWidth(), 8));
 }
 
+/// The most private memory one bounded temporary of a thread may take
+/// (it lives in local memory).
+static constexpr int64_t kMaxPrivateBytes = 4096;
+
+/// A constant upper bound (closed) of the index `value`. An `affine.max`
+/// is bounded by the largest bound of its expressions (the value-bounds
+/// analysis only knows lower bounds of a maximum).
+static FailureOr<int64_t> getUpperBound(Value value) {
+  if (auto max = value.getDefiningOp<affine::AffineMaxOp>()) {
+    AffineMap map = max.getMap();
+    int64_t bound = std::numeric_limits<int64_t>::min();
+    for (unsigned i = 0, e = map.getNumResults(); i < e; ++i) {
+      FailureOr<int64_t> part = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB,
+          ValueBoundsConstraintSet::Variable(map.getSubMap({i}),
+                                             max.getMapOperands()),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (failed(part))
+        return failure();
+      bound = std::max(bound, *part);
+    }
+    return bound;
+  }
+  return ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, value, /*stopCondition=*/nullptr,
+      /*closedUB=*/true);
+}
+
+/// A buffer of dynamic shape that bufferization allocated inside a kernel
+/// without a memory space: a copy of a thread's tile of a value it writes
+/// but its block does not share (the accumulator of a result nobody reads,
+/// such as ArgMax's maximum). Each thread that runs the allocation gets its
+/// own buffer, so it is private memory; its sizes come from the thread's
+/// tile, so they have constant upper bounds. It becomes a static private
+/// allocation of those bounds, reinterpreted to the sizes asked for, when
+/// its users do not care about its type (copies, structured ops, loads and
+/// stores, `memref.dim`).
+static void boundPrivateAllocation(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (type.getMemorySpace() || type.hasStaticShape() ||
+      !type.getLayout().isIdentity())
+    return;
+  for (Operation *user : alloc->getUsers())
+    if (!isa<memref::CopyOp, memref::DimOp, memref::DeallocOp, memref::LoadOp,
+             memref::StoreOp, linalg::LinalgOp>(user))
+      return;
+  SmallVector<int64_t> bounds;
+  unsigned dynamic = 0;
+  for (int64_t size : type.getShape()) {
+    if (!ShapedType::isDynamic(size)) {
+      bounds.push_back(size);
+      continue;
+    }
+    FailureOr<int64_t> bound =
+        getUpperBound(alloc.getDynamicSizes()[dynamic++]);
+    if (failed(bound) || *bound < 0)
+      return;
+    bounds.push_back(*bound);
+  }
+  auto privateSpace = gpu::AddressSpaceAttr::get(alloc.getContext(),
+                                                 gpu::AddressSpace::Private);
+  auto boundedType =
+      MemRefType::get(bounds, type.getElementType(), AffineMap(), privateSpace);
+  if (getByteSize(boundedType) > kMaxPrivateBytes)
+    return;
+  OpBuilder builder(alloc);
+  Location loc = alloc.getLoc();
+  Value bounded = memref::AllocOp::create(builder, loc, boundedType);
+  // The sizes asked for, row-major in the bounded buffer.
+  SmallVector<OpFoldResult> sizes, strides(type.getRank());
+  dynamic = 0;
+  for (int64_t size : type.getShape())
+    sizes.push_back(ShapedType::isDynamic(size)
+                        ? OpFoldResult(alloc.getDynamicSizes()[dynamic++])
+                        : builder.getIndexAttr(size));
+  int64_t stride = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    strides[d] = builder.getIndexAttr(stride);
+    stride *= bounds[d];
+  }
+  SmallVector<int64_t> staticStrides;
+  for (OpFoldResult s : strides)
+    staticStrides.push_back(*getConstantIntValue(s));
+  auto viewType = MemRefType::get(
+      type.getShape(), type.getElementType(),
+      StridedLayoutAttr::get(alloc.getContext(), 0, staticStrides),
+      privateSpace);
+  Value view = memref::ReinterpretCastOp::create(
+      builder, loc, viewType, bounded, builder.getIndexAttr(0), sizes, strides);
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      user->erase();
+  alloc.replaceAllUsesWith(view);
+  alloc.erase();
+}
+
 namespace {
 class NVIDIAWorkgroupAllocationsPass
     : public orchestra::nvidia::impl::NVIDIAWorkgroupAllocationsBase<
@@ -60,6 +159,10 @@ public:
       if (!func.isKernel())
         return WalkResult::advance();
       SmallVector<memref::AllocOp> allocs;
+      func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+      for (memref::AllocOp alloc : allocs)
+        boundPrivateAllocation(alloc);
+      allocs.clear();
       func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
       for (memref::AllocOp alloc : allocs)
         if (failed(verify(func, alloc)))

@@ -85,3 +85,48 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A thread's copy of a tile it writes but its block does not share (the
+// accumulator of ArgMax's maximum): allocated without a memory space, sizes
+// bounded by the thread's tile. It becomes a private attribution of the
+// bounds, reinterpreted to the sizes asked for.
+// CHECK-LABEL: gpu.func @bounded
+// CHECK-SAME:    private(%[[P:.*]] : memref<1x4xf32, #gpu.address_space<private>>)
+// CHECK:         %[[N:.*]] = affine.max
+// CHECK:         %[[V:.*]] = memref.reinterpret_cast %[[P]] to offset: [0], sizes: [%[[N]], 4], strides: [4, 1] : memref<1x4xf32, #gpu.address_space<private>> to memref<?x4xf32, strided<[4, 1]>, #gpu.address_space<private>>
+// CHECK:         memref.copy %{{.*}}, %[[V]]
+// CHECK:         memref.load %[[V]]
+// CHECK-NOT:     memref.dealloc
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @bounded(%in: memref<2x4xf32>, %out: memref<2x4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %tid = gpu.thread_id x
+      %0 = affine.min affine_map<()[s0] -> (-s0 + 2, 1)>()[%tid]
+      %1 = affine.max affine_map<()[s0] -> (0, s0)>()[%0]
+      %tile = memref.subview %in[%tid, 0] [%1, 4] [1, 1] : memref<2x4xf32> to memref<?x4xf32, strided<[4, 1], offset: ?>>
+      %acc = memref.alloc(%1) : memref<?x4xf32>
+      memref.copy %tile, %acc : memref<?x4xf32, strided<[4, 1], offset: ?>> to memref<?x4xf32>
+      %v = memref.load %acc[%c0, %c0] : memref<?x4xf32>
+      memref.store %v, %out[%c0, %c0] : memref<2x4xf32>
+      memref.dealloc %acc : memref<?x4xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Without a bound on its size (or with a user that needs its type), such
+// an allocation is still an error.
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @unbounded(%n: index) kernel {
+      // expected-error @below {{allocates 'memref<?xf32>' in global memory inside GPU kernel @unbounded}}
+      %global = memref.alloc(%n) : memref<?xf32>
+      gpu.return
+    }
+  }
+}

@@ -158,6 +158,14 @@ def ref_concat_slices(i):
             np.concatenate([a, r], axis=0), a[0:4:2, 1:6:2]]
 
 
+def ref_scalar_reductions(i):
+    x, w, y = load(i, "x"), load(i, "w"), load(i, "y")
+    return [np.array((x.astype(np.float64) ** 2).sum(), np.float32),
+            w.max().reshape(1, 1), np.array(y.astype(np.float64).sum(),
+                                            np.float32),
+            np.array(load(i, "big").astype(np.float64).sum(), np.float32)]
+
+
 REFERENCES = {
     name[len("ref_"):]: fn for name, fn in globals().items()
     if name.startswith("ref_")

@@ -30,6 +30,40 @@ def NVIDIAPadsToLinalg : Pass<"orchestra-nvidia-pads-to-linalg",
                            "::mlir::arith::ArithDialect"];
 }
 
+def NVIDIAParallelLoopsFirst : Pass<"orchestra-nvidia-parallel-loops-first",
+                                    "::mlir::ModuleOp"> {
+  let summary = "Put the parallel loops of the structured ops of GPU kernels "
+                "first";
+  let description = [{
+    Stage 5, before the strategy. The NVIDIA strategy tiles a structured op
+    over thread blocks and threads along its leading parallel loops, and
+    each thread runs the rest of its loops. This pass makes every
+    structured op on tensors a `linalg.generic` (named ops are generalized)
+    whose parallel loops come first: a reduction over a leading dimension
+    (ONNX's `ReduceSum` or `ArgMax` with `axis = 0`) has its loops
+    interchanged (`linalg::interchangeGenericOp`, which also renumbers
+    `linalg.index`), so that the threads take the kept dimensions and each
+    walks the reduced one.
+
+    A reduction to a scalar over N > 1024 iterations whose body combines the
+    accumulator with one associative and commutative op that has a neutral
+    element (`matchReduction`, `arith::getNeutralElement`) is split across
+    threads: P = 256 x clamp(ceil(N / 8192), 1, 1024) partials, each reducing
+    the iterations p, p + P, ... from the neutral element (consecutive
+    threads read consecutive elements; the operands are read with
+    `tensor.extract` at the original loop indices, and a `tensor<Cxi8>`
+    operand that is never read gives the C = ceil(N / P) steps their loop),
+    then a reduction of the partials into the original init with the
+    combiner, split again while over 1024. An op without a parallel loop
+    left (a small reduction to a scalar, one that is not a single combiner,
+    or an op on rank-0 tensors) gets a leading parallel loop of one
+    iteration: its results get a leading unit dimension (inits expanded,
+    results collapsed back) and one thread computes them.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
                                "::mlir::ModuleOp"> {
   let summary = "Choose the strategy recipe of each kernel of a GPU kernel "
@@ -229,7 +263,19 @@ def NVIDIAWorkgroupAllocations : Pass<"orchestra-nvidia-workgroup-allocations",
     static allocation in a `gpu.func` by a workgroup (shared memory) or
     private attribution of the function and erases its deallocation, so that
     the NVVM lowering emits shared-memory globals and local arrays instead of
-    device-side `malloc` calls. Any other allocation in a kernel is an error.
+    device-side `malloc` calls.
+
+    An allocation of dynamic shape without a memory space is a thread's copy
+    of a tile it writes but its block does not share (bufferization makes
+    one for the accumulator of a result nobody reads, such as ArgMax's
+    maximum): every thread that runs it gets its own buffer, so it is
+    private memory, and its sizes come from the thread's tile. Where they
+    have constant upper bounds (value-bounds analysis; an `affine.max` is
+    bounded by its expressions' largest bound), the buffer takes at most
+    4 KB and its users are copies, structured ops, loads, stores and
+    `memref.dim`, it becomes a private attribution of the bounds,
+    reinterpreted to the sizes asked for. Any other allocation in a kernel
+    is an error.
 
     A kernel whose shared-memory tiles take more than the 48 KB a CUDA
     kernel may declare statically gets them in dynamic shared memory

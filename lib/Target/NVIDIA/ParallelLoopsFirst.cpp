@@ -1,0 +1,296 @@
+//===- ParallelLoopsFirst.cpp - Parallel loops outermost for the GPU ------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Target/NVIDIA/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::orchestra::nvidia {
+#define GEN_PASS_DEF_NVIDIAPARALLELLOOPSFIRST
+#include "orchestra/Target/NVIDIA/Passes.h.inc"
+} // namespace mlir::orchestra::nvidia
+
+using namespace mlir;
+
+/// Whether every parallel loop of `op` comes before its reduction loops, and
+/// there is one.
+static bool hasParallelLoopsFirst(linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (iterators.empty() || !linalg::isParallelIterator(iterators.front()))
+    return false;
+  return llvm::is_sorted(
+      iterators, [](utils::IteratorType a, utils::IteratorType b) {
+        return linalg::isParallelIterator(a) && linalg::isReductionIterator(b);
+      });
+}
+
+/// `op` with a leading parallel loop of one iteration: each result gets a
+/// leading unit dimension (its init is expanded, its result collapsed
+/// back), the operands keep their maps over the other loops, and the body
+/// its `linalg.index` ops, shifted by one loop.
+static linalg::GenericOp addUnitParallelLoop(RewriterBase &rewriter,
+                                             linalg::GenericOp op) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands())
+    maps.push_back(op.getMatchingIndexingMap(input).shiftDims(1));
+  SmallVector<Value> inits;
+  SmallVector<Type> resultTypes;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    auto type = cast<RankedTensorType>(init.get().getType());
+    SmallVector<int64_t> shape{1};
+    llvm::append_range(shape, type.getShape());
+    auto expandedType = RankedTensorType::get(shape, type.getElementType());
+    SmallVector<ReassociationIndices> reassociation;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      reassociation.push_back(d == 0 ? ReassociationIndices{0, 1}
+                                     : ReassociationIndices{d + 1});
+    inits.push_back(tensor::ExpandShapeOp::create(rewriter, loc, expandedType,
+                                                  init.get(), reassociation));
+    resultTypes.push_back(expandedType);
+    AffineMap map = op.getMatchingIndexingMap(&init).shiftDims(1);
+    maps.push_back(map.insertResult(getAffineDimExpr(0, ctx), 0));
+  }
+  SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel};
+  llvm::append_range(iterators, op.getIteratorTypesArray());
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, resultTypes, op.getDpsInputs(), inits, maps, iterators);
+  rewriter.cloneRegionBefore(op.getRegion(), generic.getRegion(),
+                             generic.getRegion().end());
+  generic.walk([&](linalg::IndexOp index) {
+    if (index->getParentOfType<linalg::GenericOp>() == generic)
+      index.setDim(index.getDim() + 1);
+  });
+  SmallVector<Value> results;
+  for (auto [result, init] :
+       llvm::zip(generic.getResults(), op.getDpsInits())) {
+    auto type = cast<RankedTensorType>(init.getType());
+    SmallVector<ReassociationIndices> reassociation;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      reassociation.push_back(d == 0 ? ReassociationIndices{0, 1}
+                                     : ReassociationIndices{d + 1});
+    results.push_back(tensor::CollapseShapeOp::create(rewriter, loc, type,
+                                                      result, reassociation));
+  }
+  rewriter.replaceOp(op, results);
+  return generic;
+}
+
+/// Reductions to a scalar over more elements than this are split across
+/// threads; smaller ones run on one thread.
+static constexpr int64_t kSplitThreshold = 1024;
+/// Each thread of a split reduction's first stage reduces at least this
+/// many elements...
+static constexpr int64_t kElementsPerThread = 32;
+/// ... in blocks of this many threads, at most this many blocks.
+static constexpr int64_t kThreadsPerBlock = 256;
+static constexpr int64_t kMaxBlocks = 1024;
+
+/// The partial results of the reduction to a scalar `op` (no parallel loop,
+/// one result whose body combines it with one associative and commutative
+/// op that has a neutral element) over its N iterations, when N exceeds
+/// kSplitThreshold: a generic with a parallel loop over P partials and a
+/// reduction loop over C = ceil(N / P) steps; partial p reduces the
+/// iterations p, p + P, p + 2P, ... (consecutive threads read consecutive
+/// elements) from the neutral element, reading its operands with
+/// `tensor.extract` at the original loop indices, and leaves out the steps
+/// past N. A tensor<Cxi8> operand (never read) gives the step loop its
+/// range. Returns the partials, or null where `op` does not qualify.
+static Value buildPartialReduction(RewriterBase &rewriter, linalg::GenericOp op,
+                                   Operation *&combiner) {
+  if (op.getNumDpsInits() != 1 || op.getNumDpsInputs() == 0)
+    return nullptr;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t n = 1;
+  for (int64_t range : ranges) {
+    if (ShapedType::isDynamic(range))
+      return nullptr;
+    n *= range;
+  }
+  if (n <= kSplitThreshold)
+    return nullptr;
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
+      combiners.size() != 1)
+    return nullptr;
+  combiner = combiners.front();
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
+  if (!neutral || !combiner->hasTrait<OpTrait::IsCommutative>())
+    return nullptr;
+
+  int64_t blocks = std::clamp<int64_t>(
+      llvm::divideCeil(n, kThreadsPerBlock * kElementsPerThread), 1,
+      kMaxBlocks);
+  int64_t partials = blocks * kThreadsPerBlock;
+  int64_t steps = llvm::divideCeil(n, partials);
+  Location loc = op.getLoc();
+  Type element = op.getDpsInits().front().getType();
+  element = cast<ShapedType>(element).getElementType();
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {partials}, element);
+  Value zero = arith::ConstantOp::create(rewriter, loc, *neutral);
+  Value init = linalg::FillOp::create(rewriter, loc, zero, empty).result();
+  Value stepRange =
+      tensor::EmptyOp::create(rewriter, loc, {steps}, rewriter.getI8Type());
+  MLIRContext *ctx = op.getContext();
+  AffineMap stepMap = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
+  AffineMap partialMap = AffineMap::get(2, 0, getAffineDimExpr(0, ctx));
+  auto stage = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{stepRange},
+      ValueRange{init}, ArrayRef<AffineMap>{stepMap, partialMap},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                    utils::IteratorType::reduction},
+      [&](OpBuilder &b, Location nested, ValueRange args) {
+        Value acc = args[1];
+        auto index = [&](int64_t value) -> Value {
+          return arith::ConstantIndexOp::create(b, nested, value);
+        };
+        // The iteration this step takes, and whether there is one.
+        Value flat = arith::AddIOp::create(
+            b, nested,
+            arith::MulIOp::create(b, nested,
+                                  linalg::IndexOp::create(b, nested, 1),
+                                  index(partials)),
+            linalg::IndexOp::create(b, nested, 0));
+        Value inRange = arith::CmpIOp::create(
+            b, nested, arith::CmpIPredicate::ult, flat, index(n));
+        flat = arith::SelectOp::create(b, nested, inRange, flat, index(0));
+        // Its loop indices, row-major over the original loops.
+        SmallVector<Value> loops(ranges.size());
+        int64_t stride = 1;
+        for (int64_t d = ranges.size() - 1; d >= 0; --d) {
+          Value quotient =
+              arith::DivUIOp::create(b, nested, flat, index(stride));
+          loops[d] =
+              arith::RemUIOp::create(b, nested, quotient, index(ranges[d]));
+          stride *= ranges[d];
+        }
+        IRMapping mapping;
+        for (OpOperand *input : op.getDpsInputOperands()) {
+          AffineMap map = op.getMatchingIndexingMap(input);
+          SmallVector<Value> indices;
+          for (unsigned r = 0; r < map.getNumResults(); ++r)
+            indices.push_back(affine::AffineApplyOp::create(
+                b, nested, map.getSubMap({r}), loops));
+          mapping.map(
+              op.getMatchingBlockArgument(input),
+              tensor::ExtractOp::create(b, nested, input->get(), indices));
+        }
+        mapping.map(op.getRegionOutputArgs().front(), acc);
+        for (Operation &inner : op.getBody()->without_terminator()) {
+          if (auto loopIndex = dyn_cast<linalg::IndexOp>(inner)) {
+            mapping.map(loopIndex.getResult(), loops[loopIndex.getDim()]);
+            continue;
+          }
+          b.clone(inner, mapping);
+        }
+        Value next = mapping.lookupOrDefault(
+            op.getBody()->getTerminator()->getOperand(0));
+        linalg::YieldOp::create(
+            b, nested,
+            ValueRange{arith::SelectOp::create(b, nested, inRange, next, acc)});
+      });
+  return stage.getResult(0);
+}
+
+/// `op`'s reduction to a scalar, split: its partials
+/// (buildPartialReduction), then their reduction into `op`'s init with its
+/// combiner, which is split again while it is large. Returns the generic
+/// that reduces the last partials (one without a parallel loop), or `op`
+/// where it does not qualify.
+static linalg::GenericOp splitScalarReduction(RewriterBase &rewriter,
+                                              linalg::GenericOp op) {
+  Operation *combiner = nullptr;
+  Value partials = buildPartialReduction(rewriter, op, combiner);
+  if (!partials)
+    return op;
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  Value init = op.getDpsInits().front();
+  // The result's map: constant indices of a unit shape, over one loop now.
+  AffineMap resultMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  AffineMap combineResultMap =
+      AffineMap::get(1, 0, resultMap.getResults(), ctx);
+  auto combine = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{partials},
+      ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(1, ctx),
+                          combineResultMap},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
+      [&](OpBuilder &b, Location nested, ValueRange args) {
+        OperationState state(nested, combiner->getName());
+        state.addOperands({args[0], args[1]});
+        state.addTypes(combiner->getResultTypes());
+        state.addAttributes(combiner->getAttrs());
+        linalg::YieldOp::create(b, nested, b.create(state)->getResults());
+      });
+  rewriter.replaceOp(op, combine.getResults());
+  rewriter.setInsertionPoint(combine);
+  return splitScalarReduction(rewriter, combine);
+}
+
+namespace {
+class NVIDIAParallelLoopsFirstPass
+    : public orchestra::nvidia::impl::NVIDIAParallelLoopsFirstBase<
+          NVIDIAParallelLoopsFirstPass> {
+public:
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && !hasParallelLoopsFirst(op))
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      rewriter.setInsertionPoint(op);
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic) {
+        FailureOr<linalg::GenericOp> generalized =
+            linalg::generalizeNamedOp(rewriter, op);
+        if (failed(generalized)) {
+          op.emitOpError() << "cannot be made a linalg.generic with its "
+                              "parallel loops first for the GPU";
+          return signalPassFailure();
+        }
+        generic = *generalized;
+      }
+      // The parallel loops first, each kind in its order.
+      SmallVector<unsigned> permutation;
+      SmallVector<utils::IteratorType> iterators =
+          generic.getIteratorTypesArray();
+      for (bool parallel : {true, false})
+        for (auto [i, iterator] : llvm::enumerate(iterators))
+          if (linalg::isParallelIterator(iterator) == parallel)
+            permutation.push_back(i);
+      if (!llvm::equal(permutation,
+                       llvm::seq<unsigned>(0, permutation.size()))) {
+        rewriter.setInsertionPoint(generic);
+        FailureOr<linalg::GenericOp> interchanged =
+            linalg::interchangeGenericOp(rewriter, generic, permutation);
+        if (failed(interchanged)) {
+          generic.emitOpError() << "cannot have its loops interchanged";
+          return signalPassFailure();
+        }
+        generic = *interchanged;
+      }
+      rewriter.setInsertionPoint(generic);
+      if (hasParallelLoopsFirst(generic))
+        continue;
+      generic = splitScalarReduction(rewriter, generic);
+      rewriter.setInsertionPoint(generic);
+      addUnitParallelLoop(rewriter, generic);
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""An end-to-end program on an NVIDIA GPU, without a GPU.
+
+  emulate_program.py DIR PROGRAM REFERENCE SPEC... [--build BUILD]
+                     [--topology FILE]
+
+Generates the inputs SPEC... (NAME:DTYPE:SHAPE, as test/e2e/Inputs/e2e.py
+gen) in DIR/in, compiles PROGRAM (a path under test/e2e) for a GPU-only
+topology (default: Inputs/hopper.json) with its device code dumped, runs
+the artifact's whole plan through the PTX emulator
+(test/Target/NVIDIA/Inputs/ptx_emulator.py run-plan) and compares the
+outputs with e2e.py's numpy reference REFERENCE. Prints the emulator's
+summary and the comparison's; exits non-zero where either fails. Needs the compiler and numpy, no GPU.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
+EMULATOR = os.path.join(ROOT, "test", "Target", "NVIDIA", "Inputs",
+                        "ptx_emulator.py")
+E2E = os.path.join(ROOT, "test", "e2e", "Inputs", "e2e.py")
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dir")
+    parser.add_argument("program")
+    parser.add_argument("reference")
+    parser.add_argument("specs", nargs="+")
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--topology",
+                        default=os.path.join(HERE, "hopper.json"))
+    args = parser.parse_args()
+    bin_dir = os.path.join(args.build, "bin")
+    inputs = os.path.join(args.dir, "in")
+    artifact = os.path.join(args.dir, "program.orcx")
+    ptx = os.path.join(args.dir, "ptx")
+    constants = os.path.join(args.dir, "constants")
+    outputs = os.path.join(args.dir, "out")
+
+    def run(command, **kwargs):
+        result = subprocess.run(command, text=True, capture_output=True,
+                                **kwargs)
+        if result.returncode:
+            sys.stderr.write(result.stdout + result.stderr)
+            tool = command[1] if command[0] == sys.executable else command[0]
+            sys.exit(f"emulate_program: {os.path.basename(tool)} failed")
+        return result.stdout
+
+    run([sys.executable, E2E, "gen", inputs] + args.specs)
+    run([os.path.join(bin_dir, "orchestra-compile"),
+         os.path.join(ROOT, "test", "e2e", args.program), "--topology",
+         args.topology, "-o", artifact, "--dump-device-code", ptx, "--quiet"])
+    plan = run([os.path.join(bin_dir, "orchestra-run"), "--describe",
+                "--dump-constants", constants, artifact])
+    plan_path = os.path.join(args.dir, "plan.txt")
+    with open(plan_path, "w") as f:
+        f.write(plan)
+    command = [sys.executable, EMULATOR, "run-plan", plan_path, ptx,
+               "--output-dir", outputs, "--constants", constants]
+    for spec in args.specs:
+        command += ["--input", os.path.join(inputs, spec.split(":")[0] + ".npy")]
+    print(run(command).strip().splitlines()[-1])
+    print(run([sys.executable, E2E, "check", args.reference, inputs,
+               outputs]).strip())
+
+
+if __name__ == "__main__":
+    main()
