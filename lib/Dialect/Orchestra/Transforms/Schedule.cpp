@@ -392,21 +392,27 @@ EntryTasks collectTasks(Block &body, const CostModel &model) {
 
 /// Builds the task graph: task 0 is the source (arguments and weights on
 /// the first device), tasks 1..N the groups, task N+1 the sink (results).
-FailureOr<scheduling::TaskGraph> buildTaskGraph(func::FuncOp func,
-                                                const EntryTasks &entry,
-                                                const CostModel &model) {
+/// (task index in EntryTasks, device) pairs the scheduler must not use.
+using ForbiddenPlacements = llvm::DenseSet<std::pair<unsigned, unsigned>>;
+
+FailureOr<scheduling::TaskGraph>
+buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
+               const CostModel &model,
+               const ForbiddenPlacements &forbidden = {}) {
   const Topology &topo = model.getTopology();
   unsigned numDevices = topo.devices.size();
   scheduling::TaskGraph graph(numDevices);
   std::vector<double> pinned(numDevices, scheduling::kInfinity);
   pinned[0] = 0;
   graph.addTask(pinned, "inputs");
-  for (const TaskInfo &task : entry.tasks) {
+  for (auto [t, task] : llvm::enumerate(entry.tasks)) {
     std::vector<double> costs(numDevices, scheduling::kInfinity);
     bool runnable = false;
     for (auto [d, device] : llvm::enumerate(topo.devices)) {
       const TopologyMemorySpace *space = model.getDefaultSpace(d);
-      if (!space || !model.supports(device, task.ops))
+      if (!space || !model.supports(device, task.ops) ||
+          forbidden.contains(
+              {static_cast<unsigned>(t), static_cast<unsigned>(d)}))
         continue;
       costs[d] = model.computeTime(device, task.work);
       runnable |= costs[d] < scheduling::kInfinity &&
@@ -422,6 +428,10 @@ FailureOr<scheduling::TaskGraph> buildTaskGraph(func::FuncOp func,
         const TopologyMemorySpace *space = model.getDefaultSpace(d);
         if (!space)
           note << "has no default memory space";
+        else if (forbidden.contains(
+                     {static_cast<unsigned>(t), static_cast<unsigned>(d)}))
+          note << "the weights resident there with the other tasks leave "
+                  "no room for this task's";
         else if (!model.supports(device, task.ops))
           note << "its arch does not support an op of the task";
         else if (!(costs[d] < scheduling::kInfinity))
@@ -472,6 +482,64 @@ FailureOr<scheduling::TaskGraph> buildTaskGraph(func::FuncOp func,
     return failure();
   }
   return graph;
+}
+
+/// Weights stay resident, for the whole run, in every device memory that
+/// reads them (orchestra-plan-buffers); the task graph only checks each
+/// task's working set against its device's capacity. Estimates what
+/// `sched` needs of each device's memory (the distinct weights its tasks
+/// read, plus the largest of their other working sets) and, on the first
+/// device where that exceeds the capacity, forbids the device to the tasks
+/// that start last on it until the estimate fits. Returns whether it
+/// forbade anything.
+bool forbidOverfullPlacements(const EntryTasks &entry,
+                              const scheduling::Schedule &sched,
+                              const CostModel &model,
+                              ForbiddenPlacements &forbidden) {
+  const Topology &topo = model.getTopology();
+  for (unsigned d = 0; d < topo.devices.size(); ++d) {
+    const TopologyMemorySpace *space = model.getDefaultSpace(d);
+    if (!space)
+      continue;
+    // The tasks on d, latest start first.
+    SmallVector<unsigned> onDevice;
+    for (unsigned t = 0; t < entry.tasks.size(); ++t)
+      if (sched.device[t + 1] == d)
+        onDevice.push_back(t);
+    llvm::stable_sort(onDevice, [&](unsigned a, unsigned b) {
+      return sched.start[a + 1] > sched.start[b + 1];
+    });
+    auto estimate = [&](ArrayRef<unsigned> tasks) {
+      llvm::DenseSet<Value> weights;
+      double resident = 0, largest = 0;
+      for (unsigned t : tasks) {
+        double own = entry.tasks[t].work.bytes;
+        for (Value input : entry.tasks[t].inputs) {
+          if (!isConstant(input))
+            continue;
+          double bytes = estimateBytes(input.getType());
+          own -= bytes;
+          if (weights.insert(input).second)
+            resident += bytes;
+        }
+        largest = std::max(largest, own);
+      }
+      return resident + largest;
+    };
+    double capacity = static_cast<double>(space->capacity);
+    if (estimate(onDevice) <= capacity)
+      continue;
+    // Keep the earliest tasks; forbid d to the later ones until it fits.
+    ArrayRef<unsigned> kept(onDevice);
+    unsigned dropped = 0;
+    while (!kept.empty() && estimate(kept) > capacity) {
+      forbidden.insert({kept.front(), d});
+      kept = kept.drop_front();
+      ++dropped;
+    }
+    return dropped > 0;
+  }
+  return false;
 }
 
 class SchedulePass : public orchestra::impl::ScheduleBase<SchedulePass> {
@@ -657,18 +725,45 @@ void SchedulePass::runOnOperation() {
 
   Block &body = func.getBody().front();
   EntryTasks entryTasks = collectTasks(body, model);
-  FailureOr<scheduling::TaskGraph> graph =
-      buildTaskGraph(func, entryTasks, model);
-  if (failed(graph))
-    return signalPassFailure();
-  llvm::Expected<scheduling::Schedule> result =
-      scheduling::schedule(*graph, *algorithmKind);
-  if (!result) {
-    func.emitError() << "scheduling with '" << algorithm
-                     << "' failed: " << llvm::toString(result.takeError());
-    return signalPassFailure();
+  // Schedule; where the weights a schedule leaves resident on a device do
+  // not fit beside its working sets, keep the tasks that start last there
+  // off it and schedule again.
+  ForbiddenPlacements forbidden;
+  FailureOr<scheduling::TaskGraph> graph = failure();
+  std::optional<scheduling::Schedule> scheduled;
+  for (unsigned round = 0;; ++round) {
+    graph = buildTaskGraph(func, entryTasks, model, forbidden);
+    if (failed(graph))
+      return signalPassFailure();
+    llvm::Expected<scheduling::Schedule> result =
+        scheduling::schedule(*graph, *algorithmKind);
+    if (!result) {
+      func.emitError() << "scheduling with '" << algorithm
+                       << "' failed: " << llvm::toString(result.takeError());
+      return signalPassFailure();
+    }
+    scheduled = std::move(*result);
+    if (!forbidOverfullPlacements(entryTasks, *scheduled, model, forbidden))
+      break;
   }
-  const scheduling::Schedule &sched = *result;
+  if (!forbidden.empty()) {
+    llvm::SmallDenseMap<unsigned, unsigned> perDevice;
+    for (auto [task, device] : forbidden)
+      ++perDevice[device];
+    SmallVector<unsigned> devices;
+    for (unsigned d = 0; d < topo->devices.size(); ++d)
+      if (perDevice.lookup(d))
+        devices.push_back(d);
+    InFlightDiagnostic remark = func.emitRemark()
+                                << "weights are resident on the devices "
+                                   "that read them; to fit them, the "
+                                   "schedule keeps ";
+    llvm::interleaveComma(devices, remark, [&](unsigned d) {
+      remark << perDevice.lookup(d) << " task(s) off '" << topo->devices[d].name
+             << "'";
+    });
+  }
+  const scheduling::Schedule &sched = *scheduled;
 
   SmallVector<DictionaryAttr> targets;
   for (const TopologyDevice &device : topo->devices)

@@ -56,3 +56,4 @@ func.func @nowhere(%a: tensor<256x256xf64>, %b: tensor<256x256xf64>) -> tensor<2
   return %m : tensor<256x256xf64>
 }
 
+

@@ -202,8 +202,12 @@ def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
     4. schedules the task graph with `algorithm`: `heft`, `peft`, `ils`
        (default: iterated local search from the better of HEFT and PEFT) or
        `exact` (branch and bound; graphs of at most 24 tasks). Entry
-       arguments, weights and results live in the default memory space of
-       the topology's first device;
+       arguments and results live in the default memory space of the
+       topology's first device; weights are resident on every device that
+       reads them. Where the distinct weights a schedule reads on a device
+       plus the largest other working set there exceed the device's memory,
+       the tasks that start last there are kept off it and the graph is
+       scheduled again (with a remark);
     5. replaces the body by an `orchestra.schedule` with one `orchestra.task`
        per group, in order of predicted start (named `t<N>_<anchor>`, with the
        device's `target` and the predicted start and finish in seconds), and
