@@ -33,11 +33,13 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
       "topology=" + options.topology + " algorithm=" + options.scheduler;
   if (!options.entry.empty())
     scheduleOptions += " entry=" + options.entry;
-  // Stage 1 (MLIR input): elementwise arith/math on tensors to linalg;
-  // convolutions channels-last; constant operands stored in the layout the
+  // Stage 1 (MLIR input): elementwise arith/math on tensors to linalg; ops
+  // that run no iteration replaced by their inits; convolutions
+  // channels-last; constant operands stored in the layout the
   // kernels read; matmul epilogues in the matmul's shape.
   // Stage 2: scheduling. Stage 3: transfer clean-up, speculation.
   std::string pipeline = "func.func(convert-elementwise-to-linalg,"
+                         "orchestra-fold-empty-loops,"
                          "orchestra-convert-convolutions-to-nhwc,"
                          "orchestra-pretranspose-constant-operands,"
                          "orchestra-fold-matmul-reshapes),"

@@ -57,6 +57,17 @@ static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms,
 /// tensors and constants they use, reshapes (which stay views of the same
 /// device buffer), concatenations and static slices.
 static bool isNVIDIAMappable(Operation *op) {
+  if (op->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  // Tensors without elements have nothing for a kernel's threads to do (and
+  // nothing to tile): their ops stay on the CPU.
+  auto isEmptyTensor = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasStaticShape() && shaped.getNumElements() == 0;
+  };
+  if (llvm::any_of(op->getOperandTypes(), isEmptyTensor) ||
+      llvm::any_of(op->getResultTypes(), isEmptyTensor))
+    return false;
   if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
           tensor::ConcatOp>(op))
     return llvm::all_of(op->getResultTypes(), [](Type type) {
@@ -79,8 +90,6 @@ static bool isNVIDIAMappable(Operation *op) {
              return !shaped || shaped.hasStaticShape();
            });
   }
-  if (op->hasTrait<OpTrait::ConstantLike>())
-    return true;
   // Pads that orchestra-nvidia-pads-to-linalg makes elementwise ops (and
   // what their region holds: the yield of the padding value).
   if (auto pad = dyn_cast<tensor::PadOp>(op))

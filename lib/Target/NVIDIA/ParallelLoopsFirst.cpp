@@ -112,6 +112,12 @@ static Value buildPartialReduction(RewriterBase &rewriter, linalg::GenericOp op,
                                    Operation *&combiner) {
   if (op.getNumDpsInits() != 1 || op.getNumDpsInputs() == 0)
     return nullptr;
+  // The combining step writes the result at constant indices.
+  AffineMap resultMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  if (!llvm::all_of(resultMap.getResults(), [](AffineExpr expr) {
+        return isa<AffineConstantExpr>(expr);
+      }))
+    return nullptr;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t n = 1;
   for (int64_t range : ranges) {
@@ -178,6 +184,11 @@ static Value buildPartialReduction(RewriterBase &rewriter, linalg::GenericOp op,
         }
         IRMapping mapping;
         for (OpOperand *input : op.getDpsInputOperands()) {
+          // A scalar operand is the same at every iteration.
+          if (!isa<RankedTensorType>(input->get().getType())) {
+            mapping.map(op.getMatchingBlockArgument(input), input->get());
+            continue;
+          }
           AffineMap map = op.getMatchingIndexingMap(input);
           SmallVector<Value> indices;
           for (unsigned r = 0; r < map.getNumResults(); ++r)

@@ -86,16 +86,17 @@ static FailureOr<int64_t> getUpperBound(Value value) {
 /// own buffer, so it is private memory; its sizes come from the thread's
 /// tile, so they have constant upper bounds. It becomes a static private
 /// allocation of those bounds, reinterpreted to the sizes asked for, when
-/// its users do not care about its type (copies, structured ops, loads and
-/// stores, `memref.dim`).
+/// its users do not care about its type (structured ops, loads and stores,
+/// `memref.dim`; a `memref.copy` of dynamic sizes would become a call of the
+/// host's copy function).
 static void boundPrivateAllocation(memref::AllocOp alloc) {
   MemRefType type = alloc.getType();
   if (type.getMemorySpace() || type.hasStaticShape() ||
       !type.getLayout().isIdentity())
     return;
   for (Operation *user : alloc->getUsers())
-    if (!isa<memref::CopyOp, memref::DimOp, memref::DeallocOp, memref::LoadOp,
-             memref::StoreOp, linalg::LinalgOp>(user))
+    if (!isa<memref::DimOp, memref::DeallocOp, memref::LoadOp, memref::StoreOp,
+             linalg::LinalgOp>(user))
       return;
   SmallVector<int64_t> bounds;
   unsigned dynamic = 0;
@@ -118,7 +119,8 @@ static void boundPrivateAllocation(memref::AllocOp alloc) {
     return;
   OpBuilder builder(alloc);
   Location loc = alloc.getLoc();
-  Value bounded = memref::AllocOp::create(builder, loc, boundedType);
+  Value bounded = memref::AllocOp::create(builder, loc, boundedType,
+                                          alloc.getAlignmentAttr());
   // The sizes asked for, row-major in the bounded buffer.
   SmallVector<OpFoldResult> sizes, strides(type.getRank());
   dynamic = 0;

@@ -150,3 +150,41 @@ func.func @not_split(%x: tensor<5000xf32>, %init: tensor<f32>) -> tensor<f32> {
     }
   return %r : tensor<f32>
 }
+
+// -----
+
+// A scalar operand of a split reduction is read as it is (not extracted).
+
+// CHECK-LABEL: func.func @scalar_operand
+// CHECK-SAME:    (%[[X:.*]]: tensor<2000xf32>, %[[S:.*]]: f32
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<8xi8>) outs(%{{.*}} : tensor<256xf32>)
+// CHECK:           %[[E:.*]] = tensor.extract %[[X]]
+// CHECK:           arith.mulf %[[E]], %[[S]]
+func.func @scalar_operand(%x: tensor<2000xf32>, %s: f32, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%x, %s : tensor<2000xf32>, f32) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %sum = arith.addf %m, %acc : f32
+    linalg.yield %sum : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// A result indexed by a reduction loop (of one iteration) is not split: one
+// thread reduces it.
+
+// CHECK-LABEL: func.func @result_names_a_loop
+// CHECK-NOT:     tensor<{{[0-9]+}}xi8>
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction"]} ins(%arg0 : tensor<1x2000xf32>)
+func.func @result_names_a_loop(%x: tensor<1x2000xf32>, %init: tensor<1xf32>) -> tensor<1xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<1x2000xf32>) outs(%init : tensor<1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %sum = arith.addf %a, %acc : f32
+    linalg.yield %sum : f32
+  } -> tensor<1xf32>
+  return %r : tensor<1xf32>
+}

@@ -96,7 +96,7 @@ module attributes {gpu.container_module} {
 // CHECK-SAME:    private(%[[P:.*]] : memref<1x4xf32, #gpu.address_space<private>>)
 // CHECK:         %[[N:.*]] = affine.max
 // CHECK:         %[[V:.*]] = memref.reinterpret_cast %[[P]] to offset: [0], sizes: [%[[N]], 4], strides: [4, 1] : memref<1x4xf32, #gpu.address_space<private>> to memref<?x4xf32, strided<[4, 1]>, #gpu.address_space<private>>
-// CHECK:         memref.copy %{{.*}}, %[[V]]
+// CHECK:         linalg.copy ins(%{{.*}} : {{.*}}) outs(%[[V]] : {{.*}})
 // CHECK:         memref.load %[[V]]
 // CHECK-NOT:     memref.dealloc
 module attributes {gpu.container_module} {
@@ -108,7 +108,7 @@ module attributes {gpu.container_module} {
       %1 = affine.max affine_map<()[s0] -> (0, s0)>()[%0]
       %tile = memref.subview %in[%tid, 0] [%1, 4] [1, 1] : memref<2x4xf32> to memref<?x4xf32, strided<[4, 1], offset: ?>>
       %acc = memref.alloc(%1) : memref<?x4xf32>
-      memref.copy %tile, %acc : memref<?x4xf32, strided<[4, 1], offset: ?>> to memref<?x4xf32>
+      linalg.copy ins(%tile : memref<?x4xf32, strided<[4, 1], offset: ?>>) outs(%acc : memref<?x4xf32>)
       %v = memref.load %acc[%c0, %c0] : memref<?x4xf32>
       memref.store %v, %out[%c0, %c0] : memref<2x4xf32>
       memref.dealloc %acc : memref<?x4xf32>
@@ -119,13 +119,30 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Without a bound on its size (or with a user that needs its type), such
-// an allocation is still an error.
+// Without a bound on its size, or with a user that would not lower in a
+// kernel (a memref.copy of dynamic sizes calls the host's copy function),
+// such an allocation is still an error.
 module attributes {gpu.container_module} {
   gpu.module @k {
     gpu.func @unbounded(%n: index) kernel {
       // expected-error @below {{allocates 'memref<?xf32>' in global memory inside GPU kernel @unbounded}}
       %global = memref.alloc(%n) : memref<?xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @copied(%in: memref<2x4xf32>) kernel {
+      %tid = gpu.thread_id x
+      %0 = affine.min affine_map<()[s0] -> (-s0 + 2, 1)>()[%tid]
+      %tile = memref.subview %in[%tid, 0] [%0, 4] [1, 1] : memref<2x4xf32> to memref<?x4xf32, strided<[4, 1], offset: ?>>
+      // expected-error @below {{allocates 'memref<?x4xf32>' in global memory inside GPU kernel @copied}}
+      %acc = memref.alloc(%0) : memref<?x4xf32>
+      memref.copy %tile, %acc : memref<?x4xf32, strided<[4, 1], offset: ?>> to memref<?x4xf32>
       gpu.return
     }
   }

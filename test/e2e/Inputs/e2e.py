@@ -154,8 +154,10 @@ def ref_matmul_remainders(i):
 def ref_concat_slices(i):
     a, b = load(i, "a"), load(i, "b")
     r = relu(a)
+    inserted = r.copy()
+    inserted[:, 3:6] = b
     return [np.concatenate([r, b], axis=1), r[1:3] * np.float32(2),
-            np.concatenate([a, r], axis=0), a[0:4:2, 1:6:2]]
+            np.concatenate([a, r], axis=0), a[0:4:2, 1:6:2], inserted]
 
 
 def ref_scalar_reductions(i):
@@ -164,6 +166,11 @@ def ref_scalar_reductions(i):
             w.max().reshape(1, 1), np.array(y.astype(np.float64).sum(),
                                             np.float32),
             np.array(load(i, "big").astype(np.float64).sum(), np.float32)]
+
+
+def ref_empty_loops(i):
+    return [np.array(1.5, np.float32), np.full(4, 1.5, np.float32),
+            np.full(4, 2.0, np.float32)]
 
 
 REFERENCES = {

@@ -272,7 +272,7 @@ def NVIDIAWorkgroupAllocations : Pass<"orchestra-nvidia-workgroup-allocations",
     private memory, and its sizes come from the thread's tile. Where they
     have constant upper bounds (value-bounds analysis; an `affine.max` is
     bounded by its expressions' largest bound), the buffer takes at most
-    4 KB and its users are copies, structured ops, loads, stores and
+    4 KB and its users are structured ops, loads, stores and
     `memref.dim`, it becomes a private attribution of the bounds,
     reinterpreted to the sizes asked for. Any other allocation in a kernel
     is an error.

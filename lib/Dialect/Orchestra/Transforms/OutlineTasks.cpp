@@ -290,6 +290,11 @@ void OutlineTasksPass::runOnOperation() {
     func::ReturnOp::create(builder, yield.getLoc(), yield.getValues());
     yield.erase();
     applyKernelABITypes(func);
+    // The plan's buffers of a task's operands may be read after the task (by
+    // other tasks, or as results): bufferization must not write into them.
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (isa<TensorType>(func.getArgumentTypes()[i]))
+        func.setArgAttr(i, "bufferization.writable", BoolAttr::get(ctx, false));
     SmallVector<Attribute> abiAttrs;
     for (Type type : func.getArgumentTypes())
       abiAttrs.push_back(TypeAttr::get(type));

@@ -195,8 +195,14 @@ Grouping buildGroups(Block &body,
   Grouping grouping;
   for (Operation &opRef : body.without_terminator()) {
     Operation *op = &opRef;
-    // Constants are cloned or passed, never tasks of their own.
-    if (isCloneable(op) || op->hasTrait<OpTrait::ConstantLike>())
+    // Constants are cloned or passed, never tasks of their own; so are
+    // fills, except one that is a result of the function (nothing else
+    // computes its value).
+    bool returned = isa<linalg::FillOp>(op) &&
+                    llvm::any_of(op->getUsers(), [&](Operation *user) {
+                      return user == body.getTerminator();
+                    });
+    if ((isCloneable(op) && !returned) || op->hasTrait<OpTrait::ConstantLike>())
       continue;
     NodeKind kind = classify(op);
     SmallVector<Value> inputs = getInputs(op);
@@ -602,12 +608,15 @@ LogicalResult SchedulePass::declareTopology(ModuleOp module,
       auto decl = dyn_cast<MemorySpaceOp>(existing);
       if (!decl || decl.getKind() != space.kind ||
           decl.getArch() != device->arch ||
-          static_cast<int64_t>(decl.getDeviceId()) != device->deviceId)
+          static_cast<int64_t>(decl.getDeviceId()) != device->deviceId ||
+          (decl.getCapacityAttr() &&
+           decl.getCapacityAttr().getInt() != space.capacity))
         return existing->emitError()
                << "conflicts with memory space '" << space.name
                << "' of topology '" << topo.name << "'";
-      if (!decl.getCapacity())
-        decl.setCapacity(space.capacity);
+      if (!decl.getCapacityAttr())
+        decl.setCapacityAttr(IntegerAttr::get(
+            IntegerType::get(module.getContext(), 64), space.capacity));
       continue;
     }
     MemorySpaceOp::create(builder, module.getLoc(), space.name, space.kind,

@@ -2,7 +2,8 @@
 
 // Each task becomes a kernel function in the kernel module of its device
 // and an orchestra.launch of it; the fusion root and its producers are
-// tagged for the strategy.
+// tagged for the strategy. Its tensor arguments are not writable (the plan
+// may read their buffers after the task).
 
 // CHECK-LABEL: func.func @main
 // CHECK:         orchestra.schedule
@@ -11,7 +12,7 @@
 // CHECK:           %[[B:.*]] = orchestra.launch "t1_neg" @kernels_x86_64_1::@t1_neg(%[[T]]) target = {arch = "x86_64", device_id = 1 : i64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
 // CHECK-NOT:     orchestra.task
 // CHECK:       module @kernels_x86_64_0 attributes {orchestra.arch = "x86_64", orchestra.target = {arch = "x86_64", device_id = 0 : i64}}
-// CHECK:         func.func @t0_matmul(%{{.*}}: tensor<4x8xf32>, %{{.*}}: tensor<8x16xf32>) -> tensor<4x16xf32> attributes {orchestra.abi = [tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x16xf32>]}
+// CHECK:         func.func @t0_matmul(%{{.*}}: tensor<4x8xf32> {bufferization.writable = false}, %{{.*}}: tensor<8x16xf32> {bufferization.writable = false}) -> tensor<4x16xf32> attributes {orchestra.abi = [tensor<4x8xf32>, tensor<8x16xf32>, tensor<4x16xf32>]}
 // CHECK:           linalg.fill {orchestra.fusion_producer}
 // CHECK:           linalg.matmul {orchestra.fusion_producer}
 // CHECK:           linalg.generic

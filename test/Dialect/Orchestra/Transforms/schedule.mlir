@@ -120,3 +120,29 @@ func.func @weights(%x: tensor<4x8xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) 
   %m3 = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%m2 : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %m, %m3 : tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// A memory space declared before scheduling gets the topology's capacity.
+
+// CHECK-LABEL: module
+// CHECK:         orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0 capacity = 4294967296
+// CHECK-LABEL: func.func @declared
+module {
+  orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
+  func.func @declared(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
+
+// -----
+
+// One that declares another capacity conflicts with the topology.
+
+module {
+  // expected-error @below {{conflicts with memory space 'cpu0_dram' of topology 'two-cpu'}}
+  orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0 capacity = 1024
+  func.func @conflict(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}

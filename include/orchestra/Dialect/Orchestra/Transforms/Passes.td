@@ -121,6 +121,21 @@ def ConvertConvolutionsToNHWC
   ];
 }
 
+def FoldEmptyLoops
+    : Pass<"orchestra-fold-empty-loops", "::mlir::func::FuncOp"> {
+  let summary = "Replace the structured ops that run no iteration by their "
+                "inits";
+  let description = [{
+    Pipeline stage 1. A structured op on tensors one of whose loops has no
+    iteration (an operand with a dimension of size 0: a reduction over an
+    empty axis, an elementwise op on an empty tensor) never runs its body:
+    each of its results is its init. This pass replaces the op by its inits,
+    so that no kernel is generated for it (the tiling transforms of the
+    strategies cannot tile a loop of zero iterations).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FoldMatmulReshapes
     : Pass<"orchestra-fold-matmul-reshapes", "::mlir::func::FuncOp"> {
   let summary = "Run a matmul's elementwise consumers in the matmul's shape";
@@ -243,7 +258,11 @@ def OutlineTasks : Pass<"orchestra-outline-tasks", "::mlir::ModuleOp"> {
     lowering turns into its calling convention. Tensors of `i1` cross the
     kernel boundary as `i8` (one byte per element), converted inside the
     kernel, so that vector code that packs `i1` never changes the layout
-    the plan and the runtime see.
+    the plan and the runtime see. Tensor arguments are marked
+    `bufferization.writable = false`: the plan's buffer of an operand may be
+    read after the task (by other tasks, or as a result), so a kernel that
+    updates an operand (a slice inserted into it, an op whose init it is)
+    writes a copy.
 
     For the strategy scripts of stage 5, the op that produces the first
     result of a kernel (the *fusion root*) is tagged
