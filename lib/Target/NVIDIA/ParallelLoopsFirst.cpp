@@ -88,94 +88,139 @@ static linalg::GenericOp addUnitParallelLoop(RewriterBase &rewriter,
   return generic;
 }
 
-/// Reductions to a scalar over more elements than this are split across
-/// threads; smaller ones run on one thread.
+/// Reductions over more iterations than this are split across threads
+/// where their parallel loops leave threads idle; smaller ones run on one
+/// thread per output element.
 static constexpr int64_t kSplitThreshold = 1024;
-/// Each thread of a split reduction's first stage reduces at least this
-/// many elements...
+/// Only reductions with fewer output elements than this are split (more
+/// keep enough threads busy, one per output element).
+static constexpr int64_t kMaxSplitOutputs = 4096;
+/// Each thread of a split reduction's first stage reduces about this many
+/// elements...
 static constexpr int64_t kElementsPerThread = 32;
 /// ... in blocks of this many threads, at most this many blocks.
 static constexpr int64_t kThreadsPerBlock = 256;
 static constexpr int64_t kMaxBlocks = 1024;
 
-/// The partial results of the reduction to a scalar `op` (no parallel loop,
-/// one result whose body combines it with one associative and commutative
-/// op that has a neutral element) over its N iterations, when N exceeds
-/// kSplitThreshold: a generic with a parallel loop over P partials and a
-/// reduction loop over C = ceil(N / P) steps; partial p reduces the
-/// iterations p, p + P, p + 2P, ... (consecutive threads read consecutive
-/// elements) from the neutral element, reading its operands with
-/// `tensor.extract` at the original loop indices, and leaves out the steps
-/// past N. A tensor<Cxi8> operand (never read) gives the step loop its
-/// range. Returns the partials, or null where `op` does not qualify.
-static Value buildPartialReduction(RewriterBase &rewriter, linalg::GenericOp op,
-                                   Operation *&combiner) {
-  if (op.getNumDpsInits() != 1 || op.getNumDpsInputs() == 0)
-    return nullptr;
-  // The combining step writes the result at constant indices.
-  AffineMap resultMap = op.getIndexingMapMatchingResult(op->getResult(0));
-  if (!llvm::all_of(resultMap.getResults(), [](AffineExpr expr) {
-        return isa<AffineConstantExpr>(expr);
-      }))
-    return nullptr;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+/// How a reduction splits: its leading parallel loops (`numParallel`, their
+/// iterations `outputs` in all), the reduction loops after them (`n`
+/// iterations in all), its combiner and that combiner's neutral element.
+struct SplitPlan {
+  unsigned numParallel = 0;
+  int64_t outputs = 1;
   int64_t n = 1;
-  for (int64_t range : ranges) {
-    if (ShapedType::isDynamic(range))
-      return nullptr;
-    n *= range;
-  }
-  if (n <= kSplitThreshold)
-    return nullptr;
-  SmallVector<Operation *> combiners;
-  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
-      combiners.size() != 1)
-    return nullptr;
-  combiner = combiners.front();
-  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
-  if (!neutral || !combiner->hasTrait<OpTrait::IsCommutative>())
-    return nullptr;
+  Operation *combiner = nullptr;
+  TypedAttr neutral;
+};
 
+/// Whether `op` (parallel loops first) is a reduction worth splitting: one
+/// result indexed by its parallel loops only (or constants), fewer than
+/// kMaxSplitOutputs output elements, more than kSplitThreshold reduction
+/// iterations, and a body that combines the accumulator with one
+/// associative and commutative op that has a neutral element.
+static std::optional<SplitPlan> planSplit(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumDpsInputs() == 0 ||
+      !op.hasPureTensorSemantics())
+    return std::nullopt;
+  SplitPlan plan;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  while (plan.numParallel < iterators.size() &&
+         linalg::isParallelIterator(iterators[plan.numParallel]))
+    ++plan.numParallel;
+  if (plan.numParallel == iterators.size() ||
+      !llvm::all_of(llvm::drop_begin(iterators, plan.numParallel),
+                    linalg::isReductionIterator))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (auto [d, range] : llvm::enumerate(ranges)) {
+    if (ShapedType::isDynamic(range))
+      return std::nullopt;
+    (d < plan.numParallel ? plan.outputs : plan.n) *= range;
+  }
+  if (plan.n <= kSplitThreshold || plan.outputs >= kMaxSplitOutputs)
+    return std::nullopt;
+  // The combining step writes the result where the original op does.
+  AffineMap resultMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  for (unsigned d = plan.numParallel; d < ranges.size(); ++d)
+    if (resultMap.isFunctionOfDim(d))
+      return std::nullopt;
+  SmallVector<BlockArgument> outputArgs(op.getRegionOutputArgs());
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(outputArgs, 0, combiners) || combiners.size() != 1)
+    return std::nullopt;
+  plan.combiner = combiners.front();
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(plan.combiner);
+  if (!neutral || !plan.combiner->hasTrait<OpTrait::IsCommutative>())
+    return std::nullopt;
+  plan.neutral = *neutral;
+  return plan;
+}
+
+/// The partial results of the reduction `op` (see planSplit): a generic
+/// with `op`'s parallel loops, a parallel loop over P partials per output
+/// element and a reduction loop over C = ceil(N / P) steps; partial p
+/// reduces the reduction iterations p, p + P, p + 2P, ... (consecutive
+/// threads read consecutive elements) from the neutral element, reading
+/// `op`'s operands with `tensor.extract` at the original loop indices, and
+/// leaves out the steps past N. A tensor<Cxi8> operand (never read) gives
+/// the step loop its range. P is chosen for about kElementsPerThread
+/// elements per thread, at most kMaxBlocks blocks of kThreadsPerBlock
+/// threads in all.
+static Value buildPartialReduction(RewriterBase &rewriter, linalg::GenericOp op,
+                                   const SplitPlan &plan) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned k = plan.numParallel;
   int64_t blocks = std::clamp<int64_t>(
-      llvm::divideCeil(n, kThreadsPerBlock * kElementsPerThread), 1,
-      kMaxBlocks);
-  int64_t partials = blocks * kThreadsPerBlock;
-  int64_t steps = llvm::divideCeil(n, partials);
+      llvm::divideCeil(plan.outputs * plan.n,
+                       kThreadsPerBlock * kElementsPerThread),
+      1, kMaxBlocks);
+  int64_t partials = std::max<int64_t>(
+      1, llvm::divideCeil(blocks * kThreadsPerBlock, plan.outputs));
+  int64_t steps = llvm::divideCeil(plan.n, partials);
   Location loc = op.getLoc();
-  Type element = op.getDpsInits().front().getType();
-  element = cast<ShapedType>(element).getElementType();
-  Value empty = tensor::EmptyOp::create(rewriter, loc, {partials}, element);
-  Value zero = arith::ConstantOp::create(rewriter, loc, *neutral);
+  MLIRContext *ctx = op.getContext();
+  Type element =
+      cast<ShapedType>(op.getDpsInits().front().getType()).getElementType();
+  SmallVector<int64_t> shape(ranges.begin(), ranges.begin() + k);
+  shape.push_back(partials);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, shape, element);
+  Value zero = arith::ConstantOp::create(rewriter, loc, plan.neutral);
   Value init = linalg::FillOp::create(rewriter, loc, zero, empty).result();
   Value stepRange =
       tensor::EmptyOp::create(rewriter, loc, {steps}, rewriter.getI8Type());
-  MLIRContext *ctx = op.getContext();
-  AffineMap stepMap = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
-  AffineMap partialMap = AffineMap::get(2, 0, getAffineDimExpr(0, ctx));
+  AffineMap stepMap = AffineMap::get(k + 2, 0, getAffineDimExpr(k + 1, ctx));
+  SmallVector<AffineExpr> partialExprs;
+  for (unsigned d = 0; d <= k; ++d)
+    partialExprs.push_back(getAffineDimExpr(d, ctx));
+  AffineMap partialMap = AffineMap::get(k + 2, 0, partialExprs, ctx);
+  SmallVector<utils::IteratorType> iterators(k + 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
   auto stage = linalg::GenericOp::create(
       rewriter, loc, TypeRange{init.getType()}, ValueRange{stepRange},
-      ValueRange{init}, ArrayRef<AffineMap>{stepMap, partialMap},
-      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
-                                    utils::IteratorType::reduction},
+      ValueRange{init}, ArrayRef<AffineMap>{stepMap, partialMap}, iterators,
       [&](OpBuilder &b, Location nested, ValueRange args) {
         Value acc = args[1];
         auto index = [&](int64_t value) -> Value {
           return arith::ConstantIndexOp::create(b, nested, value);
         };
-        // The iteration this step takes, and whether there is one.
+        // The reduction iteration this step takes, and whether there is one.
         Value flat = arith::AddIOp::create(
             b, nested,
             arith::MulIOp::create(b, nested,
-                                  linalg::IndexOp::create(b, nested, 1),
+                                  linalg::IndexOp::create(b, nested, k + 1),
                                   index(partials)),
-            linalg::IndexOp::create(b, nested, 0));
+            linalg::IndexOp::create(b, nested, k));
         Value inRange = arith::CmpIOp::create(
-            b, nested, arith::CmpIPredicate::ult, flat, index(n));
+            b, nested, arith::CmpIPredicate::ult, flat, index(plan.n));
         flat = arith::SelectOp::create(b, nested, inRange, flat, index(0));
-        // Its loop indices, row-major over the original loops.
+        // The original loop indices: the parallel ones as they are, the
+        // reduction ones row-major from the flat index.
         SmallVector<Value> loops(ranges.size());
+        for (unsigned d = 0; d < k; ++d)
+          loops[d] = linalg::IndexOp::create(b, nested, d);
         int64_t stride = 1;
-        for (int64_t d = ranges.size() - 1; d >= 0; --d) {
+        for (int64_t d = ranges.size() - 1; d >= static_cast<int64_t>(k); --d) {
           Value quotient =
               arith::DivUIOp::create(b, nested, flat, index(stride));
           loops[d] =
@@ -215,31 +260,34 @@ static Value buildPartialReduction(RewriterBase &rewriter, linalg::GenericOp op,
   return stage.getResult(0);
 }
 
-/// `op`'s reduction to a scalar, split: its partials
-/// (buildPartialReduction), then their reduction into `op`'s init with its
-/// combiner, which is split again while it is large. Returns the generic
-/// that reduces the last partials (one without a parallel loop), or `op`
+/// `op` split (see planSplit): its partials (buildPartialReduction), then
+/// their reduction into `op`'s init with its combiner, split again while it
+/// is large. Returns the generic that reduces the last partials, or `op`
 /// where it does not qualify.
-static linalg::GenericOp splitScalarReduction(RewriterBase &rewriter,
-                                              linalg::GenericOp op) {
-  Operation *combiner = nullptr;
-  Value partials = buildPartialReduction(rewriter, op, combiner);
-  if (!partials)
+static linalg::GenericOp splitReduction(RewriterBase &rewriter,
+                                        linalg::GenericOp op) {
+  std::optional<SplitPlan> plan = planSplit(op);
+  if (!plan)
     return op;
+  Value partials = buildPartialReduction(rewriter, op, *plan);
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
+  unsigned k = plan->numParallel;
   Value init = op.getDpsInits().front();
-  // The result's map: constant indices of a unit shape, over one loop now.
+  // The result's map over the parallel loops and the partials' loop (which
+  // it does not use).
   AffineMap resultMap = op.getIndexingMapMatchingResult(op->getResult(0));
   AffineMap combineResultMap =
-      AffineMap::get(1, 0, resultMap.getResults(), ctx);
+      AffineMap::get(k + 1, 0, resultMap.getResults(), ctx);
+  SmallVector<utils::IteratorType> iterators(k, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Operation *combiner = plan->combiner;
   auto combine = linalg::GenericOp::create(
       rewriter, loc, TypeRange{init.getType()}, ValueRange{partials},
       ValueRange{init},
-      ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(1, ctx),
+      ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(k + 1, ctx),
                           combineResultMap},
-      ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
-      [&](OpBuilder &b, Location nested, ValueRange args) {
+      iterators, [&](OpBuilder &b, Location nested, ValueRange args) {
         OperationState state(nested, combiner->getName());
         state.addOperands({args[0], args[1]});
         state.addTypes(combiner->getResultTypes());
@@ -248,7 +296,7 @@ static linalg::GenericOp splitScalarReduction(RewriterBase &rewriter,
       });
   rewriter.replaceOp(op, combine.getResults());
   rewriter.setInsertionPoint(combine);
-  return splitScalarReduction(rewriter, combine);
+  return splitReduction(rewriter, combine);
 }
 
 namespace {
@@ -259,7 +307,8 @@ public:
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && !hasParallelLoopsFirst(op))
+      if (op.hasPureTensorSemantics() &&
+          (!hasParallelLoopsFirst(op) || planSplit(op)))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -296,9 +345,9 @@ public:
         generic = *interchanged;
       }
       rewriter.setInsertionPoint(generic);
+      generic = splitReduction(rewriter, generic);
       if (hasParallelLoopsFirst(generic))
         continue;
-      generic = splitScalarReduction(rewriter, generic);
       rewriter.setInsertionPoint(generic);
       addUnitParallelLoop(rewriter, generic);
     }

@@ -188,3 +188,36 @@ func.func @result_names_a_loop(%x: tensor<1x2000xf32>, %init: tensor<1xf32>) -> 
   } -> tensor<1xf32>
   return %r : tensor<1xf32>
 }
+
+// -----
+
+// Few outputs with many iterations each: the iterations of each of the 4
+// dot products are split into 128 partials (2 blocks of 256 threads in
+// all), the named op generalized; the partials reduced per output.
+
+// CHECK-LABEL: func.func @per_output
+// CHECK:         %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x128xf32>)
+// CHECK:         %[[S:.*]] = tensor.empty() : tensor<24xi8>
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[S]] : tensor<24xi8>) outs(%[[Z]] : tensor<4x128xf32>)
+// CHECK:           %[[ROW:.*]] = linalg.index 0 : index
+// CHECK:           %[[I:.*]] = affine.apply #{{.*}}(%[[ROW]], %{{.*}})
+// CHECK:           %[[J:.*]] = affine.apply #{{.*}}(%[[ROW]], %{{.*}})
+// CHECK:           tensor.extract %arg0[%[[I]], %[[J]]]
+// CHECK:           tensor.extract %arg1[%{{.*}}]
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<4x128xf32>) outs(%arg2 : tensor<4xf32>)
+// CHECK-NOT:     linalg.matvec
+func.func @per_output(%a: tensor<4x3000xf32>, %v: tensor<3000xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.matvec ins(%a, %v : tensor<4x3000xf32>, tensor<3000xf32>) outs(%init : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Enough outputs keep the threads busy: not split.
+
+// CHECK-LABEL: func.func @many_outputs
+// CHECK:         linalg.matvec
+func.func @many_outputs(%a: tensor<4096x2000xf32>, %v: tensor<2000xf32>, %init: tensor<4096xf32>) -> tensor<4096xf32> {
+  %r = linalg.matvec ins(%a, %v : tensor<4096x2000xf32>, tensor<2000xf32>) outs(%init : tensor<4096xf32>) -> tensor<4096xf32>
+  return %r : tensor<4096xf32>
+}

@@ -173,6 +173,13 @@ def ref_empty_loops(i):
             np.full(4, 2.0, np.float32)]
 
 
+def ref_row_reductions(i):
+    x, y = load(i, "x").astype(np.float64), load(i, "y")
+    a, v = load(i, "a").astype(np.float64), load(i, "v").astype(np.float64)
+    return [x.sum(axis=1).astype(np.float32), y.max(axis=0),
+            (a @ v).astype(np.float32)]
+
+
 REFERENCES = {
     name[len("ref_"):]: fn for name, fn in globals().items()
     if name.startswith("ref_")

@@ -45,20 +45,25 @@ def NVIDIAParallelLoopsFirst : Pass<"orchestra-nvidia-parallel-loops-first",
     `linalg.index`), so that the threads take the kept dimensions and each
     walks the reduced one.
 
-    A reduction to a scalar over N > 1024 iterations whose body combines the
-    accumulator with one associative and commutative op that has a neutral
-    element (`matchReduction`, `arith::getNeutralElement`) is split across
-    threads: P = 256 x clamp(ceil(N / 8192), 1, 1024) partials, each reducing
-    the iterations p, p + P, ... from the neutral element (consecutive
-    threads read consecutive elements; the operands are read with
-    `tensor.extract` at the original loop indices, and a `tensor<Cxi8>`
+    A reduction with fewer than 4096 output elements (the iterations of its
+    parallel loops) and N > 1024 iterations of its reduction loops each,
+    whose result is indexed by its parallel loops only and whose body
+    combines the accumulator with one associative and commutative op that
+    has a neutral element (`matchReduction`, `arith::getNeutralElement`), is
+    split across threads: P partials per output element (about 32
+    iterations per thread, at most 1024 blocks of 256 threads in all), each
+    reducing the iterations p, p + P, ... from the neutral element
+    (consecutive threads read consecutive elements; the operands are read
+    with `tensor.extract` at the original loop indices, and a `tensor<Cxi8>`
     operand that is never read gives the C = ceil(N / P) steps their loop),
     then a reduction of the partials into the original init with the
-    combiner, split again while over 1024. An op without a parallel loop
-    left (a small reduction to a scalar, one that is not a single combiner,
-    or an op on rank-0 tensors) gets a leading parallel loop of one
-    iteration: its results get a leading unit dimension (inits expanded,
-    results collapsed back) and one thread computes them.
+    combiner, split again while over 1024 (named ops are generalized).
+
+    An op without a parallel loop left (a small reduction to a scalar, one
+    that is not a single combiner, or an op on rank-0 tensors) gets a
+    leading parallel loop of one iteration: its results get a leading unit
+    dimension (inits expanded, results collapsed back) and one thread
+    computes them.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
