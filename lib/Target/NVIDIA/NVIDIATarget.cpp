@@ -59,6 +59,8 @@ static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms,
 static bool isNVIDIAMappable(Operation *op) {
   if (op->hasTrait<OpTrait::ConstantLike>())
     return true;
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+    return empty.getType().hasStaticShape();
   // Tensors without elements have nothing for a kernel's threads to do (and
   // nothing to tile): their ops stay on the CPU.
   auto isEmptyTensor = [](Type type) {

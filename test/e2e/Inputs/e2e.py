@@ -170,7 +170,8 @@ def ref_scalar_reductions(i):
 
 def ref_empty_loops(i):
     return [np.array(1.5, np.float32), np.full(4, 1.5, np.float32),
-            np.full(4, 2.0, np.float32)]
+            np.full(4, 2.0, np.float32), np.zeros((0, 4), np.float32),
+            load(i, "w")]
 
 
 def ref_row_reductions(i):

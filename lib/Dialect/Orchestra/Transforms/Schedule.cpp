@@ -196,9 +196,9 @@ Grouping buildGroups(Block &body,
   for (Operation &opRef : body.without_terminator()) {
     Operation *op = &opRef;
     // Constants are cloned or passed, never tasks of their own; so are
-    // fills, except one that is a result of the function (nothing else
-    // computes its value).
-    bool returned = isa<linalg::FillOp>(op) &&
+    // fills and empty tensors, except one that is a result of the function
+    // (nothing else computes its value).
+    bool returned = isa<linalg::FillOp, tensor::EmptyOp>(op) &&
                     llvm::any_of(op->getUsers(), [&](Operation *user) {
                       return user == body.getTerminator();
                     });
@@ -515,19 +515,26 @@ bool forbidOverfullPlacements(const EntryTasks &entry,
     llvm::stable_sort(onDevice, [&](unsigned a, unsigned b) {
       return sched.start[a + 1] > sched.start[b + 1];
     });
+    // Buffers take whole 64-byte lines in the plan.
+    auto padded = [](Value value) {
+      return static_cast<double>(llvm::alignTo(
+          std::max<int64_t>(
+              1, static_cast<int64_t>(estimateBytes(value.getType()))),
+          kBufferAlignment));
+    };
     auto estimate = [&](ArrayRef<unsigned> tasks) {
       llvm::DenseSet<Value> weights;
       double resident = 0, largest = 0;
       for (unsigned t : tasks) {
-        double own = entry.tasks[t].work.bytes;
+        double own = 0;
         for (Value input : entry.tasks[t].inputs) {
           if (!isConstant(input))
-            continue;
-          double bytes = estimateBytes(input.getType());
-          own -= bytes;
-          if (weights.insert(input).second)
-            resident += bytes;
+            own += padded(input);
+          else if (weights.insert(input).second)
+            resident += padded(input);
         }
+        for (Value result : entry.tasks[t].results)
+          own += padded(result);
         largest = std::max(largest, own);
       }
       return resident + largest;

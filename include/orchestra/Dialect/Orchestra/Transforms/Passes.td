@@ -131,9 +131,13 @@ def FoldEmptyLoops
     empty axis, an elementwise op on an empty tensor) never runs its body:
     each of its results is its init. This pass replaces the op by its inits,
     so that no kernel is generated for it (the tiling transforms of the
-    strategies cannot tile a loop of zero iterations).
+    strategies cannot tile a loop of zero iterations). Likewise, a
+    `tensor.concat` leaves out its operands without elements (an empty
+    tensor replaces one with none left), and a `tensor.insert_slice` of a
+    source without elements is its destination.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def FoldMatmulReshapes
