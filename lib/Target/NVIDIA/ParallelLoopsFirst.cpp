@@ -35,6 +35,17 @@ static bool hasParallelLoopsFirst(linalg::LinalgOp op) {
       });
 }
 
+/// How a tensor of rank `rank` and the same tensor with a leading unit
+/// dimension map onto each other (the unit dimension joins the first).
+static SmallVector<ReassociationIndices>
+getLeadingUnitReassociation(int64_t rank) {
+  SmallVector<ReassociationIndices> reassociation;
+  for (int64_t d = 0; d < rank; ++d)
+    reassociation.push_back(d == 0 ? ReassociationIndices{0, 1}
+                                   : ReassociationIndices{d + 1});
+  return reassociation;
+}
+
 /// `op` with a leading parallel loop of one iteration: each result gets a
 /// leading unit dimension (its init is expanded, its result collapsed
 /// back), the operands keep their maps over the other loops, and the body
@@ -53,12 +64,9 @@ static linalg::GenericOp addUnitParallelLoop(RewriterBase &rewriter,
     SmallVector<int64_t> shape{1};
     llvm::append_range(shape, type.getShape());
     auto expandedType = RankedTensorType::get(shape, type.getElementType());
-    SmallVector<ReassociationIndices> reassociation;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      reassociation.push_back(d == 0 ? ReassociationIndices{0, 1}
-                                     : ReassociationIndices{d + 1});
-    inits.push_back(tensor::ExpandShapeOp::create(rewriter, loc, expandedType,
-                                                  init.get(), reassociation));
+    inits.push_back(tensor::ExpandShapeOp::create(
+        rewriter, loc, expandedType, init.get(),
+        getLeadingUnitReassociation(type.getRank())));
     resultTypes.push_back(expandedType);
     AffineMap map = op.getMatchingIndexingMap(&init).shiftDims(1);
     maps.push_back(map.insertResult(getAffineDimExpr(0, ctx), 0));
@@ -77,12 +85,9 @@ static linalg::GenericOp addUnitParallelLoop(RewriterBase &rewriter,
   for (auto [result, init] :
        llvm::zip(generic.getResults(), op.getDpsInits())) {
     auto type = cast<RankedTensorType>(init.getType());
-    SmallVector<ReassociationIndices> reassociation;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      reassociation.push_back(d == 0 ? ReassociationIndices{0, 1}
-                                     : ReassociationIndices{d + 1});
-    results.push_back(tensor::CollapseShapeOp::create(rewriter, loc, type,
-                                                      result, reassociation));
+    results.push_back(tensor::CollapseShapeOp::create(
+        rewriter, loc, type, result,
+        getLeadingUnitReassociation(type.getRank())));
   }
   rewriter.replaceOp(op, results);
   return generic;

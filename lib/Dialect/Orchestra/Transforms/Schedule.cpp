@@ -436,8 +436,8 @@ buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
           note << "has no default memory space";
         else if (forbidden.contains(
                      {static_cast<unsigned>(t), static_cast<unsigned>(d)}))
-          note << "the weights resident there with the other tasks leave "
-                  "no room for this task's";
+          note << "kept off it: the weights resident there would not fit "
+                  "beside this task";
         else if (!model.supports(device, task.ops))
           note << "its arch does not support an op of the task";
         else if (!(costs[d] < scheduling::kInfinity))
