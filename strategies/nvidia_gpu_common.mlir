@@ -46,7 +46,11 @@
 //     block tiles of its own, sized by how many of its leading loops are
 //     parallel (Nx1x8x32, 1x8x32, 32x64 or 256), each over 256 threads
 //     (`#gpu.thread<linear_dim_*>`), as scalar loops per thread. Producers
-//     are not fused here (see docs/Passes/NVIDIA.md);
+//     are not fused here (see docs/Passes/NVIDIA.md). A thread's
+//     reduction over a static tile keeps its accumulators in private
+//     memory (registers) rather than device memory; an f32 matmul marked
+//     `orchestra.gpu_simt_k_loop` steps through K 8 (4, 2) at a time,
+//     one vectorized 4x2xK-step contraction per step;
 //   * after bufferization, every block-level forall becomes a `gpu.launch`
 //     (`@nvidia_map_to_gpu`), including the copies bufferization left.
 // RUN: orchestra-opt %s | orchestra-opt -o /dev/null
@@ -163,6 +167,33 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.yield %b : !transform.any_op
   }
+  // ... whose block tile is static (a full tile, or the only one along a
+  // dimension shorter than the tile).
+  transform.named_sequence @nvidia_match_static_block_level_p4(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %a = transform.include @nvidia_match_block_level_p4 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.match.static_shapes %a : !transform.any_op
+    transform.yield %a : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_static_block_level_p3(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %a = transform.include @nvidia_match_block_level_p3 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.match.static_shapes %a : !transform.any_op
+    transform.yield %a : !transform.any_op
+  }
+  // ... a two-loop op with block tiles of orchestra-nvidia-select-recipes
+  // (at most 8x32, static).
+  transform.named_sequence @nvidia_match_static_block_level_p2(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %a = transform.include @nvidia_match_block_level_p2 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %rows = transform.orchestra.param_from_attr %a["orchestra.gpu_block_rows"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.orchestra.match.static_shapes %a : !transform.any_op
+    transform.yield %a : !transform.any_op
+  }
   transform.named_sequence @nvidia_match_block_level_p1(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %a = transform.include @nvidia_match_block_level failures(propagate) (%op)
@@ -187,10 +218,36 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.yield %op : !transform.any_op
   }
+  // A structured op in a thread tile of static shape whose last loop is a
+  // reduction (orchestra-nvidia-parallel-loops-first puts the reductions
+  // last).
+  transform.named_sequence @nvidia_match_thread_reduction(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %parent = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
+    transform.match.operation_name %parent ["scf.forall"] : !transform.any_op
+    transform.orchestra.match.static_shapes %op : !transform.any_op
+    transform.match.structured failures(propagate) %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      transform.match.structured.dim %s[-1] {reduction} : !transform.any_op
+    }
+    transform.yield %op : !transform.any_op
+  }
 
   //===--------------------------------------------------------------------===//
   // Actions.
   //===--------------------------------------------------------------------===//
+
+  // The accumulators of a thread's reduction in its private memory (which
+  // LLVM keeps in registers) instead of device memory: read once before
+  // the reduction loops and written once after them, not at every step.
+  transform.named_sequence @nvidia_private_accumulators(
+      %op: !transform.any_op {transform.readonly}) {
+    %init = transform.get_operand %op[-1]
+        : (!transform.any_op) -> !transform.any_value
+    %private = transform.structured.promote_tensor
+        to #gpu.address_space<private> %init : !transform.any_value
+    transform.yield
+  }
 
   transform.named_sequence @nvidia_fuse_producers(
       %forall: !transform.any_op {transform.readonly}) {
@@ -221,6 +278,74 @@ module attributes {transform.with_named_sequence} {
         (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>,
                     #gpu.block<linear_dim_0>])
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  // Ops whose block tiles orchestra-nvidia-select-recipes chose to divide
+  // their shape (`orchestra.gpu_block_rows` x `_cols` along the last two of
+  // their three or four leading parallel loops).
+  transform.named_sequence @nvidia_match_func_level_static_p4(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %a = transform.include @nvidia_match_func_level_p4 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %rows = transform.orchestra.param_from_attr %a["orchestra.gpu_block_rows"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.yield %a : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_func_level_static_p3(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %a = transform.include @nvidia_match_func_level_p3 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %rows = transform.orchestra.param_from_attr %a["orchestra.gpu_block_rows"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.yield %a : !transform.any_op
+  }
+  transform.named_sequence @nvidia_match_func_level_static_p2(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %a = transform.include @nvidia_match_func_level_p2 failures(propagate)
+        (%op) : (!transform.any_op) -> !transform.any_op
+    %rows = transform.orchestra.param_from_attr %a["orchestra.gpu_block_rows"]
+        : (!transform.any_op) -> !transform.param<i64>
+    transform.yield %a : !transform.any_op
+  }
+  transform.named_sequence @nvidia_blocks_static_p2(
+      %op: !transform.any_op {transform.consumed}) {
+    %rows = transform.orchestra.param_from_attr %op["orchestra.gpu_block_rows"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %cols = transform.orchestra.param_from_attr %op["orchestra.gpu_block_cols"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %tiled, %forall = transform.structured.tile_using_forall %op
+        tile_sizes [%rows, %cols]
+        (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @nvidia_blocks_static_p4(
+      %op: !transform.any_op {transform.consumed}) {
+    %rows = transform.orchestra.param_from_attr %op["orchestra.gpu_block_rows"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %cols = transform.orchestra.param_from_attr %op["orchestra.gpu_block_cols"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %tiled, %forall = transform.structured.tile_using_forall %op
+        tile_sizes [0, 1, %rows, %cols]
+        (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>,
+                    #gpu.block<linear_dim_0>])
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @nvidia_blocks_static_p3(
+      %op: !transform.any_op {transform.consumed}) {
+    %rows = transform.orchestra.param_from_attr %op["orchestra.gpu_block_rows"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %cols = transform.orchestra.param_from_attr %op["orchestra.gpu_block_cols"]
+        : (!transform.any_op) -> !transform.param<i64>
+    %tiled, %forall = transform.structured.tile_using_forall %op
+        tile_sizes [1, %rows, %cols]
+        (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>,
+                    #gpu.block<linear_dim_0>])
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op)
     transform.yield
   }
   transform.named_sequence @nvidia_blocks_p3(
@@ -262,6 +387,35 @@ module attributes {transform.with_named_sequence} {
       %op: !transform.any_op {transform.consumed}) {
     %tiled, %forall = transform.structured.tile_using_forall %op
         num_threads [0, 8, 32]
+        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  // A static block tile of such an op: one thread per element of its last
+  // two loops (those of a full 8x32 tile, fewer threads for a smaller
+  // one), so that every thread's tile is static too (what
+  // @nvidia_private_accumulators needs); the threads beyond the tile's
+  // elements idle.
+  transform.named_sequence @nvidia_threads_static_p4(
+      %op: !transform.any_op {transform.consumed}) {
+    %tiled, %forall = transform.structured.tile_using_forall %op
+        tile_sizes [0, 0, 1, 1]
+        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @nvidia_threads_static_p3(
+      %op: !transform.any_op {transform.consumed}) {
+    %tiled, %forall = transform.structured.tile_using_forall %op
+        tile_sizes [0, 1, 1]
+        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  transform.named_sequence @nvidia_threads_static_p2(
+      %op: !transform.any_op {transform.consumed}) {
+    %tiled, %forall = transform.structured.tile_using_forall %op
+        tile_sizes [1, 1]
         (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     transform.yield
@@ -529,6 +683,9 @@ module attributes {transform.with_named_sequence} {
     %func = transform.structured.match ops{["func.func"]} in %module
         : (!transform.any_op) -> !transform.any_op
     %f1 = transform.foreach_match in %func
+        @nvidia_match_func_level_static_p4 -> @nvidia_blocks_static_p4,
+        @nvidia_match_func_level_static_p3 -> @nvidia_blocks_static_p3,
+        @nvidia_match_func_level_static_p2 -> @nvidia_blocks_static_p2,
         @nvidia_match_func_level_p4 -> @nvidia_blocks_p4,
         @nvidia_match_func_level_p3 -> @nvidia_blocks_p3,
         @nvidia_match_func_level_p2 -> @nvidia_blocks_p2,
@@ -537,10 +694,37 @@ module attributes {transform.with_named_sequence} {
 
     // 3. Threads: every op directly in a block tile.
     %f2 = transform.foreach_match in %f1
+        @nvidia_match_static_block_level_p4 -> @nvidia_threads_static_p4,
+        @nvidia_match_static_block_level_p3 -> @nvidia_threads_static_p3,
+        @nvidia_match_static_block_level_p2 -> @nvidia_threads_static_p2,
         @nvidia_match_block_level_p4 -> @nvidia_threads_p4,
         @nvidia_match_block_level_p3 -> @nvidia_threads_p3,
         @nvidia_match_block_level_p2 -> @nvidia_threads_p2,
         @nvidia_match_block_level_p1 -> @nvidia_threads_p1
+        : (!transform.any_op) -> !transform.any_op
+
+    // SIMT matmuls with static thread tiles (marked with the K step by
+    // orchestra-nvidia-select-recipes): each thread steps through K a few
+    // at a time, its 4x2 accumulators in registers (step 4 hoists their
+    // reads and writes out of the K loop), each step one vectorized
+    // contraction.
+    %simt_mm = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.gpu_simt_k_loop} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %simt_mm : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      %k_tile = transform.orchestra.param_from_attr
+          %mm["orchestra.gpu_simt_k_tile"]
+          : (!transform.any_op) -> !transform.param<i64>
+      %mk, %k_loop = transform.structured.tile_using_for %mm
+          tile_sizes [0, 0, %k_tile]
+          : (!transform.any_op, !transform.param<i64>)
+          -> (!transform.any_op, !transform.any_op)
+      transform.structured.vectorize %mk : !transform.any_op
+    }
+    // The other reductions of the threads: accumulators in registers.
+    %f2r = transform.foreach_match in %f2
+        @nvidia_match_thread_reduction -> @nvidia_private_accumulators
         : (!transform.any_op) -> !transform.any_op
 
     // The epilogues of tensor-core matmuls are vectorized too (their thread
@@ -569,7 +753,7 @@ module attributes {transform.with_named_sequence} {
     //    buffers); keep the tensor-core accumulators in registers across
     //    the K loop (the read/write pair of each accumulator tile is hoisted
     //    out of it).
-    transform.apply_patterns to %f2 {
+    transform.apply_patterns to %f2r {
       transform.apply_patterns.vector.reduction_to_contract
       transform.apply_patterns.vector.sink_ops
       transform.apply_patterns.vector.fold_arith_extension
@@ -589,7 +773,7 @@ module attributes {transform.with_named_sequence} {
     }
 
     // 5. Temporaries: block tiles in shared memory, thread tiles private.
-    %f3 = transform.foreach_match in %f2
+    %f3 = transform.foreach_match in %f2r
         @nvidia_match_block_empty -> @nvidia_in_shared_memory,
         @nvidia_match_private_empty -> @nvidia_in_private_memory
         : (!transform.any_op) -> !transform.any_op
@@ -1107,6 +1291,13 @@ module attributes {transform.with_named_sequence} {
       %module: !transform.any_op {transform.readonly}) {
     %func = transform.structured.match ops{["func.func"]} in %module
         : (!transform.any_op) -> !transform.any_op
+    // The contractions orchestra-nvidia-vector-to-mma left (SIMT matmuls'
+    // K steps) become multiply-adds.
+    transform.apply_patterns to %func {
+      transform.apply_patterns.vector.lower_contraction
+          lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
     transform.apply_patterns to %func {
       transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1
           full_unroll = true

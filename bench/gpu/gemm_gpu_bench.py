@@ -3,7 +3,8 @@
 
     /usr/bin/python3 bench/gpu/gemm_gpu_bench.py [--build build]
         [--shapes 4096,2048,...|MxNxK,...] [--repeat 20] [--arch nvidia_hopper]
-        [--dtype f16|bf16] [--accumulate f32|f16] [--wgmma [--wgmma-tile 128x256]]
+        [--dtype f16|bf16] [--accumulate f32|f16]
+        [--mma-sync | --wgmma [--wgmma-tile 128x256]]
         [--arch nvidia_blackwell --tcgen05 [--wgmma-tile 128x256]]
         [--prepare DIR | --artifacts DIR]
 
@@ -11,8 +12,10 @@ For every shape: compile C = A * B (row-major; f16 or bf16 operands
 accumulated in f32 and the result rounded to the operands' type, what
 torch.matmul does; with --accumulate f16, f16 operands accumulated in f16,
 what linalg.matmul on f16 tensors says) for a GPU-only topology (Hopper
-with --wgmma: the target key wgmma = true, warpgroup MMA; Blackwell with
---tcgen05: the target key tcgen05 = true, tcgen05 MMA; inputs and
+with the compiler's defaults: warpgroup MMA, in 128x256 blocks where there
+are enough of them; with --mma-sync: the target key wgmma = false, mma.sync;
+with --wgmma: wgmma = true in the block tile --wgmma-tile says; Blackwell
+with --tcgen05: the target key tcgen05 = true, tcgen05 MMA; inputs and
 outputs in device memory), run it through the runtime's Python bindings
 (python/orchestra_rt) once to warm up and N more times, take the median GPU
 time of its kernel launch (CUDA events around it; the host<->device copies
@@ -68,11 +71,14 @@ PROGRAM = """func.func @main(%a: tensor<{m}x{k}x{t}>, %b: tensor<{k}x{n}x{t}>) -
 SM = {"nvidia_hopper": "sm_90a", "nvidia_blackwell": "sm_100a"}
 
 
-def topology(arch, wgmma, wgmma_tile="128x128", tcgen05=False):
+def topology(arch, wgmma, wgmma_tile="128x128", tcgen05=False,
+             mma_sync=False):
     target = {"sm": SM[arch]}
     if wgmma:
         target["wgmma"] = True
         target["wgmma_tile"] = wgmma_tile
+    if mma_sync:
+        target["wgmma"] = False
     if tcgen05:
         target["tcgen05"] = True
         target["tcgen05_tile"] = wgmma_tile
@@ -150,7 +156,7 @@ def prepare(args, program, out_dir):
     topo = os.path.join(out_dir, "topology.json")
     with open(topo, "w") as f:
         json.dump(topology(args.arch, args.wgmma, args.wgmma_tile,
-                           args.tcgen05), f)
+                           args.tcgen05, args.mma_sync), f)
     shapes = parse_shapes(args.shapes)
     for m, n, k in shapes:
         source = os.path.join(out_dir, f"gemm_{m}x{n}x{k}.mlir")
@@ -168,6 +174,7 @@ def prepare(args, program, out_dir):
         json.dump({"arch": args.arch, "dtype": args.dtype,
                    "accumulate": args.accumulate, "wgmma": args.wgmma,
                    "wgmma_tile": args.wgmma_tile, "tcgen05": args.tcgen05,
+                   "mma_sync": args.mma_sync,
                    "shapes": [list(s) for s in shapes]}, f)
 
 
@@ -197,7 +204,11 @@ def main():
     parser.add_argument("--dtype", default="f16", choices=["f16", "bf16"])
     parser.add_argument("--accumulate", default="f32", choices=["f32", "f16"])
     parser.add_argument("--wgmma", action="store_true",
-                        help="Hopper warpgroup MMA (target key wgmma = true)")
+                        help="Hopper warpgroup MMA in the --wgmma-tile block "
+                             "tile (target key wgmma = true)")
+    parser.add_argument("--mma-sync", action="store_true",
+                        help="Hopper mma.sync instead of warpgroup MMA "
+                             "(target key wgmma = false)")
     parser.add_argument("--tcgen05", action="store_true",
                         help="Blackwell tcgen05 MMA (target key tcgen05 = "
                              "true)")
@@ -218,7 +229,7 @@ def main():
         with open(os.path.join(args.artifacts, "manifest.json")) as f:
             manifest = json.load(f)
         for key in ("arch", "dtype", "accumulate", "wgmma", "wgmma_tile",
-                    "tcgen05"):
+                    "tcgen05", "mma_sync"):
             setattr(args, key, manifest.get(key, getattr(args, key)))
         args.shapes = ",".join("x".join(map(str, s))
                                for s in manifest["shapes"])
@@ -226,8 +237,10 @@ def main():
         parser.error("--repeat must be at least 1")
     if args.accumulate == "f16" and args.dtype != "f16":
         parser.error("--accumulate f16 needs --dtype f16")
-    if args.wgmma and args.arch != "nvidia_hopper":
-        parser.error("--wgmma is a Hopper key")
+    if (args.wgmma or args.mma_sync) and args.arch != "nvidia_hopper":
+        parser.error("--wgmma and --mma-sync are Hopper keys")
+    if args.wgmma and args.mma_sync:
+        parser.error("--wgmma and --mma-sync exclude each other")
     if args.tcgen05 and args.arch != "nvidia_blackwell":
         parser.error("--tcgen05 is a Blackwell key")
     program = PROGRAM_F16_ACC if args.accumulate == "f16" else \
@@ -254,6 +267,9 @@ def main():
     print(f"device: {torch.cuda.get_device_name(0)}, {args.dtype} operands, "
           f"{args.accumulate} accumulation" +
           (f", wgmma {args.wgmma_tile}" if args.wgmma else "") +
+          (", mma.sync" if args.mma_sync else "") +
+          (", the compiler's defaults" if args.arch == "nvidia_hopper" and
+           not (args.wgmma or args.mma_sync) else "") +
           (f", tcgen05 {args.wgmma_tile}" if args.tcgen05 else ""))
     dtype = torch.float16 if args.dtype == "f16" else torch.bfloat16
     # Each row as soon as it is measured (a run cut short keeps them).

@@ -10,8 +10,8 @@ a GPU machine that has no compiler.
         DIR/core    the e2e bundle (the GPU programs and the ONNX models mlp,
                     small_cnn, transformer_encoder_layer and mobilenet_v2 on
                     cpu+hopper), the GEMM benchmark's artifacts (f16 and bf16
-                    operands with mma.sync, wgmma 128x128 and wgmma 128x256
-                    on Hopper) and Blackwell kernels (compiled only, for the
+                    operands with the compiler's defaults, mma.sync, and
+                    wgmma 128x128 on Hopper) and Blackwell kernels (compiled only, for the
                     SASS check);
         DIR/resnet  ResNet-18 on cpu+hopper.
       The CPU tasks are compiled for --host-cpu (default x86-64-v3: the GPU
@@ -24,7 +24,8 @@ a GPU machine that has no compiler.
       (below); each case of the e2e bundle (gpu_bundle.py run --only CASE,
       60 s each); the GEMM benchmarks
       against cuBLAS (gemm_gpu_bench.py --artifacts); the model benchmarks
-      against PyTorch (model_latency_gpu.py --artifacts). Writes OUT/
+      against PyTorch (model_latency_gpu.py --artifacts); the slowest
+      steps of each model (gpu_bundle.py run --profile 12). Writes OUT/
       session.log (every step's output) and OUT/summary.md (each step's
       status and time, and the benchmarks' tables). Exits 1 if a step
       failed, 2 if there is no CUDA device (unless --without-gpu: then it
@@ -62,14 +63,16 @@ MODELS_PY = os.path.join(HERE, "model_latency_gpu.py")
 
 # The GEMM benchmark's variants: folder name, gemm_gpu_bench.py arguments.
 GEMMS = [
+    # The compiler's defaults (warpgroup MMA, 128x256 blocks where there are
+    # enough of them) ...
     ("gemm-f16", ["--dtype", "f16"]),
     ("gemm-bf16", ["--dtype", "bf16"]),
-    ("gemm-f16-wgmma", ["--dtype", "f16", "--wgmma"]),
-    ("gemm-bf16-wgmma", ["--dtype", "bf16", "--wgmma"]),
-    ("gemm-f16-wgmma256", ["--dtype", "f16", "--wgmma",
-                           "--wgmma-tile", "128x256"]),
-    ("gemm-bf16-wgmma256", ["--dtype", "bf16", "--wgmma",
-                            "--wgmma-tile", "128x256"]),
+    # ... mma.sync ...
+    ("gemm-f16-mma", ["--dtype", "f16", "--mma-sync"]),
+    ("gemm-bf16-mma", ["--dtype", "bf16", "--mma-sync"]),
+    # ... and warpgroup MMA in 128x128 blocks at every size.
+    ("gemm-f16-wgmma128", ["--dtype", "f16", "--wgmma"]),
+    ("gemm-bf16-wgmma128", ["--dtype", "bf16", "--wgmma"]),
 ]
 # Compiled for Blackwell, for the SASS check only (no project machine has a
 # Blackwell GPU).
@@ -323,9 +326,14 @@ def run(args):
         if os.path.exists(os.path.join(part, name, "manifest.json")):
             session.step(name, [python, GEMM_PY, "--artifacts",
                                 os.path.join(part, name)], 90, env)
-    if any(c.startswith("model_") for c in cases):
+    models = [c for c in cases if c.startswith("model_")]
+    if models:
         session.step("models", [python, MODELS_PY, "--artifacts", bundle,
                                 "--repeat", "10"], 300, env)
+        # Where each model's time goes: its slowest steps.
+        session.step("profile", [python, BUNDLE_PY, "run", bundle, "--only",
+                                 ",".join(models), "--profile", "12"], 120,
+                     env)
     session.write_summary(final=True)
     return 0 if all(status == "ok" for _, status, _ in session.rows) else 1
 

@@ -52,6 +52,9 @@ module {
 
 // SIMT: every op in 32x64 block tiles of its own (results between them stay
 // in device memory, each in its own buffer), each tile over 8x32 threads.
+// The matmul's thread tiles are static: each thread steps through K 8 at a
+// time, one 4x2x8 vector contraction per step, its accumulators carried in
+// registers (read before the K loop, written after it).
 // CHECK-LABEL: func.func @f32_matmul_relu
 // CHECK-NOT:     bufferization.alloc_tensor
 // CHECK:         %[[ACC:.+]] = tensor.empty() : tensor<64x128xf32>
@@ -62,7 +65,12 @@ module {
 // CHECK:           } {mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>]}
 // CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
 // CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (2, 2) shared_outs(%{{.*}} = %[[FILL]])
-// CHECK:             linalg.matmul {{.*}} -> tensor<4x2xf32>
+// CHECK:             %[[ACC0:.+]] = vector.transfer_read {{.*}} : tensor<4x2xf32>, vector<4x2xf32>
+// CHECK:             scf.for {{.*}} step %c8 iter_args({{.*}}, %[[ACCI:.+]] = %[[ACC0]]) -> (tensor<4x2xf32>, vector<4x2xf32>)
+// CHECK-NOT:           vector.transfer_write
+// CHECK:               vector.contract {{.*}} %[[ACCI]] : vector<4x8xf32>, vector<8x2xf32> into vector<4x2xf32>
+// CHECK:             }
+// CHECK:             vector.transfer_write {{.*}} : vector<4x2xf32>, tensor<4x2xf32>
 // CHECK:         scf.forall (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) in (2, 2) shared_outs(%{{.*}} = %[[OUT]])
 // CHECK:             linalg.generic
 // CHECK:         } {mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}

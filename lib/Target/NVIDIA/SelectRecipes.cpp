@@ -33,6 +33,12 @@ static constexpr StringLiteral kZeroInit = "orchestra.gpu_zero_init";
 /// (one 128-byte swizzle row of f16 or bf16).
 static constexpr int64_t kWgmmaBlockM = 128;
 static constexpr int64_t kWgmmaBlockK = 64;
+/// The block tile of SIMT ops with two leading parallel loops
+/// (@nvidia_blocks_p2 in nvidia_gpu_common.mlir).
+static constexpr int64_t kSimtBlockM = 32;
+static constexpr int64_t kSimtBlockN = 64;
+static constexpr StringLiteral kSimtKLoop = "orchestra.gpu_simt_k_loop";
+static constexpr StringLiteral kSimtKTile = "orchestra.gpu_simt_k_tile";
 
 static bool isFusionRoot(Operation *op) {
   return llvm::any_of(op->getAttrs(), [](NamedAttribute attr) {
@@ -196,26 +202,35 @@ public:
     // asks for it, in the block tile it names. Both take the same tiles and
     // TMA staging; they differ in the K loop's MMAs (recipe "wgmma" or
     // "tcgen05").
+    // On Hopper, wgmma in 128x256 blocks is the default wherever the chip
+    // has it (sm_90a, the default sm): measured on an H100 it is twice as
+    // fast as mma.sync (docs/PERFORMANCE.md).
     bool useWarpgroupRecipe = false;
     StringRef warpgroupRecipe = "wgmma";
-    int64_t wgmmaBlockN = 128;
+    int64_t wgmmaBlockN = 256;
+    bool explicitTile = false;
     if (auto target =
             getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target")) {
+      auto arch = target.getAs<StringAttr>("arch");
+      auto sm = target.getAs<StringAttr>("sm");
+      if (arch && arch.getValue() == "nvidia_hopper")
+        useWarpgroupRecipe = !sm || sm.getValue() == "sm_90a";
       if (auto wgmma = target.getAs<BoolAttr>("wgmma"))
         useWarpgroupRecipe = wgmma.getValue();
-      if (auto tile = target.getAs<StringAttr>("wgmma_tile"))
+      if (auto tile = target.getAs<StringAttr>("wgmma_tile")) {
         wgmmaBlockN = tile.getValue() == "128x256" ? 256 : 128;
-      auto arch = target.getAs<StringAttr>("arch");
+        explicitTile = true;
+      }
       if (arch && arch.getValue() == "nvidia_blackwell") {
         auto tcgen05 = target.getAs<BoolAttr>("tcgen05");
         useWarpgroupRecipe = tcgen05 && tcgen05.getValue();
         warpgroupRecipe = "tcgen05";
         auto tile = target.getAs<StringAttr>("tcgen05_tile");
         wgmmaBlockN = tile && tile.getValue() == "128x256" ? 256 : 128;
+        explicitTile = true;
       }
       // Warpgroup and tcgen05 MMA exist only on the arch-specific chips
       // (sm_90a, sm_100a); the NVPTX backend cannot select them otherwise.
-      auto sm = target.getAs<StringAttr>("sm");
       if (useWarpgroupRecipe && sm && !sm.getValue().ends_with("a")) {
         getOperation().emitError()
             << "the target key " << warpgroupRecipe << " = true needs sm = \""
@@ -256,13 +271,22 @@ public:
                       (root == matmuls.front().getOperation() ||
                        (rootOp && isEpilogueOf(rootOp, matmuls.front())));
       // The block tile the target names, else 128x128 (N not a multiple of
-      // 256, or too little shared memory).
+      // 256, or too little shared memory). By default, 128x256 blocks only
+      // where there are enough of them to give every SM one.
       std::optional<int64_t> wgmmaStages;
       int64_t blockN = wgmmaBlockN;
       for (int64_t candidate : {wgmmaBlockN, int64_t(128)}) {
         if (wgmmaStages || !rootFits || !useWarpgroupRecipe ||
             !isWarpgroupMatmul(matmuls.front(), candidate))
           continue;
+        if (candidate != 128 && !explicitTile) {
+          auto out =
+              cast<RankedTensorType>(matmuls.front().getOutputs()[0].getType());
+          if ((out.getDimSize(0) / kWgmmaBlockM) *
+                  (out.getDimSize(1) / candidate) <
+              numSMs)
+            continue;
+        }
         blockN = candidate;
         // tcgen05 kernels also keep the tensor memory address and one
         // mbarrier per stage in shared memory (128 + 8 x 3 bytes with their
@@ -306,10 +330,102 @@ public:
         }
       }
       root->setAttr(kRecipe, StringAttr::get(ctx, recipe));
+      if (recipe == "simt") {
+        func.walk([&](linalg::MatmulOp matmul) { markSimtKLoop(matmul); });
+        func.walk([&](linalg::LinalgOp op) { markStaticBlocks(op); });
+      }
     }
   }
 
 private:
+  /// The largest tile of at most `max` that divides `size` and is at least
+  /// half of `max` (or `size` itself when it is smaller than `max`).
+  static std::optional<int64_t> getDividingTile(int64_t size, int64_t max) {
+    if (size <= max)
+      return size;
+    for (int64_t tile = max; tile * 2 >= max; --tile)
+      if (size % tile == 0)
+        return tile;
+    return std::nullopt;
+  }
+
+  /// Gives a SIMT op with three or more leading parallel loops (NHWC
+  /// convolutions and pools, batched matmuls, 3-D and 4-D elementwise ops),
+  /// or two and a reduction (matmuls and matrix-vector products whose
+  /// shapes the 4x2 thread tiles of @nvidia_threads_p2 do not divide),
+  /// block tiles that divide its shape, when there are such tiles near the
+  /// strategy's 8x32 (@nvidia_blocks_p4/_p3): `orchestra.gpu_block_rows`
+  /// and `orchestra.gpu_block_cols` for the last two of those loops (7 rows
+  /// for a 7, 14 or 28 wide image, for example). Every block's tile is
+  /// then static, and so is every thread's: its reductions keep their
+  /// accumulators in registers (@nvidia_private_accumulators).
+  void markStaticBlocks(linalg::LinalgOp op) {
+    // (Ops of several results keep the dynamic thread tiles whose unused
+    // accumulators orchestra-nvidia-workgroup-allocations makes private.)
+    if (op->hasAttr(kMma) || op->hasAttr(kSimtKLoop) ||
+        !op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+        op.getNumDpsInits() != 1)
+      return;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    int64_t leading = 0;
+    while (leading < static_cast<int64_t>(iterators.size()) &&
+           iterators[leading] == utils::IteratorType::parallel)
+      ++leading;
+    // Two leading parallel loops: only for reductions (matmul-like ops
+    // whose thread tiles would otherwise be dynamic, a matrix-vector
+    // product), in blocks of at most 8x32, one thread per output element.
+    bool reduces = op.getNumReductionLoops() > 0;
+    if (leading < 2 || (leading == 2 && !reduces))
+      return;
+    // The loops the block tile's rows and columns cover: the third and
+    // fourth of four leading parallel loops, the second and third of
+    // three, the first and second of two.
+    int64_t first = leading >= 4 ? 2 : leading - 2;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    std::optional<int64_t> rows = getDividingTile(ranges[first], 8);
+    std::optional<int64_t> cols = getDividingTile(ranges[first + 1], 32);
+    if (!rows || !cols)
+      return;
+    MLIRContext *ctx = &getContext();
+    auto i64 = [&](int64_t value) {
+      return IntegerAttr::get(IntegerType::get(ctx, 64), value);
+    };
+    op->setAttr("orchestra.gpu_block_rows", i64(*rows));
+    op->setAttr("orchestra.gpu_block_cols", i64(*cols));
+  }
+
+  /// Marks a SIMT matmul whose thread tiles are static
+  /// (`orchestra.gpu_simt_k_loop`) with the K step of its thread-level K
+  /// loop (`orchestra.gpu_simt_k_tile`): the strategy
+  /// then steps through K 8 (or 4, 2) at a time with each thread's 4x2
+  /// accumulators in registers, instead of reading and writing them in
+  /// memory at every multiply-add. Its block tiles of 32x64 over 8x32
+  /// threads (@nvidia_blocks_p2, @nvidia_threads_p2) are static when they
+  /// divide M and N.
+  void markSimtKLoop(linalg::MatmulOp matmul) {
+    if (matmul->hasAttr(kMma))
+      return;
+    RankedTensorType lhs, rhs, out;
+    if (!getPlainMatmulTypes(matmul, lhs, rhs, out))
+      return;
+    Type element = out.getElementType();
+    if (!element.isF32() || lhs.getElementType() != element ||
+        rhs.getElementType() != element)
+      return;
+    int64_t m = out.getDimSize(0), n = out.getDimSize(1), k = lhs.getDimSize(1);
+    if (m % kSimtBlockM != 0 || n % kSimtBlockN != 0)
+      return;
+    for (int64_t step : {8, 4, 2}) {
+      if (k % step != 0 || k < 2 * step)
+        continue;
+      matmul->setAttr(kSimtKLoop, UnitAttr::get(&getContext()));
+      matmul->setAttr(
+          kSimtKTile,
+          IntegerAttr::get(IntegerType::get(&getContext(), 64), step));
+      return;
+    }
+  }
+
   /// The stages of a wgmma kernel's K loop: `mma-stages`, fewer when the
   /// loop has fewer steps or the shared memory holds fewer (each stage is a
   /// 128x64 A and a 64x`blockN` B tile of 16-bit elements, 32 or 48 KB; an

@@ -182,9 +182,15 @@ public:
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp launch) {
+      // The tensor cores take f16 and bf16 operands; the f32 contractions
+      // of SIMT matmuls stay multiply-adds (@nvidia_lower_vectors).
       if (launch
-              .walk(
-                  [](vector::ContractionOp) { return WalkResult::interrupt(); })
+              .walk([](vector::ContractionOp contract) {
+                Type element = getOperandElementType(contract);
+                return element.isF16() || element.isBF16()
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              })
               .wasInterrupted())
         launches.push_back(launch);
     });

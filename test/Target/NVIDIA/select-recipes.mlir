@@ -172,7 +172,7 @@ func.func @simt_reduction(%x: tensor<32x128xf32>) -> tensor<32xf32> {
 // CHECK-SAME:      orchestra.gpu_k_stages = 3 : i64
 // CHECK-SAME:      orchestra.gpu_tile_m = 128 : i64, orchestra.gpu_tile_n = 128 : i64
 // CHECK-SAME:      orchestra.gpu_warp_m = 64 : i64, orchestra.gpu_warp_n = 32 : i64
-module attributes {orchestra.target = {arch = "nvidia_hopper", num_sms = 4 : i64}} {
+module attributes {orchestra.target = {arch = "nvidia_hopper", num_sms = 4 : i64, wgmma = false}} {
   func.func @large_blocks(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -189,8 +189,9 @@ module attributes {orchestra.target = {arch = "nvidia_hopper", num_sms = 4 : i64
 
 // -----
 
-// The same matmul on a device with 132 SMs (the default): four 128x128
-// blocks would leave most of them idle, so 64x64 blocks. And with too
+// The same matmul on a device with 132 SMs (the default) without a target
+// description (so without wgmma): four 128x128 blocks would leave most of
+// them idle, so 64x64 blocks. And with too
 // little shared memory for the larger blocks (3 stages of 16 KB operand
 // tiles and a 64 KB f32 accumulator tile), also 64x64.
 // CHECK-LABEL: func.func @small_blocks_many_sms
@@ -216,7 +217,7 @@ module {
 // CHECK-LABEL: func.func @small_blocks_little_shared
 // CHECK:         linalg.generic
 // CHECK-SAME:      orchestra.gpu_tile_m = 64 : i64, orchestra.gpu_tile_n = 64 : i64
-module attributes {orchestra.target = {arch = "nvidia_hopper", num_sms = 4 : i64, shared_memory_bytes = 100000 : i64}} {
+module attributes {orchestra.target = {arch = "nvidia_hopper", num_sms = 4 : i64, shared_memory_bytes = 100000 : i64, wgmma = false}} {
   func.func @small_blocks_little_shared(%a: tensor<256x256xf16>, %b: tensor<256x256xf16>) -> tensor<256x256xf32> {
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -253,7 +254,7 @@ module attributes {orchestra.target = {arch = "nvidia_blackwell", num_sms = 148 
 // CHECK-LABEL: func.func @tma_on_hopper_when_asked
 // CHECK:         linalg.matmul
 // CHECK-SAME:      orchestra.gpu_tma = 1 : i64
-module attributes {orchestra.target = {arch = "nvidia_hopper", tma = true}} {
+module attributes {orchestra.target = {arch = "nvidia_hopper", tma = true, wgmma = false}} {
   func.func @tma_on_hopper_when_asked(%a: tensor<64x64xf16>, %b: tensor<64x64xf16>) -> tensor<64x64xf32> {
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<64x64xf32>
@@ -457,5 +458,55 @@ module attributes {orchestra.target = {arch = "nvidia_blackwell", wgmma = true}}
     %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x384xf32>) -> tensor<256x384xf32>
     %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<256x256xf16>, tensor<256x384xf16>) outs(%f : tensor<256x384xf32>) -> tensor<256x384xf32>
     return %m : tensor<256x384xf32>
+  }
+}
+
+// -----
+
+// On Hopper (sm_90a, the default sm), warpgroup MMA is the default: in
+// 128x256 blocks where there are as many of them as SMs (4 here) ...
+// CHECK-LABEL: func.func @default_wgmma_256
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_recipe = "wgmma", orchestra.gpu_tile_m = 128 : i64, orchestra.gpu_tile_n = 256 : i64
+module attributes {orchestra.target = {arch = "nvidia_hopper", num_sms = 4 : i64}} {
+  func.func @default_wgmma_256(%a: tensor<256x256xf16>, %b: tensor<256x512xf16>) -> tensor<256x512xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x512xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+    %m = linalg.matmul {orchestra.fusion_producer, orchestra.fusion_root} ins(%a, %b : tensor<256x256xf16>, tensor<256x512xf16>) outs(%f : tensor<256x512xf32>) -> tensor<256x512xf32>
+    return %m : tensor<256x512xf32>
+  }
+}
+
+// -----
+
+// ... and 128x128 blocks where 128x256 ones would leave SMs idle (4 blocks,
+// 132 SMs) ...
+// CHECK-LABEL: func.func @default_wgmma_128
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_recipe = "wgmma", orchestra.gpu_tile_m = 128 : i64, orchestra.gpu_tile_n = 128 : i64
+module attributes {orchestra.target = {arch = "nvidia_hopper", sm = "sm_90a"}} {
+  func.func @default_wgmma_128(%a: tensor<256x256xf16>, %b: tensor<256x512xf16>) -> tensor<256x512xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x512xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+    %m = linalg.matmul {orchestra.fusion_producer, orchestra.fusion_root} ins(%a, %b : tensor<256x256xf16>, tensor<256x512xf16>) outs(%f : tensor<256x512xf32>) -> tensor<256x512xf32>
+    return %m : tensor<256x512xf32>
+  }
+}
+
+// -----
+
+// ... but mma.sync on sm_90, which has no warpgroup MMA.
+// CHECK-LABEL: func.func @default_sm90_mma
+// CHECK:         linalg.matmul
+// CHECK-SAME:      orchestra.gpu_recipe = "mma"
+module attributes {orchestra.target = {arch = "nvidia_hopper", sm = "sm_90"}} {
+  func.func @default_sm90_mma(%a: tensor<256x256xf16>, %b: tensor<256x512xf16>) -> tensor<256x512xf32> {
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x512xf32>
+    %f = linalg.fill {orchestra.fusion_producer} ins(%zero : f32) outs(%e : tensor<256x512xf32>) -> tensor<256x512xf32>
+    %m = linalg.matmul {orchestra.fusion_producer, orchestra.fusion_root} ins(%a, %b : tensor<256x256xf16>, tensor<256x512xf16>) outs(%f : tensor<256x512xf32>) -> tensor<256x512xf32>
+    return %m : tensor<256x512xf32>
   }
 }

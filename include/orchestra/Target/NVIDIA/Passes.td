@@ -96,17 +96,23 @@ def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
       (`orchestra.gpu_warp_m`/`_n`) and the rows of each thread's 16-byte
       chunks of the A and B tiles of a K step
       (`orchestra.gpu_copy_rows_a`/`_b`);
-    * `orchestra.gpu_recipe = "wgmma"` (Hopper with the target key
-      `wgmma = true`) or `"tcgen05"` (Blackwell with `tcgen05 = true`)
-      instead, for such a matmul of f16 or bf16 operands with an f32
+    * `orchestra.gpu_recipe = "wgmma"` (Hopper, unless the target key
+      `wgmma = false` or `sm = "sm_90"` says otherwise) or `"tcgen05"`
+      (Blackwell with `tcgen05 = true`) instead, for such a matmul of f16 or bf16 operands with an f32
       accumulator that starts as a zero fill, M a multiple of 128, N of
       the block tile's columns (128, or 256 with `wgmma_tile` /
-      `tcgen05_tile = "128x256"` where N allows) and K of 64 with at least
+      `tcgen05_tile = "128x256"` where N allows; without `wgmma_tile`,
+      256 where N allows and there are at least `num_sms` such blocks) and
+      K of 64 with at least
       two K steps: the root gets `orchestra.gpu_k_stages` (`mma-stages`,
       fewer when the loop is shorter or the shared memory holds fewer
       stages), the block tile and `orchestra.gpu_tma = 1`;
     * `orchestra.gpu_recipe = "simt"` on every other fusion root (the SIMT
-      path: every op in block and thread tiles of its own).
+      path: every op in block and thread tiles of its own). Its f32
+      `linalg.matmul`s whose 32x64 block tiles divide M and N (so that the
+      4x2 thread tiles are static) get `orchestra.gpu_simt_k_loop` and
+      `orchestra.gpu_simt_k_tile`, the step (8, 4 or 2, dividing K) of
+      each thread's K loop, whose 4x2 accumulators stay in registers.
 
     The fusion root is the op `orchestra-outline-tasks` tagged
     (`orchestra.fusion_root*`). The defaults of the options are the tiles of

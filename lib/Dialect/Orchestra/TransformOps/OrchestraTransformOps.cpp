@@ -63,6 +63,32 @@ transform::ParamFromAttrOp::apply(transform::TransformRewriter &rewriter,
 }
 
 //===----------------------------------------------------------------------===//
+// MatchStaticShapesOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure
+transform::MatchStaticShapesOp::apply(transform::TransformRewriter &rewriter,
+                                      transform::TransformResults &results,
+                                      transform::TransformState &state) {
+  auto isDynamic = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && !shaped.hasStaticShape();
+  };
+  for (Operation *op : state.getPayloadOps(getTarget())) {
+    if (llvm::any_of(op->getOperandTypes(), isDynamic) ||
+        llvm::any_of(op->getResultTypes(), isDynamic)) {
+      DiagnosedSilenceableFailure diag =
+          emitSilenceableError() << "payload op '" << op->getName()
+                                 << "' has a dynamically shaped operand or "
+                                    "result";
+      diag.attachNote(op->getLoc()) << "payload op";
+      return diag;
+    }
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
 // GPUBarrierBeforeOp, GPUBarrierAfterOp
 //===----------------------------------------------------------------------===//
 

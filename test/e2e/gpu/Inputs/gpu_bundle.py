@@ -49,6 +49,8 @@ EMULATOR = os.path.join(ROOT, "test", "Target", "NVIDIA", "Inputs", "ptx_emulato
 MODELS_PY = os.path.join(ROOT, "test", "e2e", "onnx", "Inputs",
                          "torch_models.py")
 HOPPER = "test/e2e/gpu/Inputs/hopper.json"
+# hopper.json without warpgroup MMA: the mma.sync kernels.
+HOPPER_MMA = "test/e2e/gpu/Inputs/hopper-mma.json"
 CPU_HOPPER = "topologies/cpu+hopper.json"
 # hopper.json with these target keys added.
 DERIVED = {
@@ -104,26 +106,30 @@ PROGRAMS = [
     ("mm16g", "test/Target/NVIDIA/Inputs/matmul-bias-relu-f16.mlir", HOPPER,
      "a:f16:512x1024 b:f16:1024x512 bias:f16:512",
      ["check-matmul-bias-relu", "0.5"]),
-    # The tensor-core K loop with 1, 2 and 3 pipeline stages (K = 32, 64,
+    # The mma.sync K loop with 1, 2 and 3 pipeline stages (K = 32, 64,
     # 96; the second accumulates in f32).
-    ("k32", "test/e2e/gpu/Inputs/mma-k32-f16.mlir", HOPPER,
+    ("k32", "test/e2e/gpu/Inputs/mma-k32-f16.mlir", HOPPER_MMA,
      "a:f16:256x32 b:f16:32x512 bias:f16:512", ["check-matmul-bias-relu", "0.1"]),
-    ("k64", "test/e2e/gpu/Inputs/mma-k64-f32acc.mlir", HOPPER,
+    ("k64", "test/e2e/gpu/Inputs/mma-k64-f32acc.mlir", HOPPER_MMA,
      "a:f16:256x64 b:f16:64x512 bias:f32:512",
      ["check-matmul-bias-relu", "1e-3"]),
-    ("k96", "test/e2e/gpu/Inputs/mma-k96-f16.mlir", HOPPER,
+    ("k96", "test/e2e/gpu/Inputs/mma-k96-f16.mlir", HOPPER_MMA,
      "a:f16:128x96 b:f16:96x256 bias:f16:256", ["check-matmul-bias-relu", "0.2"]),
     # f16 with sizes that are no multiple of a tile (the SIMT path).
     ("mmrem", "test/e2e/gpu/Inputs/mma-remainder-f32acc.mlir", HOPPER,
      "a:f16:200x72 b:f16:72x136 bias:f32:136",
      ["check-matmul-bias-relu", "1e-3"]),
     # 128x128 tensor-core blocks in dynamic shared memory.
-    ("big", "test/e2e/gpu/Inputs/mma-2048-f32acc.mlir", HOPPER,
+    ("big", "test/e2e/gpu/Inputs/mma-2048-f32acc.mlir", HOPPER_MMA,
+     "a:f16:2048x256 b:f16:256x2048 bias:f32:2048",
+     ["check-matmul-bias-relu", "1e-3"]),
+    # ... and the same with the Hopper defaults: warpgroup MMA.
+    ("bigwg", "test/e2e/gpu/Inputs/mma-2048-f32acc.mlir", HOPPER,
      "a:f16:2048x256 b:f16:256x2048 bias:f32:2048",
      ["check-matmul-bias-relu", "1e-3"]),
     # bf16 operands, f32 accumulation, the result rounded to bf16 (half an
     # ulp of |x| < 16 is 2^-5).
-    ("bf16", "test/e2e/gpu/Inputs/mma-bf16.mlir", HOPPER,
+    ("bf16", "test/e2e/gpu/Inputs/mma-bf16.mlir", HOPPER_MMA,
      "a:bf16:256x64 b:bf16:64x512 bias:f32:512",
      ["check-matmul-bias-relu", "0.04"]),
     # Warpgroup MMA (wgmma = true): f16 and bf16 (K = 512: results up to
@@ -347,8 +353,32 @@ def emulate(args):
     return 1 if failed else 0
 
 
-def run_case(orchestra_rt, np, case, case_dir):
-    """Runs one case; returns None, or why it failed."""
+def print_profile(session, inputs, top):
+    """Runs the session five more times and prints the `top` steps of the
+    last run that took longest (GPU time for GPU steps, host time for the
+    others), with the run's totals."""
+    for _ in range(5):
+        session.run(*inputs)
+    events = session.trace()
+    wall_ms = max((e.end_ns for e in events), default=0) / 1e6
+    gpu_ms = sum(e.device_ns for e in events) / 1e6
+    print(f"  profile: {len(events)} step(s), {wall_ms:.3f} ms from the "
+          f"first step's start to the last one's end, {gpu_ms:.3f} ms on "
+          f"the GPU")
+
+    def cost(e):
+        return e.device_ns if e.device_ns else e.duration_ns
+
+    for e in sorted(events, key=cost, reverse=True)[:top]:
+        where = "GPU" if e.device_ns else "host"
+        print(f"  {cost(e) / 1e3:10.1f} us ({where}) {e.kind:6s} "
+              f"{str(e.device):12s} {e.name}  [host {e.start_ns / 1e3:.1f}.."
+              f"{e.end_ns / 1e3:.1f} us]")
+
+
+def run_case(orchestra_rt, np, case, case_dir, profile=0):
+    """Runs one case; returns None, or why it failed. With `profile`, also
+    prints the slowest steps of a warm run."""
     artifact = orchestra_rt.Artifact(os.path.join(case_dir, "program.orcx"))
     if case["kind"] == "program":
         inputs_dir = os.path.join(case_dir, "inputs")
@@ -361,6 +391,8 @@ def run_case(orchestra_rt, np, case, case_dir):
     with orchestra_rt.Session(artifact) as session:
         outputs = session.run(*inputs)
         events = session.trace()
+        if profile:
+            print_profile(session, inputs, profile)
     out_dir = os.path.join(case_dir, "out")
     os.makedirs(out_dir, exist_ok=True)
     for i, output in enumerate(outputs):
@@ -394,7 +426,8 @@ def run(args):
         start = time.perf_counter()
         try:
             error, detail = run_case(orchestra_rt, np, case,
-                                     os.path.join(args.dir, case["name"]))
+                                     os.path.join(args.dir, case["name"]),
+                                     args.profile)
         except (orchestra_rt.Error, subprocess.CalledProcessError) as e:
             error = detail = str(e)
         except Exception as e:  # a case's failure, whatever it is
@@ -440,6 +473,9 @@ def main():
     r = sub.add_parser("run", help="run and check the cases of DIR")
     r.add_argument("dir")
     r.add_argument("--only", metavar="NAME,...")
+    r.add_argument("--profile", type=int, default=0, metavar="N",
+                   help="after the check, run each case five more times and "
+                        "print the N steps of the last run that took longest")
     args = parser.parse_args()
     if args.command == "prepare":
         if args.models:

@@ -46,6 +46,34 @@ def ParamFromAttrOp : TransformDialectOp<"orchestra.param_from_attr", [
   }];
 }
 
+def MatchStaticShapesOp : TransformDialectOp<"orchestra.match.static_shapes", [
+    MatchOpInterface,
+    MemoryEffectsOpInterface,
+    NavigationTransformOpTrait,
+    DeclareOpInterfaceMethods<TransformOpInterface>]> {
+  let summary = "Matches payload ops whose shaped operands and results are "
+                "all statically shaped";
+  let description = [{
+    Succeeds when every operand and result of every payload op of `target`
+    that is a shaped type (tensor, memref, vector) has a static shape;
+    emits a silenceable failure otherwise. Strategies use it in matchers to
+    treat the thread tiles that tiling left with dynamic sizes (tiles at
+    the edges of a shape that is no multiple of the tile) differently, e.g.
+    in a `transform.foreach_match`:
+
+    ```mlir
+    transform.named_sequence @match_static(
+        %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+      transform.orchestra.match.static_shapes %op : !transform.any_op
+      transform.yield %op : !transform.any_op
+    }
+    ```
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+}
+
 class GPUBarrierOp<string mnemonic, string where> : TransformDialectOp<mnemonic, [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     TransformEachOpTrait,
