@@ -79,7 +79,8 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       "convert-scf-to-cf,"
       "arith-expand,convert-arith-to-llvm,convert-openmp-to-llvm,"
       "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
-      "reconcile-unrealized-casts,orchestra-cpu-kernel-abi,"
+      "reconcile-unrealized-casts,orchestra-cpu-bool-vector-memory,"
+      "orchestra-cpu-kernel-abi,"
       "orchestra-cpu-emit-binary";
   x86.executableFormat = ExecutableFormat::NativeObject;
   llvm::cantFail(registry.registerTarget(std::move(x86)));

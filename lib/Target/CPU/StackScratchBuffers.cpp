@@ -26,8 +26,10 @@ std::optional<int64_t> staticBytes(MemRefType type) {
       !type.getElementType().isIntOrIndexOrFloat() ||
       type.getElementType().isIndex())
     return std::nullopt;
+  // Each element takes whole bytes (an i1 one: memref accesses address
+  // buffers of i1 a byte per element).
   int64_t bits = type.getElementTypeBitWidth();
-  return (type.getNumElements() * bits + 7) / 8;
+  return type.getNumElements() * ((bits + 7) / 8);
 }
 
 /// The `memref.dealloc` of `alloc` in the same block, when it is its only

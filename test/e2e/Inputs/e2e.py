@@ -174,6 +174,12 @@ def ref_empty_loops(i):
             load(i, "w")]
 
 
+def ref_bool_memory(i):
+    b, x = load(i, "b"), load(i, "x")
+    return [b[:, :171], np.where(b[:, :171], x[:, :171], -x[:, :171]),
+            np.logical_not(b)[:, ::-1]]
+
+
 def ref_row_reductions(i):
     x, y = load(i, "x").astype(np.float64), load(i, "y")
     a, v = load(i, "a").astype(np.float64), load(i, "v").astype(np.float64)

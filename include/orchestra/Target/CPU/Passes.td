@@ -138,6 +138,26 @@ def CPUStackScratchBuffers : Pass<"orchestra-cpu-stack-scratch-buffers",
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def CPUBoolVectorMemory : Pass<"orchestra-cpu-bool-vector-memory",
+                               "::mlir::ModuleOp"> {
+  let summary = "Load and store vectors of i1 a byte per element";
+  let description = [{
+    Stage 7 for `x86_64`, on the LLVM dialect (after
+    `reconcile-unrealized-casts`). A buffer of `i1` holds a byte per
+    element: that is how the scalar loads and stores of `memref<...xi1>`
+    address it (LLVM's `i1` takes a byte in memory), and how the kernel ABI
+    passes booleans. But LLVM packs a `<N x i1>` vector into N bits when it
+    loads or stores one, so a vectorized op that writes an `i1` buffer and
+    a scalar one that reads it (a `tensor.extract` in another op's body,
+    say) disagree about where element k is. This pass loads and stores
+    every vector of `i1` (`llvm.load`, `llvm.store`, and their masked
+    intrinsics) as a vector of `i8` of zeros and ones, with a `trunc` after
+    the load and a `zext` before the store, so that every access to an
+    `i1` buffer uses a byte per element.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def CPUKernelABI : Pass<"orchestra-cpu-kernel-abi", "::mlir::ModuleOp"> {
   let summary = "Wrap every kernel in the runtime's calling convention";
   let description = [{
