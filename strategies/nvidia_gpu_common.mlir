@@ -50,7 +50,10 @@
 //     reduction over a static tile keeps its accumulators in private
 //     memory (registers) rather than device memory; an f32 matmul marked
 //     `orchestra.gpu_simt_k_loop` steps through K 8 (4, 2) at a time,
-//     one vectorized 4x2xK-step contraction per step;
+//     one vectorized 4x2xK-step contraction per step. Ops whose block
+//     tiles orchestra-nvidia-select-recipes chose to divide their shape
+//     (`orchestra.gpu_block_rows`/`_cols`) run one thread per element of
+//     a tile's last two loops, so that their thread tiles are static;
 //   * after bufferization, every block-level forall becomes a `gpu.launch`
 //     (`@nvidia_map_to_gpu`), including the copies bufferization left.
 // RUN: orchestra-opt %s | orchestra-opt -o /dev/null
@@ -282,7 +285,8 @@ module attributes {transform.with_named_sequence} {
   }
   // Ops whose block tiles orchestra-nvidia-select-recipes chose to divide
   // their shape (`orchestra.gpu_block_rows` x `_cols` along the last two of
-  // their three or four leading parallel loops).
+  // their three or four leading parallel loops, or the two of a reduction
+  // with two).
   transform.named_sequence @nvidia_match_func_level_static_p4(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %a = transform.include @nvidia_match_func_level_p4 failures(propagate)

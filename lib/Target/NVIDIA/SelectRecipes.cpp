@@ -354,7 +354,8 @@ private:
   /// or two and a reduction (matmuls and matrix-vector products whose
   /// shapes the 4x2 thread tiles of @nvidia_threads_p2 do not divide),
   /// block tiles that divide its shape, when there are such tiles near the
-  /// strategy's 8x32 (@nvidia_blocks_p4/_p3): `orchestra.gpu_block_rows`
+  /// strategy's 8x32 (@nvidia_blocks_static_p4/_p3/_p2, one thread per
+  /// element of the tile's last two loops): `orchestra.gpu_block_rows`
   /// and `orchestra.gpu_block_cols` for the last two of those loops (7 rows
   /// for a 7, 14 or 28 wide image, for example). Every block's tile is
   /// then static, and so is every thread's: its reductions keep their
