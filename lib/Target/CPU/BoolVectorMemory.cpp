@@ -37,6 +37,27 @@ Value narrow(OpBuilder &builder, Location loc, Value bytes, Type bools) {
   return LLVM::TruncOp::create(builder, loc, bools, bytes);
 }
 
+/// Stores the i1 vector of `store` (llvm.store or its masked intrinsic) as
+/// bytes.
+template <typename StoreOp>
+void widenStoredValue(StoreOp store) {
+  VectorType bytes = getByteVectorType(store.getValue().getType());
+  if (!bytes)
+    return;
+  OpBuilder builder(store);
+  Value wide = widen(builder, store.getLoc(), store.getValue(), bytes);
+  store.getValueMutable().assign(wide);
+}
+
+/// Replaces the i1 vector load `load` by `wide`, its load of bytes, made
+/// narrow again.
+void replaceByByteLoad(OpBuilder &builder, Operation *load, Value wide) {
+  Value bools = load->getResult(0);
+  bools.replaceAllUsesWith(
+      narrow(builder, load->getLoc(), wide, bools.getType()));
+  load->erase();
+}
+
 class CPUBoolVectorMemoryPass
     : public orchestra::cpu::impl::CPUBoolVectorMemoryBase<
           CPUBoolVectorMemoryPass> {
@@ -49,46 +70,38 @@ public:
         accesses.push_back(op);
     });
     for (Operation *op : accesses) {
+      if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
+        widenStoredValue(store);
+        continue;
+      }
+      if (auto store = dyn_cast<LLVM::MaskedStoreOp>(op)) {
+        widenStoredValue(store);
+        continue;
+      }
+      VectorType bytes = getByteVectorType(op->getResult(0).getType());
+      if (!bytes)
+        continue;
       OpBuilder builder(op);
       Location loc = op->getLoc();
       if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
-        VectorType bytes = getByteVectorType(load.getType());
-        if (!bytes)
-          continue;
-        auto wide = LLVM::LoadOp::create(
-            builder, loc, bytes, load.getAddr(),
-            load.getAlignment().value_or(1), load.getVolatile_(),
-            load.getNontemporal(), load.getInvariant(),
-            load.getInvariantGroup(), load.getOrdering());
-        load.replaceAllUsesWith(
-            narrow(builder, loc, wide.getResult(), load.getType()));
-        load.erase();
-      } else if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
-        VectorType bytes = getByteVectorType(store.getValue().getType());
-        if (!bytes)
-          continue;
-        Value wide = widen(builder, loc, store.getValue(), bytes);
-        store.getValueMutable().assign(wide);
-      } else if (auto load = dyn_cast<LLVM::MaskedLoadOp>(op)) {
-        VectorType bytes = getByteVectorType(load.getType());
-        if (!bytes)
-          continue;
-        Value passThru = load.getPassThru();
-        if (passThru)
-          passThru = widen(builder, loc, passThru, bytes);
-        auto wide = LLVM::MaskedLoadOp::create(
-            builder, loc, bytes, load.getData(), load.getMask(), passThru,
-            load.getAlignment(), load.getNontemporal());
-        load.replaceAllUsesWith(
-            narrow(builder, loc, wide.getResult(), load.getType()));
-        load.erase();
-      } else if (auto store = dyn_cast<LLVM::MaskedStoreOp>(op)) {
-        VectorType bytes = getByteVectorType(store.getValue().getType());
-        if (!bytes)
-          continue;
-        Value wide = widen(builder, loc, store.getValue(), bytes);
-        store.getValueMutable().assign(wide);
+        replaceByByteLoad(
+            builder, load,
+            LLVM::LoadOp::create(builder, loc, bytes, load.getAddr(),
+                                 load.getAlignment().value_or(1),
+                                 load.getVolatile_(), load.getNontemporal(),
+                                 load.getInvariant(), load.getInvariantGroup(),
+                                 load.getOrdering()));
+        continue;
       }
+      auto load = cast<LLVM::MaskedLoadOp>(op);
+      Value passThru = load.getPassThru();
+      if (passThru)
+        passThru = widen(builder, loc, passThru, bytes);
+      replaceByByteLoad(builder, load,
+                        LLVM::MaskedLoadOp::create(
+                            builder, loc, bytes, load.getData(), load.getMask(),
+                            passThru, load.getAlignment(),
+                            load.getNontemporal()));
     }
   }
 };
