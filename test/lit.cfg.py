@@ -92,6 +92,19 @@ if "numpy" in config.available_features:
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
 
+# The checkout's virtual environment (scripts/setup.sh installs
+# requirements/test.txt into it) with ONNX Runtime, the reference runtime of
+# `orchestra-onnx-conformance --peer=onnxruntime`; %venv_python runs it.
+venv_python = os.path.join(config.orchestra_src_root, ".venv", "bin",
+                           "python3")
+if os.path.exists(venv_python) and subprocess.call(
+    [venv_python, "-c", "import numpy, onnx, onnxruntime"],
+    stdout=subprocess.DEVNULL,
+    stderr=subprocess.DEVNULL,
+) == 0:
+    config.available_features.add("onnxruntime")
+    config.substitutions.append(("%venv_python", venv_python))
+
 # NVIDIA: ptxas of a CUDA toolkit validates the cubins the compiler builds
 # (orchestra-compile finds it the same way: $CUDA_HOME, else
 # /usr/local/cuda); `cuda-gpu` marks a machine with a CUDA driver and at least

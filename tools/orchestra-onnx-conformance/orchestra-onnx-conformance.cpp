@@ -18,11 +18,17 @@
 //   RESULT <PASS|FAIL|UNSUPPORTED|CRASH|SKIPPED> <one-line reason>
 //
 // and its stdout/stderr go to a second pipe that -v shows for tests that do
-// not pass. The parent never parses a model or a tensor itself; it only
-// schedules children and writes the summary, the expectations and the
-// Markdown report.
+// not pass. The parent never compiles or runs a model itself; it schedules
+// children and writes the summary, the expectations and the Markdown report.
+//
+// With --peer, a peer runtime (ONNX Runtime) runs every test too, in one
+// long-lived process beside the children (PeerRuntime.h); the parent compares
+// its outputs with the test data through the same routine (TestData.h).
 //
 //===----------------------------------------------------------------------===//
+
+#include "PeerRuntime.h"
+#include "TestData.h"
 
 #include "orchestra/Artifact/ArtifactBuilder.h"
 #include "orchestra/Compiler/Pipeline.h"
@@ -74,6 +80,7 @@
 
 using namespace mlir;
 using namespace mlir::orchestra;
+using namespace mlir::orchestra::conformance;
 namespace cl = llvm::cl;
 using llvm::StringRef;
 
@@ -132,6 +139,19 @@ static cl::opt<bool> verboseOption(
     cl::desc("Show the time of each test, bound inputs, and the diagnostics "
              "and stderr of every test that does not pass"),
     cl::init(false), cl::cat(category));
+static cl::opt<std::string> peerOption(
+    "peer",
+    cl::desc("Run every test in a peer runtime too, on the same inputs, and "
+             "compare its outputs the same way, so that the summary and the "
+             "report show both pass rates: 'onnxruntime' (ONNX Runtime's CPU "
+             "execution provider, run by --peer-python)"),
+    cl::value_desc("name"), cl::cat(category));
+static cl::opt<std::string> peerPythonOption(
+    "peer-python",
+    cl::desc("The Python interpreter, with numpy, onnx and onnxruntime, that "
+             "runs the peer (default: " ORCHESTRA_DEFAULT_PEER_PYTHON ")"),
+    cl::value_desc("PATH"), cl::init(ORCHESTRA_DEFAULT_PEER_PYTHON),
+    cl::cat(category));
 // Testing hooks for the runner's own tests: make a child crash or hang.
 static cl::opt<std::string>
     injectCrashOption("inject-crash",
@@ -159,14 +179,6 @@ static const char *const kKnownSuites[] = {
 
 /// The domain of the training ops; tests that import it are not counted.
 static const char kTrainingDomain[] = "ai.onnx.preview.training";
-
-/// Tolerances for floating-point outputs: |got - expected| <= atol +
-/// rtol * |expected|, as numpy.testing.assert_allclose (and ONNX's backend
-/// test runner) check them.
-static constexpr double kRelativeTolerance = 1e-3;
-static constexpr double kAbsoluteTolerance = 1e-7;
-/// The same, as the report prints them.
-static const char *const kToleranceText[] = {"1e-3", "1e-7"};
 
 /// The one-line reasons are cut at this many characters.
 static constexpr size_t kMaxReasonLength = 500;
@@ -201,6 +213,20 @@ struct TestResult {
   /// The end of the child's stdout and stderr.
   std::string log;
   double seconds = 0;
+};
+
+/// The peer's part of a run (--peer).
+struct PeerRun {
+  /// Null when no peer ran.
+  const PeerKind *kind = nullptr;
+  std::string version;
+  /// By test.
+  std::vector<std::optional<PeerResult>> results;
+
+  /// Whether the peer passed test `index`.
+  bool passed(size_t index) const {
+    return kind && results[index] && results[index]->passed;
+  }
 };
 
 } // namespace
@@ -246,109 +272,8 @@ static std::string makeOneLine(StringRef text) {
 }
 
 //===----------------------------------------------------------------------===//
-// Tensors (child side)
+// Test-data tensors as MLIR constants (child side)
 //===----------------------------------------------------------------------===//
-
-namespace {
-
-/// A tensor read from a TensorProto: little-endian bytes in the layout the
-/// runtime uses (bool one byte per element, bf16/f16 as their bits).
-struct HostTensor {
-  int32_t dtype = 0; // an onnx::TensorProto::DataType
-  std::vector<int64_t> shape;
-  std::vector<char> bytes;
-
-  int64_t getNumElements() const {
-    int64_t count = 1;
-    for (int64_t dim : shape)
-      count *= dim;
-    return count;
-  }
-};
-
-/// Why a tensor could not be read.
-struct TensorError {
-  std::string message;
-  /// The tensor is well-formed but of an element type the runner cannot
-  /// hold (string, complex, float8...).
-  bool unsupportedType = false;
-};
-
-} // namespace
-
-static StringRef getDTypeName(int32_t dtype) {
-  switch (dtype) {
-  case onnx::TensorProto::FLOAT:
-    return "float";
-  case onnx::TensorProto::UINT8:
-    return "uint8";
-  case onnx::TensorProto::INT8:
-    return "int8";
-  case onnx::TensorProto::UINT16:
-    return "uint16";
-  case onnx::TensorProto::INT16:
-    return "int16";
-  case onnx::TensorProto::INT32:
-    return "int32";
-  case onnx::TensorProto::INT64:
-    return "int64";
-  case onnx::TensorProto::STRING:
-    return "string";
-  case onnx::TensorProto::BOOL:
-    return "bool";
-  case onnx::TensorProto::FLOAT16:
-    return "float16";
-  case onnx::TensorProto::DOUBLE:
-    return "double";
-  case onnx::TensorProto::UINT32:
-    return "uint32";
-  case onnx::TensorProto::UINT64:
-    return "uint64";
-  case onnx::TensorProto::COMPLEX64:
-    return "complex64";
-  case onnx::TensorProto::COMPLEX128:
-    return "complex128";
-  case onnx::TensorProto::BFLOAT16:
-    return "bfloat16";
-  default:
-    return "undefined";
-  }
-}
-
-/// The runtime's element type for an ONNX one; none for types the importer
-/// does not support.
-static std::optional<orx_dtype_t> getOrxDType(int32_t dtype) {
-  switch (dtype) {
-  case onnx::TensorProto::FLOAT:
-    return ORX_DTYPE_F32;
-  case onnx::TensorProto::DOUBLE:
-    return ORX_DTYPE_F64;
-  case onnx::TensorProto::FLOAT16:
-    return ORX_DTYPE_F16;
-  case onnx::TensorProto::BFLOAT16:
-    return ORX_DTYPE_BF16;
-  case onnx::TensorProto::BOOL:
-    return ORX_DTYPE_I1;
-  case onnx::TensorProto::INT8:
-    return ORX_DTYPE_I8;
-  case onnx::TensorProto::INT16:
-    return ORX_DTYPE_I16;
-  case onnx::TensorProto::INT32:
-    return ORX_DTYPE_I32;
-  case onnx::TensorProto::INT64:
-    return ORX_DTYPE_I64;
-  case onnx::TensorProto::UINT8:
-    return ORX_DTYPE_U8;
-  case onnx::TensorProto::UINT16:
-    return ORX_DTYPE_U16;
-  case onnx::TensorProto::UINT32:
-    return ORX_DTYPE_U32;
-  case onnx::TensorProto::UINT64:
-    return ORX_DTYPE_U64;
-  default:
-    return std::nullopt;
-  }
-}
 
 /// The MLIR element type the importer gives an ONNX type: signless integers
 /// (signedness is an attribute of the function), bool as i1.
@@ -380,114 +305,6 @@ static Type getMLIRElementType(MLIRContext *context, int32_t dtype) {
   default:
     return nullptr;
   }
-}
-
-/// "f32[2x3]", as orchestra-run prints types.
-static std::string formatType(uint32_t dtype, llvm::ArrayRef<int64_t> shape) {
-  const char *name = orx_dtype_name(dtype);
-  std::string result = std::string(name ? name : "?") + "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    result += (i ? "x" : "") + std::to_string(shape[i]);
-  return result + "]";
-}
-
-/// Appends the little-endian bytes of each of `values`, `size` bytes each
-/// (the low bytes: int32_data holds 8- and 16-bit types).
-template <typename T>
-static void appendLowBytes(std::vector<char> &bytes, const T &values,
-                           size_t size) {
-  for (auto value : values) {
-    uint64_t bits = 0;
-    static_assert(sizeof(value) <= 8, "wider than 64 bits");
-    std::memcpy(&bits, &value, sizeof(value));
-    for (size_t i = 0; i < size; ++i)
-      bytes.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
-  }
-}
-
-/// Reads a serialized onnx.TensorProto.
-static std::optional<HostTensor> readTensorFile(StringRef path,
-                                                TensorError &error) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (!file) {
-    error.message = "cannot read: " + file.getError().message();
-    return std::nullopt;
-  }
-  StringRef data = (*file)->getBuffer();
-  onnx::TensorProto proto;
-  if (data.size() > size_t(std::numeric_limits<int>::max()) ||
-      !proto.ParseFromArray(data.data(), static_cast<int>(data.size()))) {
-    error.message = "not a serialized onnx.TensorProto";
-    return std::nullopt;
-  }
-  HostTensor tensor;
-  tensor.dtype = proto.data_type();
-  std::optional<orx_dtype_t> orxType = getOrxDType(tensor.dtype);
-  if (!orxType) {
-    error.message =
-        ("element type " + getDTypeName(tensor.dtype) + " is not supported")
-            .str();
-    error.unsupportedType = true;
-    return std::nullopt;
-  }
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
-    error.message = "external tensor data is not supported";
-    error.unsupportedType = true;
-    return std::nullopt;
-  }
-  size_t elementSize = orx_dtype_size(*orxType);
-  int64_t count = 1;
-  for (int64_t dim : proto.dims()) {
-    if (dim < 0 || (dim != 0 && count > (int64_t(1) << 40) / dim)) {
-      error.message = "malformed dimensions";
-      return std::nullopt;
-    }
-    tensor.shape.push_back(dim);
-    count *= dim;
-  }
-  if (proto.has_raw_data()) {
-    tensor.bytes.assign(proto.raw_data().begin(), proto.raw_data().end());
-  } else {
-    // The typed fields of TensorProto (onnx.proto): float_data, double_data,
-    // int64_data, uint64_data (uint32/uint64), and int32_data for every type
-    // of 32 bits or less (bool, int8/16/32, uint8/16, float16/bfloat16 bits).
-    switch (tensor.dtype) {
-    case onnx::TensorProto::FLOAT:
-      appendLowBytes(tensor.bytes, proto.float_data(), 4);
-      break;
-    case onnx::TensorProto::DOUBLE:
-      appendLowBytes(tensor.bytes, proto.double_data(), 8);
-      break;
-    case onnx::TensorProto::INT64:
-      appendLowBytes(tensor.bytes, proto.int64_data(), 8);
-      break;
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64:
-      appendLowBytes(tensor.bytes, proto.uint64_data(), elementSize);
-      break;
-    default:
-      appendLowBytes(tensor.bytes, proto.int32_data(), elementSize);
-      break;
-    }
-  }
-  if (tensor.bytes.size() != size_t(count) * elementSize) {
-    error.message = "has " + std::to_string(tensor.bytes.size()) +
-                    " bytes of data; its shape and type need " +
-                    std::to_string(size_t(count) * elementSize);
-    return std::nullopt;
-  }
-  return tensor;
-}
-
-/// NumPy has no bfloat16, so the backend test data stores bfloat16 values
-/// as uint16 tensors of their bits; such a tensor of a bfloat16 graph input
-/// or output is read as bfloat16.
-static void relabelBFloat16(HostTensor &tensor, const onnx::TypeProto &type) {
-  if (tensor.dtype == onnx::TensorProto::UINT16 && type.has_tensor_type() &&
-      type.tensor_type().elem_type() == onnx::TensorProto::BFLOAT16)
-    tensor.dtype = onnx::TensorProto::BFLOAT16;
 }
 
 /// The type the importer gives a graph input, or null when it has none that
@@ -530,201 +347,6 @@ static DenseElementsAttr getBindableValue(const HostTensor &tensor,
   if (!DenseElementsAttr::isValidRawBuffer(type, raw, detectedSplat))
     return nullptr;
   return DenseElementsAttr::getFromRawBuffer(type, raw);
-}
-
-//===----------------------------------------------------------------------===//
-// Output comparison (child side)
-//===----------------------------------------------------------------------===//
-
-/// IEEE half to float.
-static float halfToFloat(uint16_t bits) {
-  uint32_t sign = uint32_t(bits & 0x8000) << 16;
-  uint32_t exponent = (bits >> 10) & 0x1f;
-  uint32_t mantissa = bits & 0x3ff;
-  uint32_t result;
-  if (exponent == 0x1f) {
-    result = sign | 0x7f800000 | (mantissa << 13);
-  } else if (exponent != 0) {
-    result = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    result = sign;
-  } else {
-    // Subnormal: normalize.
-    exponent = 113;
-    while (!(mantissa & 0x400)) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    result = sign | (exponent << 23) | ((mantissa & 0x3ff) << 13);
-  }
-  float value;
-  std::memcpy(&value, &result, sizeof(value));
-  return value;
-}
-
-/// Element `index` of floating-point data of ONNX type `dtype`.
-static double readFloat(int32_t dtype, const char *data, int64_t index) {
-  switch (dtype) {
-  case onnx::TensorProto::FLOAT: {
-    float value;
-    std::memcpy(&value, data + 4 * index, 4);
-    return value;
-  }
-  case onnx::TensorProto::DOUBLE: {
-    double value;
-    std::memcpy(&value, data + 8 * index, 8);
-    return value;
-  }
-  case onnx::TensorProto::FLOAT16: {
-    uint16_t bits;
-    std::memcpy(&bits, data + 2 * index, 2);
-    return halfToFloat(bits);
-  }
-  case onnx::TensorProto::BFLOAT16: {
-    uint16_t bits;
-    std::memcpy(&bits, data + 2 * index, 2);
-    uint32_t wide = uint32_t(bits) << 16;
-    float value;
-    std::memcpy(&value, &wide, 4);
-    return value;
-  }
-  default:
-    llvm_unreachable("not a floating-point type");
-  }
-}
-
-/// Element `index` of integer or bool data of ONNX type `dtype`, as text.
-static std::string formatInteger(int32_t dtype, const char *data,
-                                 int64_t index) {
-  auto read = [&](auto value) {
-    std::memcpy(&value, data + sizeof(value) * index, sizeof(value));
-    return value;
-  };
-  switch (dtype) {
-  case onnx::TensorProto::BOOL:
-    return read(uint8_t()) ? "true" : "false";
-  case onnx::TensorProto::INT8:
-    return std::to_string(read(int8_t()));
-  case onnx::TensorProto::INT16:
-    return std::to_string(read(int16_t()));
-  case onnx::TensorProto::INT32:
-    return std::to_string(read(int32_t()));
-  case onnx::TensorProto::INT64:
-    return std::to_string(read(int64_t()));
-  case onnx::TensorProto::UINT8:
-    return std::to_string(read(uint8_t()));
-  case onnx::TensorProto::UINT16:
-    return std::to_string(read(uint16_t()));
-  case onnx::TensorProto::UINT32:
-    return std::to_string(read(uint32_t()));
-  case onnx::TensorProto::UINT64:
-    return std::to_string(read(uint64_t()));
-  default:
-    llvm_unreachable("not an integer type");
-  }
-}
-
-static bool isFloatDType(int32_t dtype) {
-  return dtype == onnx::TensorProto::FLOAT ||
-         dtype == onnx::TensorProto::DOUBLE ||
-         dtype == onnx::TensorProto::FLOAT16 ||
-         dtype == onnx::TensorProto::BFLOAT16;
-}
-
-/// "[1, 2]": the multi-index of row-major element `index`.
-static std::string formatIndex(int64_t index, llvm::ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> indices(shape.size());
-  for (size_t i = shape.size(); i-- > 0;) {
-    indices[i] = shape[i] ? index % shape[i] : 0;
-    index = shape[i] ? index / shape[i] : 0;
-  }
-  return "[" +
-         llvm::join(llvm::map_range(
-                        indices, [](int64_t v) { return std::to_string(v); }),
-                    ", ") +
-         "]";
-}
-
-static std::string formatDouble(double value) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (std::isnan(value))
-    os << "nan";
-  else if (std::isinf(value))
-    os << (value < 0 ? "-inf" : "inf");
-  else
-    os << llvm::format("%.7g", value);
-  return text;
-}
-
-/// Compares an output (same type and shape as `expected`, checked by the
-/// caller) with the expected tensor. Returns an empty string when it
-/// matches, else why not.
-static std::string compareValues(const HostTensor &expected,
-                                 const std::vector<char> &got) {
-  int64_t count = expected.getNumElements();
-  const char *exp = expected.bytes.data();
-  const char *act = got.data();
-  int64_t mismatches = 0;
-  if (isFloatDType(expected.dtype)) {
-    // The worst mismatch: the largest error, where a NaN/inf mismatch
-    // counts as infinitely large.
-    int64_t worst = -1;
-    double worstError = -1;
-    for (int64_t i = 0; i < count; ++i) {
-      double e = readFloat(expected.dtype, exp, i);
-      double g = readFloat(expected.dtype, act, i);
-      bool ok;
-      double error;
-      if (std::isnan(e) || std::isnan(g)) {
-        ok = std::isnan(e) && std::isnan(g);
-        error = INFINITY;
-      } else if (std::isinf(e) || std::isinf(g)) {
-        ok = e == g;
-        error = INFINITY;
-      } else {
-        error = std::fabs(g - e);
-        ok = error <= kAbsoluteTolerance + kRelativeTolerance * std::fabs(e);
-      }
-      if (ok)
-        continue;
-      ++mismatches;
-      if (error > worstError) {
-        worstError = error;
-        worst = i;
-      }
-    }
-    if (!mismatches)
-      return "";
-    double e = readFloat(expected.dtype, exp, worst);
-    double g = readFloat(expected.dtype, act, worst);
-    return std::to_string(mismatches) + " of " + std::to_string(count) +
-           " elements differ; max abs error " +
-           formatDouble(std::isfinite(worstError) ? worstError
-                                                  : std::fabs(g - e)) +
-           " at " + formatIndex(worst, expected.shape) + " (got " +
-           formatDouble(g) + ", expected " + formatDouble(e) + ")";
-  }
-  // Integers and bools compare exactly (bools as zero / non-zero).
-  size_t size = expected.bytes.size() / std::max<int64_t>(count, 1);
-  int64_t first = -1;
-  for (int64_t i = 0; i < count; ++i) {
-    bool equal = expected.dtype == onnx::TensorProto::BOOL
-                     ? (exp[i] != 0) == (act[i] != 0)
-                     : std::memcmp(exp + i * size, act + i * size, size) == 0;
-    if (equal)
-      continue;
-    if (first < 0)
-      first = i;
-    ++mismatches;
-  }
-  if (!mismatches)
-    return "";
-  return std::to_string(mismatches) + " of " + std::to_string(count) +
-         " elements differ (exact comparison); first at " +
-         formatIndex(first, expected.shape) + " (got " +
-         formatInteger(expected.dtype, act, first) + ", expected " +
-         formatInteger(expected.dtype, exp, first) + ")";
 }
 
 //===----------------------------------------------------------------------===//
@@ -819,21 +441,6 @@ static std::string getNodeName(Location loc) {
     return WalkResult::advance();
   });
   return name;
-}
-
-/// The test_data_set_* directories of `dir`, in numeric order.
-static std::vector<std::pair<int, std::string>> listDataSets(StringRef dir) {
-  std::vector<std::pair<int, std::string>> sets;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec)) {
-    StringRef name = llvm::sys::path::filename(it->path());
-    int index;
-    if (name.consume_front("test_data_set_") && !name.getAsInteger(10, index))
-      sets.emplace_back(index, it->path());
-  }
-  llvm::sort(sets);
-  return sets;
 }
 
 /// Runs one test and reports through `channel`. Never returns.
@@ -1202,6 +809,76 @@ static void reportFatalError(void *, const char *reason, bool) {
 // The parent: scheduling children
 //===----------------------------------------------------------------------===//
 
+/// The CPU time (user + system) process `pid` has used, in seconds; 0 when
+/// /proc does not say.
+static double getCPUSeconds(pid_t pid) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFileAsStream("/proc/" + std::to_string(pid) +
+                                          "/stat");
+  if (!file)
+    return 0;
+  // "pid (comm) state ppid ... utime stime ...": utime and stime are the
+  // 14th and 15th fields; comm may contain spaces, so count after ')'.
+  StringRef text = (*file)->getBuffer();
+  size_t paren = text.rfind(')');
+  if (paren == StringRef::npos)
+    return 0;
+  SmallVector<StringRef> fields;
+  text.drop_front(paren + 1).split(fields, ' ', -1, /*KeepEmpty=*/false);
+  uint64_t user = 0, system = 0;
+  if (fields.size() < 13 || fields[11].getAsInteger(10, user) ||
+      fields[12].getAsInteger(10, system))
+    return 0;
+  return double(user + system) / ::sysconf(_SC_CLK_TCK);
+}
+
+namespace {
+/// The limit on a process's CPU time (--timeout) while it runs one test:
+/// exceeded when the test has used more than the limit, or when the
+/// process's CPU time has not grown for as long (a deadlock, a wait on
+/// something that never comes). The limit is on CPU time, so that a loaded
+/// machine does not turn slow passes into timeouts.
+class CPUTimeLimit {
+public:
+  CPUTimeLimit() = default;
+  explicit CPUTimeLimit(pid_t pid)
+      : pid(pid), start(std::chrono::steady_clock::now()),
+        startCPUSeconds(getCPUSeconds(pid)) {}
+
+  /// Why the test is over a limit of `seconds`; empty while it is not.
+  /// Looks at the process once a second.
+  std::string check(unsigned seconds) {
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (!seconds || pid < 0 || elapsed < lastCheck + 1)
+      return "";
+    lastCheck = elapsed;
+    double cpu = getCPUSeconds(pid) - startCPUSeconds;
+    if (cpu > lastCPUSeconds) {
+      lastCPUSeconds = cpu;
+      lastProgress = elapsed;
+    }
+    if (cpu > seconds)
+      return "timeout: more than " + std::to_string(seconds) + " s of CPU time";
+    if (elapsed > lastProgress + seconds)
+      return "timeout: no progress (CPU time) for " + std::to_string(seconds) +
+             " s";
+    return "";
+  }
+
+private:
+  pid_t pid = -1;
+  std::chrono::steady_clock::time_point start;
+  double startCPUSeconds = 0;
+  /// The test's CPU seconds at the last check, and the elapsed seconds at
+  /// that check and when its CPU time last grew.
+  double lastCPUSeconds = 0;
+  double lastCheck = 0;
+  double lastProgress = 0;
+};
+} // namespace
+
 namespace {
 
 /// A running child.
@@ -1214,20 +891,18 @@ struct Child {
   std::chrono::steady_clock::time_point start;
   /// Why the child was killed for taking too long; empty if it was not.
   std::string timedOut;
-  /// For the timeout: the child's CPU seconds at the last check, and the
-  /// elapsed seconds at that check and when its CPU time last grew.
-  double lastCPUSeconds = 0;
-  double lastCheck = 0;
-  double lastProgress = 0;
+  CPUTimeLimit cpuLimit;
   bool gotResult = false;
   TestResult result;
 };
 
 } // namespace
 
-/// Process groups of the running children, for the interrupt handler.
+/// Process groups of the running children and of the peer, for the
+/// interrupt handler.
 static std::unique_ptr<volatile sig_atomic_t[]> runningGroups;
 static unsigned numRunningSlots = 0;
+static volatile sig_atomic_t peerGroup = 0;
 
 /// On Ctrl-C (called from LLVM's signal handler), takes the children, each
 /// in its own process group, along and ends the run without a summary.
@@ -1235,6 +910,8 @@ static void killRunningChildren() {
   for (unsigned i = 0; i < numRunningSlots; ++i)
     if (pid_t group = runningGroups[i])
       ::kill(-group, SIGKILL);
+  if (pid_t group = peerGroup)
+    ::kill(-group, SIGKILL);
   ::_exit(130);
 }
 
@@ -1294,23 +971,6 @@ static void handleMessage(Child &child, StringRef line) {
   }
 }
 
-/// Reads what `fd` has; returns false at end of file (or error).
-static bool readAvailable(int fd, std::string &buffer) {
-  char chunk[8192];
-  while (true) {
-    ssize_t n = ::read(fd, chunk, sizeof(chunk));
-    if (n > 0) {
-      buffer.append(chunk, n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-      return true;
-    return false;
-  }
-}
-
 static void drainMessages(Child &child) {
   if (child.messageFd < 0)
     return;
@@ -1336,29 +996,6 @@ static void drainLog(Child &child) {
     ::close(child.logFd);
     child.logFd = -1;
   }
-}
-
-/// The CPU time (user + system) process `pid` has used, in seconds; 0 when
-/// /proc does not say.
-static double getCPUSeconds(pid_t pid) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFileAsStream("/proc/" + std::to_string(pid) +
-                                          "/stat");
-  if (!file)
-    return 0;
-  // "pid (comm) state ppid ... utime stime ...": utime and stime are the
-  // 14th and 15th fields; comm may contain spaces, so count after ')'.
-  StringRef text = (*file)->getBuffer();
-  size_t paren = text.rfind(')');
-  if (paren == StringRef::npos)
-    return 0;
-  SmallVector<StringRef> fields;
-  text.drop_front(paren + 1).split(fields, ' ', -1, /*KeepEmpty=*/false);
-  uint64_t user = 0, system = 0;
-  if (fields.size() < 13 || fields[11].getAsInteger(10, user) ||
-      fields[12].getAsInteger(10, system))
-    return 0;
-  return double(user + system) / ::sysconf(_SC_CLK_TCK);
 }
 
 /// Classifies a child that has exited with wait status `status`.
@@ -1454,6 +1091,7 @@ static bool spawnChild(const std::vector<TestCase> &tests, size_t index,
   child.messageFd = messagePipe[0];
   child.logFd = logPipe[0];
   child.start = std::chrono::steady_clock::now();
+  child.cpuLimit = CPUTimeLimit(pid);
   return true;
 }
 
@@ -1469,6 +1107,19 @@ static void printResultLine(llvm::raw_ostream &os, const TestCase &test,
   if (!result.reason.empty())
     os << ": " << result.reason;
   os << "\n";
+}
+
+/// "    onnxruntime: PASS", "    onnxruntime: FAIL: reason"; with -v, the
+/// time too.
+static void printPeerResultLine(llvm::raw_ostream &os, const PeerKind &kind,
+                                const PeerResult &result) {
+  os << "    " << kind.option << ": " << (result.passed ? "PASS" : "FAIL");
+  if (!result.reason.empty())
+    os << ": " << result.reason;
+  os << "\n";
+  if (verboseOption)
+    os << "    " << kind.option
+       << " time: " << llvm::format("%.2f", result.seconds) << " s\n";
 }
 
 /// With -v: the time, the notes and, for tests that do not pass, the
@@ -1539,8 +1190,42 @@ struct Counts {
   }
   /// The tests that count: all but the skipped training tests.
   unsigned counted() const { return pass + fail + unsupported + crash; }
+
+  /// With a peer, of the tests that count: those the peer passes, those
+  /// only the peer passes and those only OrchestraOS passes.
+  unsigned peerPass = 0, onlyPeer = 0, onlyOurs = 0;
+
+  void addPeer(Outcome outcome, bool peerPassed) {
+    if (outcome == Outcome::Skipped)
+      return;
+    bool passed = outcome == Outcome::Pass;
+    peerPass += peerPassed;
+    onlyPeer += peerPassed && !passed;
+    onlyOurs += passed && !peerPassed;
+  }
 };
 } // namespace
+
+/// Counts test `index` of the run, and the peer's result when a peer ran.
+static void countTest(Counts &counts, size_t index,
+                      const std::vector<TestResult> &results,
+                      const PeerRun &peerRun) {
+  counts.add(results[index].outcome);
+  if (peerRun.kind)
+    counts.addPeer(results[index].outcome, peerRun.passed(index));
+}
+
+/// Counts per suite and in total.
+static void countBySuite(const std::vector<TestCase> &tests,
+                         const std::vector<TestResult> &results,
+                         const PeerRun &peerRun,
+                         std::map<std::string, Counts> &bySuite,
+                         Counts &total) {
+  for (size_t i = 0; i < tests.size(); ++i) {
+    countTest(bySuite[tests[i].suite], i, results, peerRun);
+    countTest(total, i, results, peerRun);
+  }
+}
 
 static std::string formatPercent(unsigned part, unsigned whole) {
   if (!whole)
@@ -1573,13 +1258,11 @@ getSuitesInOrder(const std::vector<TestCase> &tests) {
 
 static void printSummary(llvm::raw_ostream &os,
                          const std::vector<TestCase> &tests,
-                         const std::vector<TestResult> &results) {
+                         const std::vector<TestResult> &results,
+                         const PeerRun &peerRun) {
   std::map<std::string, Counts> bySuite;
   Counts total;
-  for (size_t i = 0; i < tests.size(); ++i) {
-    bySuite[tests[i].suite].add(results[i].outcome);
-    total.add(results[i].outcome);
-  }
+  countBySuite(tests, results, peerRun, bySuite, total);
   os << "\nResults by suite (percentages of the tests that are not skipped "
         "training tests):\n";
   os << llvm::left_justify("suite", 18) << llvm::right_justify("tests", 6)
@@ -1604,6 +1287,37 @@ static void printSummary(llvm::raw_ostream &os,
     os << " " << suite << " "
        << formatPercent(bySuite[suite].pass, bySuite[suite].counted()) << ";";
   os << " total " << formatPercent(total.pass, total.counted()) << "\n";
+  if (!peerRun.kind)
+    return;
+
+  StringRef peerName = peerRun.kind->option;
+  os << "\nResults of " << peerRun.kind->title << " " << peerRun.version
+     << " (--peer=" << peerName
+     << ") on the same tests, compared the same way:\n";
+  std::string onlyPeer = ("only " + peerName).str();
+  os << llvm::left_justify("suite", 18) << llvm::right_justify("tests", 6)
+     << llvm::right_justify("pass", 15)
+     << llvm::right_justify(onlyPeer, std::max<size_t>(onlyPeer.size(), 10) + 2)
+     << llvm::right_justify("only OrchestraOS", 18) << "\n";
+  auto printPeerRow = [&](StringRef name, const Counts &c) {
+    unsigned n = c.counted();
+    os << llvm::left_justify(name, 18)
+       << llvm::right_justify(std::to_string(n), 6)
+       << formatCount(c.peerPass, n, 15)
+       << llvm::right_justify(std::to_string(c.onlyPeer),
+                              std::max<size_t>(onlyPeer.size(), 10) + 2)
+       << llvm::right_justify(std::to_string(c.onlyOurs), 18) << "\n";
+  };
+  for (const std::string &suite : getSuitesInOrder(tests))
+    printPeerRow(suite, bySuite[suite]);
+  if (bySuite.size() > 1)
+    printPeerRow("total", total);
+  os << "Pass rate of " << peerName << " (excluding training tests):";
+  for (const std::string &suite : getSuitesInOrder(tests))
+    os << " " << suite << " "
+       << formatPercent(bySuite[suite].peerPass, bySuite[suite].counted())
+       << ";";
+  os << " total " << formatPercent(total.peerPass, total.counted()) << "\n";
 }
 
 /// Markdown: characters that would start markup are escaped.
@@ -1617,37 +1331,70 @@ static std::string escapeMarkdown(StringRef text) {
   return result;
 }
 
+/// The tests of the run that count (not skipped training tests) and
+/// satisfy `predicate`, by id.
+template <typename Predicate>
+static std::vector<size_t> selectTests(const std::vector<TestCase> &tests,
+                                       const std::vector<TestResult> &results,
+                                       Predicate predicate) {
+  std::vector<size_t> selected;
+  for (size_t i = 0; i < tests.size(); ++i)
+    if (results[i].outcome != Outcome::Skipped && predicate(i))
+      selected.push_back(i);
+  llvm::sort(selected, [&](size_t a, size_t b) {
+    return tests[a].getId() < tests[b].getId();
+  });
+  return selected;
+}
+
 static bool writeReport(StringRef path, StringRef command,
                         const std::vector<TestCase> &tests,
                         const std::vector<TestResult> &results,
-                        std::string &error) {
+                        const PeerRun &peerRun, std::string &error) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
   if (ec) {
     error = ec.message();
     return false;
   }
+  const PeerKind *peer = peerRun.kind;
   os << "# ONNX backend test suite results\n\n"
      << "<!-- Generated by orchestra-onnx-conformance; do not edit. -->\n\n"
      << "Generated with `" << command << "` from the ONNX backend test "
      << "data in `" << dataDirOption << "`. Each test is imported, compiled "
      << "for the `host` topology and run; floating-point outputs must match "
      << "within rtol " << kToleranceText[0] << " and atol " << kToleranceText[1]
-     << ", integers and bools exactly.\n\n";
+     << ", integers and bools exactly.";
+  if (peer)
+    os << " Each test also runs in " << peer->title << " " << peerRun.version
+       << " (\"" << peer->shortName
+       << "\" below; CPU execution provider, every graph optimisation, one "
+          "thread) "
+       << "on the same inputs; its outputs are compared the same way, with "
+       << "the same tolerances. A model " << peer->shortName
+       << " does not load or run counts as a failure.";
+  os << "\n\n";
 
   std::map<std::string, Counts> bySuite;
   Counts total;
-  for (size_t i = 0; i < tests.size(); ++i) {
-    bySuite[tests[i].suite].add(results[i].outcome);
-    total.add(results[i].outcome);
-  }
+  countBySuite(tests, results, peerRun, bySuite, total);
   os << "## By suite\n\n"
-     << "| Suite | Tests | Pass | Fail | Unsupported | Crash | Pass rate |\n"
-     << "|---|---:|---:|---:|---:|---:|---:|\n";
+     << "| Suite | Tests | Pass | Fail | Unsupported | Crash | Pass rate |";
+  if (peer)
+    os << " " << peer->shortName << " pass | " << peer->shortName
+       << " rate | Only " << peer->shortName << " | Only OrchestraOS |";
+  os << "\n|---|---:|---:|---:|---:|---:|---:|";
+  if (peer)
+    os << "---:|---:|---:|---:|";
+  os << "\n";
   auto row = [&](StringRef name, const Counts &c) {
     os << "| " << name << " | " << c.counted() << " | " << c.pass << " | "
        << c.fail << " | " << c.unsupported << " | " << c.crash << " | "
-       << formatPercent(c.pass, c.counted()) << " |\n";
+       << formatPercent(c.pass, c.counted()) << " |";
+    if (peer)
+      os << " " << c.peerPass << " | " << formatPercent(c.peerPass, c.counted())
+         << " | " << c.onlyPeer << " | " << c.onlyOurs << " |";
+    os << "\n";
   };
   for (const std::string &suite : getSuitesInOrder(tests))
     row(suite, bySuite[suite]);
@@ -1662,34 +1409,65 @@ static bool writeReport(StringRef path, StringRef command,
   for (size_t i = 0; i < tests.size(); ++i)
     if (tests[i].suite == "node" && results[i].outcome != Outcome::Skipped)
       for (const std::string &op : results[i].opTypes)
-        byOp[op].add(results[i].outcome);
+        countTest(byOp[op], i, results, peerRun);
   if (!byOp.empty()) {
     os << "\n## Node tests by op type\n\n"
        << "A test counts under every op type of its graph; crashes count "
           "as failures.\n\n"
-       << "| Op | Tests | Pass | Fail | Unsupported |\n"
-       << "|---|---:|---:|---:|---:|\n";
-    for (auto &[op, c] : byOp)
+       << "| Op | Tests | Pass | Fail | Unsupported |";
+    if (peer)
+      os << " " << peer->shortName << " pass | Only " << peer->shortName
+         << " | Only OrchestraOS |";
+    os << "\n|---|---:|---:|---:|---:|";
+    if (peer)
+      os << "---:|---:|---:|";
+    os << "\n";
+    for (auto &[op, c] : byOp) {
       os << "| " << escapeMarkdown(op) << " | " << c.counted() << " | "
          << c.pass << " | " << c.fail + c.crash << " | " << c.unsupported
-         << " |\n";
+         << " |";
+      if (peer)
+        os << " " << c.peerPass << " | " << c.onlyPeer << " | " << c.onlyOurs
+           << " |";
+      os << "\n";
+    }
   }
 
-  std::vector<size_t> failing;
-  for (size_t i = 0; i < tests.size(); ++i)
-    if (results[i].outcome != Outcome::Pass &&
-        results[i].outcome != Outcome::Skipped)
-      failing.push_back(i);
-  llvm::sort(failing, [&](size_t a, size_t b) {
-    return tests[a].getId() < tests[b].getId();
+  std::vector<size_t> failing = selectTests(tests, results, [&](size_t i) {
+    return results[i].outcome != Outcome::Pass;
   });
   os << "\n## Tests that do not pass\n\n";
   if (failing.empty())
     os << "None.\n";
-  for (size_t i : failing)
-    os << "- `" << tests[i].getId()
-       << "`: " << getOutcomeName(results[i].outcome).lower() << " — "
+  else if (peer)
+    os << "**" << peer->shortName << " passes** marks the tests " << peer->title
+       << " passes.\n\n";
+  for (size_t i : failing) {
+    os << "- `" << tests[i].getId() << "`";
+    if (peerRun.passed(i))
+      os << " (**" << peer->shortName << " passes**)";
+    os << ": " << getOutcomeName(results[i].outcome).lower() << " — "
        << escapeMarkdown(results[i].reason) << "\n";
+  }
+  if (!peer)
+    return true;
+
+  std::vector<size_t> peerFailing =
+      selectTests(tests, results, [&](size_t i) { return !peerRun.passed(i); });
+  os << "\n## Tests " << peer->title << " does not pass\n\n";
+  if (peerFailing.empty())
+    os << "None.\n";
+  else
+    os << "With " << peer->shortName << "'s error or how its outputs "
+       << "differ; **OrchestraOS passes** marks the tests OrchestraOS "
+       << "passes.\n\n";
+  for (size_t i : peerFailing) {
+    os << "- `" << tests[i].getId() << "`";
+    if (results[i].outcome == Outcome::Pass)
+      os << " (**OrchestraOS passes**)";
+    const std::optional<PeerResult> &result = peerRun.results[i];
+    os << ": " << escapeMarkdown(result ? result->reason : "no result") << "\n";
+  }
   return true;
 }
 
@@ -1752,6 +1530,17 @@ static std::string getCommandLine(int argc, char **argv) {
   return command;
 }
 
+/// Where the build puts the peer's script: share/orchestra/ beside the
+/// runner's bin/.
+static std::string getPeerScriptPath(const char *argv0, const PeerKind &kind) {
+  std::string executable = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&getPeerScriptPath));
+  SmallString<256> path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)));
+  llvm::sys::path::append(path, "share", "orchestra", kind.script);
+  return path.str().str();
+}
+
 static int usageError(const llvm::Twine &message) {
   llvm::errs() << "orchestra-onnx-conformance: error: " << message << "\n";
   return 2;
@@ -1772,7 +1561,10 @@ int main(int argc, char **argv) {
       "(floats: rtol 1e-3, atol 1e-7; integers and bools exactly). Prints\n"
       "PASS, FAIL, UNSUPPORTED (a diagnostic says 'unsupported'), CRASH (a\n"
       "signal or an internal error) or SKIPPED (training) per test, then\n"
-      "per-suite counts and 'N passed, M failed'.\n\n"
+      "per-suite counts and 'N passed, M failed'. With --peer=onnxruntime,\n"
+      "ONNX Runtime runs every test too, and its results are shown beside\n"
+      "OrchestraOS's (a line per test, a table per suite, the report's\n"
+      "columns); they do not change the exit status.\n\n"
       "Examples:\n"
       "  orchestra-onnx-conformance --suite node --filter 'test_(add|mul)'\n"
       "  orchestra-onnx-conformance --suite all --jobs 8 "
@@ -1780,9 +1572,11 @@ int main(int argc, char **argv) {
       "  orchestra-onnx-conformance --expect expected-passes.txt\n"
       "  orchestra-onnx-conformance --update-expectations "
       "expected-passes.txt\n"
-      "  orchestra-onnx-conformance --filter '^node/test_relu$' -v\n\n"
+      "  orchestra-onnx-conformance --filter '^node/test_relu$' -v\n"
+      "  orchestra-onnx-conformance --suite all --peer=onnxruntime "
+      "--report-md results.md\n\n"
       "Exit status: 0; 1 when a test listed by --expect does not pass or a\n"
-      "test crashes; 2 on a usage error.\n");
+      "test crashes; 2 on a usage error or when the peer cannot run.\n");
   std::string command = getCommandLine(argc, argv);
 
   // Suites.
@@ -1807,6 +1601,14 @@ int main(int argc, char **argv) {
   if (suites.empty())
     return usageError("no suite given");
   bool explicitSuites = StringRef(suiteOption) != "all";
+
+  const PeerKind *peerKind = nullptr;
+  if (!peerOption.empty()) {
+    peerKind = lookupPeerKind(peerOption);
+    if (!peerKind)
+      return usageError("unknown peer '" + peerOption +
+                        "' (known: " + getKnownPeerNames() + ")");
+  }
 
   std::optional<llvm::Regex> filter;
   auto compileRegex = [](StringRef text, std::optional<llvm::Regex> &regex,
@@ -1903,17 +1705,42 @@ int main(int argc, char **argv) {
   runningGroups.reset(new volatile sig_atomic_t[jobs]());
   llvm::sys::SetInterruptFunction(killRunningChildren);
 
-  // Run: at most `jobs` children; results are printed as they finish.
+  // The peer starts before the first test: one that cannot run ends the
+  // run before it begins.
+  std::unique_ptr<PeerRuntime> peer;
+  PeerRun peerRun;
+  if (peerKind) {
+    std::string script = getPeerScriptPath(argv[0], *peerKind);
+    llvm::Expected<std::unique_ptr<PeerRuntime>> started =
+        PeerRuntime::start(*peerKind, peerPythonOption, script);
+    if (!started)
+      return usageError("--peer=" + peerKind->option +
+                        " cannot run: " + llvm::toString(started.takeError()));
+    peer = std::move(*started);
+    peerGroup = std::max<pid_t>(peer->getPid(), 0);
+    peerRun.kind = peerKind;
+    peerRun.version = peer->getVersion().str();
+    peerRun.results.resize(tests.size());
+  }
+
+  // Run: at most `jobs` children, and the peer beside them one test at a
+  // time; a test's result is printed once both have finished it.
   auto startTime = std::chrono::steady_clock::now();
   std::vector<TestResult> results(tests.size());
+  std::vector<bool> finished(tests.size());
   std::vector<std::optional<Child>> slots(jobs);
   Progress progress(tests.size());
-  size_t next = 0, done = 0, notPassing = 0;
+  size_t next = 0, nextForPeer = 0, done = 0, notPassing = 0;
+  CPUTimeLimit peerLimit;
   llvm::raw_ostream &os = llvm::outs();
   auto report = [&](size_t index) {
+    if (!finished[index] || (peer && !peerRun.results[index]))
+      return;
     progress.clear();
     const TestResult &result = results[index];
     printResultLine(os, tests[index], result);
+    if (peer)
+      printPeerResultLine(os, *peerKind, *peerRun.results[index]);
     if (verboseOption)
       printDetails(os, result);
     os.flush();
@@ -1928,11 +1755,17 @@ int main(int argc, char **argv) {
       Child child;
       size_t index = next++;
       if (!spawnChild(tests, index, config, child, results[index])) {
+        finished[index] = true;
         report(index);
         continue;
       }
       runningGroups[slot] = child.pid;
       slots[slot] = std::move(child);
+    }
+    if (peer && !peer->isBusy() && nextForPeer < tests.size()) {
+      peer->submit(nextForPeer, tests[nextForPeer].dir);
+      peerLimit = CPUTimeLimit(peer->getPid());
+      ++nextForPeer;
     }
 
     std::vector<pollfd> fds;
@@ -1943,6 +1776,8 @@ int main(int argc, char **argv) {
         if (fd >= 0)
           fds.push_back({fd, POLLIN, 0});
     }
+    if (peer && peer->getReplyFd() >= 0)
+      fds.push_back({peer->getReplyFd(), POLLIN, 0});
     // A short timeout also notices children that exited while a tool they
     // started still holds their stderr.
     ::poll(fds.data(), fds.size(), 50);
@@ -1954,27 +1789,8 @@ int main(int argc, char **argv) {
         continue;
       drainMessages(*child);
       drainLog(*child);
-      double elapsed = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - child->start)
-                           .count();
-      // The limit is on CPU time, so that a loaded machine does not turn
-      // slow passes into timeouts. A child whose CPU time stops growing for
-      // as long (a deadlock, a wait on something that never comes) is
-      // killed too. Checked once a second.
-      if (timeout && child->timedOut.empty() && !child->gotResult &&
-          elapsed >= child->lastCheck + 1) {
-        child->lastCheck = elapsed;
-        double cpu = getCPUSeconds(child->pid);
-        if (cpu > child->lastCPUSeconds) {
-          child->lastCPUSeconds = cpu;
-          child->lastProgress = elapsed;
-        }
-        if (cpu > timeout)
-          child->timedOut = "timeout: more than " + std::to_string(timeout) +
-                            " s of CPU time";
-        else if (elapsed > child->lastProgress + timeout)
-          child->timedOut = "timeout: no progress (CPU time) for " +
-                            std::to_string(timeout) + " s";
+      if (child->timedOut.empty() && !child->gotResult) {
+        child->timedOut = child->cpuLimit.check(timeout);
         if (!child->timedOut.empty()) {
           ::kill(-child->pid, SIGKILL);
           ::kill(child->pid, SIGKILL);
@@ -1994,8 +1810,24 @@ int main(int argc, char **argv) {
       results[child->test] = std::move(child->result);
       runningGroups[slot] = 0;
       size_t index = child->test;
+      finished[index] = true;
       child.reset();
       report(index);
+    }
+
+    if (peer) {
+      if (peer->isBusy()) {
+        std::string timedOut = peerLimit.check(timeout);
+        if (!timedOut.empty())
+          peer->abort(timedOut + " (in " + peerKind->title.str() + ")");
+      }
+      if (std::optional<std::pair<size_t, PeerResult>> result = peer->poll()) {
+        result->second.reason = makeOneLine(result->second.reason);
+        peerRun.results[result->first] = std::move(result->second);
+        report(result->first);
+      }
+      // A peer that died was started again.
+      peerGroup = std::max<pid_t>(peer->getPid(), 0);
     }
     progress.update(done, running, notPassing);
   }
@@ -2005,7 +1837,7 @@ int main(int argc, char **argv) {
                        .count();
 
   // The summary does not depend on the order in which tests finished.
-  printSummary(os, tests, results);
+  printSummary(os, tests, results, peerRun);
   os << "Time: " << llvm::format("%.1f", seconds) << " s with " << jobs
      << " job(s)\n";
 
@@ -2092,7 +1924,7 @@ int main(int argc, char **argv) {
 
   if (!reportOption.empty()) {
     std::string error;
-    if (!writeReport(reportOption, command, tests, results, error))
+    if (!writeReport(reportOption, command, tests, results, peerRun, error))
       return usageError("cannot write '" + reportOption + "': " + error);
   }
 
@@ -2102,6 +1934,20 @@ int main(int argc, char **argv) {
       ++passed;
     else if (result.outcome != Outcome::Skipped)
       ++failed;
+  }
+  if (peerRun.kind) {
+    unsigned peerPassed = 0, peerFailed = 0;
+    for (size_t i = 0; i < tests.size(); ++i) {
+      if (results[i].outcome == Outcome::Skipped)
+        continue;
+      if (peerRun.passed(i))
+        ++peerPassed;
+      else
+        ++peerFailed;
+    }
+    os << "\n"
+       << peerRun.kind->option << " " << peerRun.version << ": " << peerPassed
+       << " passed, " << peerFailed << " failed";
   }
   os << "\n" << passed << " passed, " << failed << " failed\n";
   os.flush();
