@@ -17,6 +17,9 @@
 //     when there are fewer than 14 rows; `_nhwc_channels`: a channels-last
 //     convolution of fewer than 14 rows and a multiple of 32 channels,
 //     tiled by 32 channels over all rows);
+//   * `orchestra.fusion_root_cols`: put by orchestra-cpu-select-tiles in place
+//     of `orchestra.fusion_root` around a matmul of few rows and a large B,
+//     tiled by `orchestra.tile_cols` columns over all rows;
 //   * `orchestra.fusion_producer`: every structured op the root depends on.
 //
 // Steps:
@@ -741,6 +744,33 @@ module attributes {transform.with_named_sequence} {
           }
         }
       }
+    }
+
+    // Roots around a matmul of few rows and a large B
+    // (`orchestra.fusion_root_cols`, chosen by orchestra-cpu-select-tiles):
+    // all rows, `orchestra.tile_cols` columns per parallel tile, so that each
+    // thread reads its share of B once instead of all of B once per 8-row
+    // tile. Step 2 makes the register tiles.
+    %roots_cols = transform.structured.match
+        attributes{orchestra.fusion_root_cols} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_cols : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %cols = transform.orchestra.param_from_attr %root["orchestra.tile_cols"]
+          : (!transform.any_op) -> !transform.param<i64>
+      %zero = transform.param.constant 0 : i64 -> !transform.param<i64>
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [%zero, %cols]
+          : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+          -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
 
     // Roots of tasks around a convolution (batch 1): 16 output channels per

@@ -7,7 +7,9 @@
 // 64 columns x 8 rows of K per step. Matmuls with at least 1024 columns and
 // 1024 of K take the 128x512-block, 4x64-register-tile path (here with
 // partial tiles in every dimension). Matmuls of at least 1024 rows get
-// 128-row parallel tiles (here 1030 rows: a partial one).
+// 128-row parallel tiles (here 1030 rows: a partial one). Matmuls of few rows
+// and a large B are tiled by columns (here 20 rows by 1100 columns: two
+// column tiles of 576 and 524).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/e2e.py gen %t/in a:f32:50x37 b:f32:37x45 bias:f32:45 x:f32:3x50x37 y:f32:3x37x45 p:f32:130x200 q:f32:200x100 v:f32:1x300 w:f32:300x70 g:f32:1x96 h:f32:96x1100 hb:f32:1100 l:f32:20x1030 rr:f32:1030x1100 ta:f32:1030x50 tb:f32:50x40
 // RUN: orchestra-compile %s --topology host -o %t/opt.orcx --quiet

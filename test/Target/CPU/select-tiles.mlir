@@ -130,3 +130,48 @@ module @kernels_x86_64_4 attributes {orchestra.target = {arch = "x86_64", device
     return %m : tensor<?x64xf32>
   }
 }
+
+// -----
+
+// A matmul of fewer than 128 rows whose B is larger than a core's cache is
+// tiled by columns over all its rows (ViT-B/32's 50x768 by 768x3072: 7 row
+// tiles would each read all 9 MB of B): the threads' even shares of the
+// columns, in 64-column blocks. The root may be the matmul's epilogue. A
+// small B, too few columns, or a second matmul keep row tiles.
+// CHECK-LABEL: func.func @few_rows_large_b
+// CHECK:         linalg.generic
+// CHECK-SAME:      orchestra.fusion_root_cols
+// CHECK-NOT:       orchestra.fusion_root,
+// CHECK-SAME:      orchestra.tile_cols = 1536 : i64
+// CHECK-LABEL: func.func @uneven_columns
+// CHECK:         linalg.matmul {{.*}}orchestra.tile_cols = 576 : i64
+// CHECK-LABEL: func.func @small_b
+// CHECK:         linalg.matmul {orchestra.fusion_root, orchestra.tile_rows = 8 : i64}
+// CHECK-LABEL: func.func @two_matmuls
+// CHECK:         linalg.matmul {orchestra.fusion_root, orchestra.tile_rows = 8 : i64}
+#id = affine_map<(d0, d1) -> (d0, d1)>
+module @kernels_x86_64_4 attributes {orchestra.target = {arch = "x86_64", device_id = 4 : i64, num_threads = 2 : i64}} {
+  func.func @few_rows_large_b(%a: tensor<50x768xf32>, %b: tensor<768x3072xf32>, %c: tensor<50x3072xf32>) -> tensor<50x3072xf32> {
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<50x768xf32>, tensor<768x3072xf32>) outs(%c : tensor<50x3072xf32>) -> tensor<50x3072xf32>
+    %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%m : tensor<50x3072xf32>) outs(%c : tensor<50x3072xf32>) attrs = {orchestra.fusion_root} {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.maximumf %x, %o : f32
+      linalg.yield %y : f32
+    } -> tensor<50x3072xf32>
+    return %r : tensor<50x3072xf32>
+  }
+  func.func @uneven_columns(%a: tensor<20x1030xf32>, %b: tensor<1030x1100xf32>, %c: tensor<20x1100xf32>) -> tensor<20x1100xf32> {
+    %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<20x1030xf32>, tensor<1030x1100xf32>) outs(%c : tensor<20x1100xf32>) -> tensor<20x1100xf32>
+    return %m : tensor<20x1100xf32>
+  }
+  func.func @small_b(%a: tensor<50x64xf32>, %b: tensor<64x512xf32>, %c: tensor<50x512xf32>) -> tensor<50x512xf32> {
+    %m = linalg.matmul {orchestra.fusion_root} ins(%a, %b : tensor<50x64xf32>, tensor<64x512xf32>) outs(%c : tensor<50x512xf32>) -> tensor<50x512xf32>
+    return %m : tensor<50x512xf32>
+  }
+  func.func @two_matmuls(%a: tensor<50x768xf32>, %b: tensor<768x3072xf32>, %c: tensor<50x3072xf32>, %d: tensor<3072x3072xf32>) -> tensor<50x3072xf32> {
+    %m = linalg.matmul {orchestra.fusion_producer} ins(%a, %b : tensor<50x768xf32>, tensor<768x3072xf32>) outs(%c : tensor<50x3072xf32>) -> tensor<50x3072xf32>
+    %n = linalg.matmul {orchestra.fusion_root} ins(%m, %d : tensor<50x3072xf32>, tensor<3072x3072xf32>) outs(%c : tensor<50x3072xf32>) -> tensor<50x3072xf32>
+    return %n : tensor<50x3072xf32>
+  }
+}
