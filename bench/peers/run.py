@@ -97,13 +97,16 @@ def flops(name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--models", default=",".join(models.MODELS))
+    parser.add_argument("--models",
+                        help="comma-separated names (default: every model of "
+                        "models.py, or with --gemm every GEMM shape, "
+                        "gemm_MxNxK)")
     parser.add_argument("--peers", default=None,
                         help="default: every peer, with torch2 when "
                         ".venv-torch2 exists")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--budget", type=float, default=30.0,
+    parser.add_argument("--budget", type=float, default=10.0,
                         help="stop a peer's timed runs of one round after "
                         "this many seconds (never before 3 runs); the "
                         "table shows the run count when it is below "
@@ -118,7 +121,8 @@ def main():
     parser.add_argument("--json", help="also write every measurement here")
     args = parser.parse_args()
 
-    names = GEMMS if args.gemm else args.models.split(",")
+    names = args.models.split(",") if args.models else (
+        GEMMS if args.gemm else list(models.MODELS))
     peers = args.peers.split(",") if args.peers else list(PEERS) + (
         ["torch2"] if os.path.isdir(os.path.join(ROOT, ".venv-torch2"))
         else [])
@@ -202,10 +206,10 @@ def best_of(results_for_model, peer):
 def print_tables(names, peers, results, args):
     columns = merged(peers)
     unit = "GFLOP/s" if args.gemm else "ms"
-    print("| %s | %s | best peer | OrchestraOS / best |" % (
-        "GEMM (MxNxK)" if args.gemm else "model",
-        " | ".join(LABELS.get(p, p) for p in columns)))
-    print("|---|%s---:|---:|" % ("---:|" * len(columns)))
+    print("| %s | %s | best peer | OrchestraOS / best | OrchestraOS / "
+          "PyTorch 1.13 |" % ("GEMM (MxNxK)" if args.gemm else "model",
+                             " | ".join(LABELS.get(p, p) for p in columns)))
+    print("|---|%s---:|---:|---:|" % ("---:|" * len(columns)))
     notes = []
     for name in names:
         cells = []
@@ -231,15 +235,19 @@ def print_tables(names, peers, results, args):
         ours = latency(results[name]["orchestra"]) if \
             "orchestra" in results[name] else None
         ratio = "%.2fx" % (ours / best[0]) if ours and best else "n/a"
-        print("| %s | %s | %s | %s |" % (
+        torch = latency(results[name]["torch"]) if "torch" in results[
+            name] else None
+        to_torch = "%.2fx" % (ours / torch) if ours and torch else "n/a"
+        print("| %s | %s | %s | %s | %s |" % (
             name, " | ".join(cells), LABELS.get(best[1], best[1]) if best
-            else "n/a", ratio))
-    print("\nLatency in %s (%s), median over %d rounds of the median of %d "
-          "runs after warm-up, 2 threads each; ORT is the better of "
-          "spinning on and off (\"nospin\" when off won).%s" % (
-              unit, "higher is better" if args.gemm else "lower is better",
-              args.rounds, args.repeat,
-              " OrchestraOS / best is a latency ratio (below 1: faster)."))
+            else "n/a", ratio, to_torch))
+    print("\n%s, median over %d rounds of the median of %d runs after "
+          "warm-up, %d threads each; ORT is the better of spinning on and "
+          "off (\"nospin\" when off won). The ratios are of latencies "
+          "(below 1: OrchestraOS is faster)." % (
+              "GFLOP/s (higher is better) from the latency" if args.gemm
+              else "Latency in %s (lower is better)" % unit,
+              args.rounds, args.repeat, args.threads))
     print("\nCompile time (s):\n")
     print("| %s | %s |" % ("GEMM" if args.gemm else "model", " | ".join(
         LABELS.get(p, p) for p in columns)))
