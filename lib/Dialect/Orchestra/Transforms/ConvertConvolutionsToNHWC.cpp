@@ -5,10 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -74,6 +77,116 @@ struct ConvertToNHWC : OpRewritePattern<SourceOp> {
 
   SmallVector<int64_t> filterPermutation;
 };
+
+/// The 4-D [N, C, H, W] tensor whose channels `grouped` [N, G, C/G, H, W]
+/// splits: the source of the importer's expand_shape, or a collapse.
+Value collapseGroups(PatternRewriter &rewriter, Location loc, Value grouped) {
+  SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}, {3}, {4}};
+  if (auto expand = grouped.getDefiningOp<tensor::ExpandShapeOp>())
+    if (expand.getReassociationIndices() == reassociation)
+      return expand.getSrc();
+  return tensor::CollapseShapeOp::create(rewriter, loc, grouped,
+                                         reassociation);
+}
+
+/// `nhwc` [N, H, W, C] with its channels split into `groups` groups:
+/// [N, H, W, G, C/G], a view.
+Value splitChannels(PatternRewriter &rewriter, Location loc, Value nhwc,
+                    int64_t groups) {
+  auto type = cast<RankedTensorType>(nhwc.getType());
+  SmallVector<int64_t> shape(type.getShape().take_front(3));
+  shape.push_back(groups);
+  shape.push_back(type.getDimSize(3) / groups);
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(shape, type.getElementType()), nhwc,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+}
+
+/// Rewrites `linalg.conv_2d_ngchw_gfchw` (the importer's grouped
+/// convolution, on [N, G, C/G, H, W] views of NCHW tensors) as the
+/// channels-last grouped convolution of GroupedConvolution.h: its input and
+/// initial value transposed to NHWC and split into [N, H, W, G, C/G]
+/// (views), its filter [G, M/G, C/G, KH, KW] transposed to
+/// [G, KH, KW, C/G, M/G], and its result merged and transposed back. The
+/// transposes then cancel against those of the dense convolutions around it
+/// like theirs do. The payload is the named op's own (so the i32 arithmetic
+/// of a ConvInteger stays as it is).
+struct ConvertGroupedToNHWC : OpRewritePattern<linalg::Conv2DNgchwGfchwOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::Conv2DNgchwGfchwOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isStaticTensorOp(op))
+      return rewriter.notifyMatchFailure(op, "needs static tensors");
+    Location loc = op.getLoc();
+    int64_t groups =
+        cast<RankedTensorType>(op.getInputs()[1].getType()).getDimSize(0);
+    auto toGroupedNHWC = [&](Value grouped) {
+      Value nchw = collapseGroups(rewriter, loc, grouped);
+      return splitChannels(rewriter, loc, transpose(rewriter, loc, nchw, kToNHWC),
+                           groups);
+    };
+    Value input = toGroupedNHWC(op.getInputs()[0]);
+    Value init = toGroupedNHWC(op.getOutputs()[0]);
+    Value filter =
+        transpose(rewriter, loc, op.getInputs()[1], {0, 3, 4, 2, 1});
+    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
+    SmallVector<utils::IteratorType> iterators(5,
+                                               utils::IteratorType::parallel);
+    iterators.append(3, utils::IteratorType::reduction);
+    auto conv = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{input, filter},
+        ValueRange{init},
+        orchestra::getGroupedConvolutionNhwcMaps(rewriter.getContext(),
+                                                 strides, dilations),
+        iterators);
+    rewriter.cloneRegionBefore(op->getRegion(0), conv.getRegion(),
+                               conv.getRegion().end());
+    // [N, OH, OW, G, M/G] -> [N, OH, OW, M] -> NCHW -> [N, G, M/G, OH, OW].
+    Value merged = tensor::CollapseShapeOp::create(
+        rewriter, loc, conv->getResult(0),
+        SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    Value nchw = transpose(rewriter, loc, merged, kToNCHW);
+    // The importer's merge of the groups (collapse_shape) reads `nchw`
+    // directly; anything else reads the grouped view of it.
+    SmallVector<ReassociationIndices> groupDims = {{0}, {1, 2}, {3}, {4}};
+    for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
+      auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+      if (collapse && collapse.getReassociationIndices() == groupDims)
+        rewriter.replaceOp(collapse, nchw);
+    }
+    if (op->use_empty()) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op->getResult(0).getType(), nchw, groupDims);
+    return success();
+  }
+};
+
+/// Which reshapes around a grouped convolution fold into their neighbours by
+/// expanding them to 5-D: the merge of its result (or of its activation's)
+/// into [N, OH, OW, M] with the elementwise ops and transposes (back to NCHW
+/// at the network's boundary) that read it, and the split of its initial
+/// value (the bias broadcast) with the op that computes it. All then fuse
+/// into the convolution's parallel tiles. Nothing else is reshaped.
+bool shouldFoldReshapeAroundGroupedConv(OpOperand *fused) {
+  Operation *user = fused->getOwner();
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user))
+    return llvm::any_of(expand->getUses(), [](OpOperand &use) {
+      auto conv = dyn_cast<linalg::LinalgOp>(use.getOwner());
+      return conv && conv.isDpsInit(&use) &&
+             orchestra::matchGroupedConvolutionNhwc(conv);
+    });
+  auto collapse = fused->get().getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || !isa<linalg::GenericOp, linalg::TransposeOp>(user))
+    return false;
+  auto consumer = cast<linalg::LinalgOp>(user);
+  return consumer.getNumParallelLoops() == consumer.getNumLoops() &&
+         orchestra::isGroupedConvolutionResult(collapse.getSrc());
+}
 
 /// Whether `op` is elementwise in the sense the layout patterns need: every
 /// loop parallel, one result written through the identity map, its initial
@@ -267,7 +380,18 @@ public:
     // of transposes compose.
     linalg::FillOp::getCanonicalizationPatterns(patterns, &getContext());
     linalg::TransposeOp::getCanonicalizationPatterns(patterns, &getContext());
+    patterns.add<ConvertGroupedToNHWC>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+
+    // Once the layout has settled, the bias and activation of each grouped
+    // convolution run in its 5-D shape, so that they fuse into its tiles.
+    RewritePatternSet grouped(&getContext());
+    linalg::populateFoldReshapeOpsByExpansionPatterns(
+        grouped, shouldFoldReshapeAroundGroupedConv);
+    linalg::FillOp::getCanonicalizationPatterns(grouped, &getContext());
+    tensor::populateFoldTensorEmptyPatterns(grouped);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(grouped))))
       return signalPassFailure();
   }
 };

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -24,13 +25,16 @@ namespace {
 
 /// Whether the reshape feeding (or fed by) `operand` reshapes the result of a
 /// structured op other than a convolution: a matmul, or an elementwise op
-/// already folded into its shape.
+/// already folded into its shape. (A grouped convolution's activation runs
+/// in the convolution's 5-D shape on purpose: see
+/// orchestra-convert-convolutions-to-nhwc.)
 bool reshapesStructuredResult(OpOperand *operand) {
   Operation *producer = operand->get().getDefiningOp();
   if (auto expand = dyn_cast_if_present<tensor::ExpandShapeOp>(producer))
     producer = expand.getSrc().getDefiningOp();
   return isa_and_present<linalg::LinalgOp>(producer) &&
-         !isa<linalg::ConvolutionOpInterface>(producer);
+         !orchestra::isConvolutionOp(producer) &&
+         !orchestra::isGroupedConvolutionResult(producer->getResult(0));
 }
 
 class FoldMatmulReshapesPass

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
@@ -40,12 +41,12 @@ std::optional<ArrayRef<char>> getRawElements(ElementsAttr attr) {
   return std::nullopt;
 }
 
-/// `attr`'s elements permuted like `linalg.transpose` with `permutation`
+/// `attr`'s elements, read as a row-major tensor of `type` (its own type,
+/// or a reshape of it), permuted like `linalg.transpose` with `permutation`
 /// (result dimension i is source dimension permutation[i]), or null when the
 /// data is not available as raw bytes.
-DenseElementsAttr transposeElements(ElementsAttr attr,
+DenseElementsAttr transposeElements(ElementsAttr attr, RankedTensorType type,
                                     ArrayRef<int64_t> permutation) {
-  auto type = dyn_cast<RankedTensorType>(attr.getType());
   if (!type || !type.hasStaticShape())
     return {};
   Type elementType = type.getElementType();
@@ -81,7 +82,14 @@ DenseElementsAttr transposeElements(ElementsAttr attr,
       RankedTensorType::get(resultShape, elementType), result);
 }
 
-/// linalg.transpose of a constant -> the transposed constant.
+DenseElementsAttr transposeElements(ElementsAttr attr,
+                                    ArrayRef<int64_t> permutation) {
+  return transposeElements(attr, dyn_cast<RankedTensorType>(attr.getType()),
+                           permutation);
+}
+
+/// linalg.transpose of a constant, or of a reshape of one (the [G, M/G, ...]
+/// view of a grouped convolution's filter) -> the transposed constant.
 struct FoldTransposeOfConstant : OpRewritePattern<linalg::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -89,13 +97,19 @@ struct FoldTransposeOfConstant : OpRewritePattern<linalg::TransposeOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return failure();
-    auto constant = op.getInput().getDefiningOp<arith::ConstantOp>();
+    Value input = op.getInput();
+    if (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+            input.getDefiningOp()))
+      input = input.getDefiningOp()->getOperand(0);
+    auto constant = input.getDefiningOp<arith::ConstantOp>();
     auto elements =
         constant ? dyn_cast<ElementsAttr>(constant.getValue()) : nullptr;
     if (!elements)
       return rewriter.notifyMatchFailure(op, "input is not a constant");
-    DenseElementsAttr transposed =
-        transposeElements(elements, op.getPermutation());
+    // A reshape is a view: the same row-major elements in another shape.
+    DenseElementsAttr transposed = transposeElements(
+        elements, cast<RankedTensorType>(op.getInput().getType()),
+        op.getPermutation());
     if (!transposed)
       return rewriter.notifyMatchFailure(op, "input data is not available");
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, transposed);

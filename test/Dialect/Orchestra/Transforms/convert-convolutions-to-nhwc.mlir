@@ -155,3 +155,118 @@ func.func @pools(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x1x1xf32> {
       ins(%m, %k4 : tensor<1x8x4x4xf32>, tensor<4x4xf32>) outs(%f1 : tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
   return %s : tensor<1x8x1x1xf32>
 }
+
+// -----
+
+// A grouped convolution between two dense ones (a ResNeXt block: 8 channels
+// in 2 groups, stride 2) runs channels-last too: a linalg.generic over
+// (n, oh, ow, g, f, kh, kw, c) on [N, H, W, G, C/G] views of the NHWC
+// tensors, its filter [G, M/G, C/G, KH, KW] transposed to
+// [G, KH, KW, C/G, M/G]. The transposes around it cancel against those of
+// the dense convolutions, so that none is left between the three; its bias
+// and activation run in its 5-D shape, and one collapse_shape (a view)
+// feeds the next convolution.
+// CHECK-DAG:     #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 2 + d5, d2 * 2 + d6, d3, d7)>
+// CHECK-DAG:     #[[FILTER:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>
+// CHECK-DAG:     #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-DAG:     #[[GB:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>
+// CHECK-LABEL: func.func @grouped_chain
+// CHECK-SAME:    %[[GW:[a-z0-9]*]]: tensor<8x4x3x3xf32>, %[[GBIAS:[a-z0-9]*]]: tensor<8xf32>
+// CHECK:         %[[C1:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK:         %[[RELU1:.*]] = linalg.generic {{.*}} ins(%[[C1]] : tensor<1x8x8x8xf32>)
+// CHECK:         %[[PAD:.*]] = tensor.pad %[[RELU1]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK-DAG:     %[[X5:.*]] = tensor.expand_shape %[[PAD]] {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 10, 10, 2, 4] : tensor<1x10x10x8xf32> into tensor<1x10x10x2x4xf32>
+// CHECK-DAG:     %[[B5:.*]] = tensor.expand_shape %[[GBIAS]] {{\[}}[0, 1]] output_shape [2, 4]
+// CHECK-DAG:     %[[GW5:.*]] = tensor.expand_shape %[[GW]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 4, 4, 3, 3]
+// CHECK:         %[[BIAS:.*]] = linalg.generic {indexing_maps = [#[[GB]], #{{.*}}]{{.*}} ins(%[[B5]] : tensor<2x4xf32>) outs(%{{.*}} : tensor<1x4x4x2x4xf32>)
+// CHECK:         %[[GWT:.*]] = linalg.transpose ins(%[[GW5]] : tensor<2x4x4x3x3xf32>) outs(%{{.*}} : tensor<2x3x3x4x4xf32>) permutation = [0, 3, 4, 2, 1]
+// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[FILTER]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[X5]], %[[GWT]] : tensor<1x10x10x2x4xf32>, tensor<2x3x3x4x4xf32>) outs(%[[BIAS]] : tensor<1x4x4x2x4xf32>)
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:         %[[RELU2:.*]] = linalg.generic {{.*}} ins(%[[G]] : tensor<1x4x4x2x4xf32>) outs(%{{.*}} : tensor<1x4x4x2x4xf32>)
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[RELU2]] {{\[}}[0], [1], [2], [3, 4]] : tensor<1x4x4x2x4xf32> into tensor<1x4x4x8xf32>
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[FLAT]], %{{.*}} : tensor<1x4x4x8xf32>, tensor<1x1x8x8xf32>)
+// CHECK-COUNT-1: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NOT:     linalg.transpose
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#ch = affine_map<(n, c, h, w) -> (c)>
+func.func @grouped_chain(%x: tensor<1x8x8x8xf32>, %w1: tensor<8x8x1x1xf32>, %gw: tensor<8x4x3x3xf32>, %gb: tensor<8xf32>, %w3: tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<1x8x8x8xf32>
+  %f8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w1 : tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) outs(%f8 : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %relu1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1 : tensor<1x8x8x8xf32>) outs(%e8 : tensor<1x8x8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x8x8xf32>
+  %p = tensor.pad %relu1 low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x8xf32> to tensor<1x8x10x10xf32>
+  %e4 = tensor.empty() : tensor<1x8x4x4xf32>
+  %bias = linalg.generic {indexing_maps = [#ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%gb : tensor<8xf32>) outs(%e4 : tensor<1x8x4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<1x8x4x4xf32>
+  %gx = tensor.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 10, 10] : tensor<1x8x10x10xf32> into tensor<1x2x4x10x10xf32>
+  %gw5 = tensor.expand_shape %gw [[0, 1], [2], [3], [4]] output_shape [2, 4, 4, 3, 3] : tensor<8x4x3x3xf32> into tensor<2x4x4x3x3xf32>
+  %gi = tensor.expand_shape %bias [[0], [1, 2], [3], [4]] output_shape [1, 2, 4, 4, 4] : tensor<1x8x4x4xf32> into tensor<1x2x4x4x4xf32>
+  %g = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%gx, %gw5 : tensor<1x2x4x10x10xf32>, tensor<2x4x4x3x3xf32>) outs(%gi : tensor<1x2x4x4x4xf32>) -> tensor<1x2x4x4x4xf32>
+  %gc = tensor.collapse_shape %g [[0], [1, 2], [3], [4]] : tensor<1x2x4x4x4xf32> into tensor<1x8x4x4xf32>
+  %relu2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%gc : tensor<1x8x4x4xf32>) outs(%e4 : tensor<1x8x4x4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x8x4x4xf32>
+  %f4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %c3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%relu2, %w3 : tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) outs(%f4 : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %c3 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// A grouped convolution on its own (the network's boundary is NCHW), of
+// i32 (ConvInteger): transposes into and out of channels-last, and the
+// named op's integer payload is kept. The transpose back to NCHW runs in
+// the convolution's 5-D shape, so that the convolution fuses into its
+// parallel tiles.
+// CHECK-LABEL: func.func @grouped_i32
+// CHECK:         %[[XT:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x4x5x5xi32>) outs(%{{.*}} : tensor<1x5x5x4xi32>) permutation = [0, 2, 3, 1]
+// CHECK:         %[[X5:.*]] = tensor.expand_shape %[[XT]] {{\[}}[0], [1], [2], [3, 4]] output_shape [1, 5, 5, 2, 2]
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : i32) outs(%{{.*}} : tensor<1x3x3x2x3xi32>)
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} ins(%[[X5]], %{{.*}} : tensor<1x5x5x2x2xi32>, tensor<2x3x3x2x3xi32>) outs(%[[F]] : tensor<1x3x3x2x3xi32>)
+// CHECK:           arith.muli
+// CHECK:           arith.addi
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[G]] : tensor<1x3x3x2x3xi32>) outs(%{{.*}} : tensor<1x2x3x3x3xi32>) permutation = [0, 3, 4, 1, 2]
+// CHECK:         %[[Y:.*]] = tensor.collapse_shape %[[T]] {{\[}}[0], [1, 2], [3], [4]] : tensor<1x2x3x3x3xi32> into tensor<1x6x3x3xi32>
+// CHECK:         return %[[Y]]
+func.func @grouped_i32(%x: tensor<1x4x5x5xi32>, %w: tensor<6x2x3x3xi32>) -> tensor<1x6x3x3xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<1x6x3x3xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<1x6x3x3xi32>) -> tensor<1x6x3x3xi32>
+  %gx = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 2, 2, 5, 5] : tensor<1x4x5x5xi32> into tensor<1x2x2x5x5xi32>
+  %gw = tensor.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3] : tensor<6x2x3x3xi32> into tensor<2x3x2x3x3xi32>
+  %gi = tensor.expand_shape %f [[0], [1, 2], [3], [4]] output_shape [1, 2, 3, 3, 3] : tensor<1x6x3x3xi32> into tensor<1x2x3x3x3xi32>
+  %g = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%gx, %gw : tensor<1x2x2x5x5xi32>, tensor<2x3x2x3x3xi32>) outs(%gi : tensor<1x2x3x3x3xi32>) -> tensor<1x2x3x3x3xi32>
+  %y = tensor.collapse_shape %g [[0], [1, 2], [3], [4]] : tensor<1x2x3x3x3xi32> into tensor<1x6x3x3xi32>
+  return %y : tensor<1x6x3x3xi32>
+}
+
+// -----
+
+// Dynamic grouped convolutions are left alone.
+// CHECK-LABEL: func.func @grouped_dynamic
+// CHECK:         linalg.conv_2d_ngchw_gfchw
+func.func @grouped_dynamic(%x: tensor<?x2x2x5x5xf32>, %w: tensor<2x3x2x3x3xf32>, %o: tensor<?x2x3x3x3xf32>) -> tensor<?x2x3x3x3xf32> {
+  %g = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<?x2x2x5x5xf32>, tensor<2x3x2x3x3xf32>) outs(%o : tensor<?x2x3x3x3xf32>) -> tensor<?x2x3x3x3xf32>
+  return %g : tensor<?x2x3x3x3xf32>
+}

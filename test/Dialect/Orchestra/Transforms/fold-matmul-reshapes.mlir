@@ -57,3 +57,37 @@ func.func @argument(%x: tensor<8x32xf32>) -> tensor<8x1x32xf32> {
   } -> tensor<8x1x32xf32>
   return %relu : tensor<8x1x32xf32>
 }
+
+// -----
+
+// The activation of a channels-last grouped convolution runs in the
+// convolution's 5-D shape on purpose (orchestra-convert-convolutions-to-nhwc):
+// the collapse_shape after it stays.
+// CHECK-LABEL: func.func @grouped_conv_activation
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x4x2x4xf32>)
+// CHECK:         %[[RELU:.*]] = linalg.generic {{.*}} ins(%[[G]] : tensor<1x4x4x2x4xf32>) outs(%{{.*}} : tensor<1x4x4x2x4xf32>)
+// CHECK:         %[[Y:.*]] = tensor.collapse_shape %[[RELU]] {{\[}}[0], [1], [2], [3, 4]]
+// CHECK:         return %[[Y]]
+#in = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh + kh, ow + kw, g, c)>
+#filter = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>
+#out = affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>
+#id5 = affine_map<(n, h, w, g, f) -> (n, h, w, g, f)>
+func.func @grouped_conv_activation(%x: tensor<1x6x6x2x4xf32>, %w: tensor<2x3x3x4x4xf32>, %init: tensor<1x4x4x2x4xf32>) -> tensor<1x4x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %g = linalg.generic {indexing_maps = [#in, #filter, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x6x6x2x4xf32>, tensor<2x3x3x4x4xf32>) outs(%init : tensor<1x4x4x2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x4x2x4xf32>
+  %e = tensor.empty() : tensor<1x4x4x2x4xf32>
+  %relu = linalg.generic {indexing_maps = [#id5, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%g : tensor<1x4x4x2x4xf32>) outs(%e : tensor<1x4x4x2x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %r = arith.maximumf %u, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x4x2x4xf32>
+  %y = tensor.collapse_shape %relu [[0], [1], [2], [3, 4]] : tensor<1x4x4x2x4xf32> into tensor<1x4x4x8xf32>
+  return %y : tensor<1x4x4x8xf32>
+}

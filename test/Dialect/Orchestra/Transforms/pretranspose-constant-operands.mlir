@@ -68,3 +68,19 @@ func.func @transpose_constant() -> tensor<1x3x2xf32> {
   %t = linalg.transpose ins(%c : tensor<2x1x3xf32>) outs(%e : tensor<1x3x2xf32>) permutation = [1, 2, 0]
   return %t : tensor<1x3x2xf32>
 }
+
+// -----
+
+// A transpose of a reshaped constant (a grouped convolution's filter
+// [M, C/G, ...] seen as [G, M/G, C/G, ...]) is folded too: the reshape is a
+// view of the same elements.
+// CHECK-LABEL: func.func @transpose_reshaped_constant
+// CHECK:         %[[T:.*]] = arith.constant dense<{{\[\[\[\[}}1.000000e+00, 3.000000e+00]], {{\[\[}}2.000000e+00, 4.000000e+00]]], {{\[\[\[}}5.000000e+00, 7.000000e+00]], {{\[\[}}6.000000e+00, 8.000000e+00]]]]> : tensor<2x2x1x2xf32>
+// CHECK:         return %[[T]]
+func.func @transpose_reshaped_constant() -> tensor<2x2x1x2xf32> {
+  %w = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>
+  %g = tensor.expand_shape %w [[0, 1, 2], [3]] output_shape [2, 2, 1, 2] : tensor<4x2xf32> into tensor<2x2x1x2xf32>
+  %e = tensor.empty() : tensor<2x2x1x2xf32>
+  %t = linalg.transpose ins(%g : tensor<2x2x1x2xf32>) outs(%e : tensor<2x2x1x2xf32>) permutation = [0, 3, 2, 1]
+  return %t : tensor<2x2x1x2xf32>
+}

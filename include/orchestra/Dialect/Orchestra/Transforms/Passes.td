@@ -114,6 +114,34 @@ def ConvertConvolutionsToNHWC
     - transposes of transposes compose, and the identity disappears.
     In a CNN only the transposes of the network's input and before its
     first non-convolutional consumer (a flatten, a matmul) are left.
+
+    Grouped convolutions (`linalg.conv_2d_ngchw_gfchw`, which the importer
+    writes on [N, G, C/G, H, W] views of NCHW tensors) become a
+    channels-last `linalg.generic` over (n, oh, ow, g, f, kh, kw, c) on
+    [N, H, W, G, C/G] views of the NHWC tensors (their channels split, a
+    free reshape), with the filter [G, KH, KW, C/G, M/G] (each group's
+    filter contiguous) and the output [N, OH, OW, G, M/G]; upstream has no
+    named op of this layout (see `GroupedConvolution.h` in
+    `include/orchestra/Dialect/Orchestra/Utils/`). The transposes around it
+    cancel like those of the dense convolutions. Once the layout has
+    settled, the bias that initialises it and the elementwise ops that read
+    its result run in its 5-D shape (upstream's reshape folding by
+    expansion, limited to the reshapes next to grouped convolutions), so
+    that they fuse into its parallel tiles:
+
+    ```mlir
+    %x5 = tensor.expand_shape %x_nhwc [[0], [1], [2], [3, 4]] ...
+        : tensor<1x30x30x128xf32> into tensor<1x30x30x32x4xf32>
+    %g = linalg.generic {indexing_maps = [
+           (n, oh, ow, g, f, kh, kw, c) -> (n, oh + kh, ow + kw, g, c),
+           (n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f),
+           (n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)], ...}
+        ins(%x5, %w : tensor<1x30x30x32x4xf32>, tensor<32x3x3x4x4xf32>)
+        outs(%bias5 : tensor<1x28x28x32x4xf32>)
+    %relu5 = linalg.generic ... ins(%g : tensor<1x28x28x32x4xf32>) ...
+    %y = tensor.collapse_shape %relu5 [[0], [1], [2], [3, 4]]
+        : tensor<1x28x28x32x4xf32> into tensor<1x28x28x128xf32>
+    ```
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
