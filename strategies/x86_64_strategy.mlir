@@ -16,7 +16,9 @@
 //     convolution or pooling, tiled by output rows, and by 16 channels
 //     when there are fewer than 14 rows; `_nhwc_channels`: a channels-last
 //     convolution of fewer than 14 rows and a multiple of 32 channels,
-//     tiled by 32 channels over all rows);
+//     tiled by 32 channels over all rows; `_nhwc_groups`: a grouped
+//     convolution of fewer than 14 rows, tiled by one group over all
+//     rows);
 //   * `orchestra.fusion_root_cols`: put by orchestra-cpu-select-tiles in place
 //     of `orchestra.fusion_root` around a matmul of few rows and a large B,
 //     tiled by `orchestra.tile_cols` columns over all rows;
@@ -49,7 +51,8 @@
 //      orchestra-convert-convolutions-to-nhwc, or NCHW) and NCHW poolings to
 //      one output row, decompose them into 1-D ops and vectorize those one
 //      by one, with only the patterns that are correct on them
-//      (test/e2e/conv-vectorized.mlir);
+//      (test/e2e/conv-vectorized.mlir); grouped convolutions first become
+//      one dense convolution per group (test/e2e/conv-grouped.mlir);
 //   6. hoist the accumulators out of the reduction loops, so that they stay
 //      in registers instead of being read and written at every step;
 //   7. rewrite paddings as a fill and an insert_slice, so that a task
@@ -198,6 +201,17 @@ module attributes {transform.with_named_sequence} {
     %t, %l:8 = transform.structured.tile_using_for %op
         tile_sizes [1, 1, 1, 1, 1, 1, 1, 8]
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  // Channels-last grouped convolutions, which step 5 computes one group at
+  // a time; step 3 leaves them alone.
+  transform.named_sequence @match_grouped_conv(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.orchestra.match.grouped_conv %op : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @leave_for_step5(
+      %op: !transform.any_op {transform.readonly}) {
     transform.yield
   }
   // Splits a loop whose trip count may not divide its step into a main
@@ -849,6 +863,26 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
 
+    // Roots of grouped convolutions ([1, OH, OW, G, M/G]) with fewer than
+    // 14 rows: one group over all rows per parallel tile, so that the
+    // group's slice of the filter stays in the core's cache across the rows.
+    %roots_nhwc_g = transform.structured.match
+        attributes{orchestra.fusion_root_nhwc_groups} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_nhwc_g : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [0, 0, 0, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+
     // Fold the tile-size computations of the loops above (a root whose
     // parallel dimension is smaller than the tile leaves a single-iteration
     // loop and `affine.min` sizes) so that the tiles below are static.
@@ -1061,8 +1095,10 @@ module attributes {transform.with_named_sequence} {
                                     !transform.any_op)
     }
 
-    // 3. Register tiles of everything else.
+    // 3. Register tiles of everything else. (Grouped convolutions are
+    //    generics of rank 8 too: they are left for step 5.)
     %elementwise = transform.foreach_match in %module_large
+        @match_grouped_conv -> @leave_for_step5,
         @match_rank1 -> @tile_rank1, @match_rank2 -> @tile_rank2,
         @match_rank3 -> @tile_rank3, @match_rank4 -> @tile_rank4,
         @match_rank5 -> @tile_rank5, @match_rank6 -> @tile_rank6,
@@ -1156,6 +1192,25 @@ module attributes {transform.with_named_sequence} {
     // (orchestra-outline-tasks tags each with its width: channel counts
     // whose remainder of 32 would not be a power of two, such as 24, get
     // `orchestra.conv_channels_16` and 16-channel tiles.)
+    // Grouped convolutions (a linalg.generic over (n, oh, ow, g, f, kh, kw,
+    // c), see @match_grouped_conv): one group at a time, each a dense
+    // channels-last convolution on the group's slices, which the steps
+    // below register-tile, decompose and vectorize like any other, by the
+    // group's output channels (orchestra-outline-tasks tags the generic
+    // with the width for those, and the dense convolution keeps the tag).
+    // This comes after step 4, whose patterns would vectorize the
+    // rank-reducing insert_slice of each group's result into the wrong
+    // dimensions (see docs/Pipeline.md).
+    %grouped = transform.collect_matching @match_grouped_conv
+        in %elementwise : (!transform.any_op) -> !transform.any_op
+    transform.foreach %grouped : !transform.any_op {
+    ^bb0(%g: !transform.any_op):
+      // (n, oh, ow, g, f, kh, kw, c)
+      %t, %l = transform.structured.tile_using_for %g tile_sizes [0, 0, 0, 1]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %dense = transform.orchestra.grouped_conv_to_dense %t
+          : (!transform.any_op) -> !transform.any_op
+    }
     %convs_deep = transform.collect_matching @match_deep_conv_nhwc
         in %elementwise : (!transform.any_op) -> !transform.any_op
     transform.foreach %convs_deep : !transform.any_op {

@@ -13,6 +13,7 @@
 #endif
 
 #include "orchestra/Dialect/Orchestra/TransformOps/OrchestraTransformOps.h"
+#include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformTypes.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -85,6 +87,86 @@ transform::MatchStaticShapesOp::apply(transform::TransformRewriter &rewriter,
       return diag;
     }
   }
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatchGroupedConvOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure
+transform::MatchGroupedConvOp::apply(transform::TransformRewriter &rewriter,
+                                     transform::TransformResults &results,
+                                     transform::TransformState &state) {
+  for (Operation *op : state.getPayloadOps(getTarget())) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (linalgOp && orchestra::matchGroupedConvolutionNhwc(linalgOp))
+      continue;
+    DiagnosedSilenceableFailure diag =
+        emitSilenceableError() << "payload op '" << op->getName()
+                               << "' is not a channels-last grouped "
+                                  "convolution";
+    diag.attachNote(op->getLoc()) << "payload op";
+    return diag;
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// GroupedConvToDenseOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::GroupedConvToDenseOp::applyToOne(
+    transform::TransformRewriter &rewriter, Operation *target,
+    transform::ApplyToEachResultList &results,
+    transform::TransformState &state) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
+  std::optional<orchestra::GroupedConvolutionNhwc> grouped =
+      linalgOp ? orchestra::matchGroupedConvolutionNhwc(linalgOp)
+               : std::nullopt;
+  if (!grouped || !linalgOp.hasPureTensorSemantics() ||
+      grouped->groups != 1) {
+    DiagnosedSilenceableFailure diag =
+        emitSilenceableError()
+        << "payload op '" << target->getName()
+        << "' is not a channels-last grouped convolution of one group";
+    diag.attachNote(target->getLoc()) << "payload op";
+    return diag;
+  }
+  Location loc = target->getLoc();
+  rewriter.setInsertionPoint(target);
+  // The operand's type without dimension `dim` (of extent 1).
+  auto withoutDim = [](Value value, int64_t dim) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape.erase(shape.begin() + dim);
+    return RankedTensorType::get(shape, type.getElementType());
+  };
+  Value input = linalgOp.getDpsInputOperand(0)->get();
+  Value filter = linalgOp.getDpsInputOperand(1)->get();
+  Value output = linalgOp.getDpsInitOperand(0)->get();
+  Value denseInput = tensor::createCanonicalRankReducingExtractSliceOp(
+      rewriter, loc, input, withoutDim(input, 3));
+  Value denseFilter = tensor::createCanonicalRankReducingExtractSliceOp(
+      rewriter, loc, filter, withoutDim(filter, 0));
+  Value denseOutput = tensor::createCanonicalRankReducingExtractSliceOp(
+      rewriter, loc, output, withoutDim(output, 3));
+  auto i64Vector = [&](ArrayRef<int64_t> values) {
+    return DenseIntElementsAttr::get(
+        RankedTensorType::get({int64_t(values.size())},
+                              rewriter.getI64Type()),
+        values);
+  };
+  auto conv = linalg::Conv2DNhwcHwcfOp::create(
+      rewriter, loc, TypeRange{denseOutput.getType()},
+      ValueRange{denseInput, denseFilter}, ValueRange{denseOutput},
+      i64Vector(grouped->strides), i64Vector(grouped->dilations));
+  for (NamedAttribute attr : target->getDiscardableAttrs())
+    conv->setAttr(attr.getName(), attr.getValue());
+  Value result = tensor::createCanonicalRankReducingInsertSliceOp(
+      rewriter, loc, conv->getResult(0), output);
+  rewriter.replaceOp(target, result);
+  results.push_back(conv);
   return DiagnosedSilenceableFailure::success();
 }
 
@@ -2011,11 +2093,13 @@ public:
     declareDependentDialect<gpu::GPUDialect>();
     declareGeneratedDialect<affine::AffineDialect>();
     declareGeneratedDialect<arith::ArithDialect>();
+    declareGeneratedDialect<linalg::LinalgDialect>();
     declareGeneratedDialect<LLVM::LLVMDialect>();
     declareGeneratedDialect<memref::MemRefDialect>();
     declareGeneratedDialect<nvgpu::NVGPUDialect>();
     declareGeneratedDialect<NVVM::NVVMDialect>();
     declareGeneratedDialect<scf::SCFDialect>();
+    declareGeneratedDialect<tensor::TensorDialect>();
     declareGeneratedDialect<vector::VectorDialect>();
     registerTransformOps<
 #define GET_OP_LIST

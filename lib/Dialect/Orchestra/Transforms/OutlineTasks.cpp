@@ -6,6 +6,7 @@
 
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -121,7 +122,7 @@ void tagFusionRoot(func::FuncOp func) {
   auto feedsConvolutionInput = [](Operation *op) {
     return llvm::any_of(op->getUsers(), [&](Operation *user) {
       auto conv = dyn_cast<linalg::LinalgOp>(user);
-      return conv && isa<linalg::ConvolutionOpInterface>(user) &&
+      return conv && isConvolutionOp(user) &&
              conv.getDpsInputOperand(0)->get() == op->getResult(0);
     });
   };
@@ -134,10 +135,8 @@ void tagFusionRoot(func::FuncOp func) {
 
   // A task around a convolution is tiled wider along its second dimension
   // (output channels), which its vectorized form uses as vector lanes.
-  bool hasConvolution = isa<linalg::ConvolutionOpInterface>(*root) ||
-                        llvm::any_of(slice, [](Operation *op) {
-                          return isa<linalg::ConvolutionOpInterface>(op);
-                        });
+  bool hasConvolution =
+      isConvolutionOp(root) || llvm::any_of(slice, isConvolutionOp);
   // A task around a matmul with many rows gets wider parallel tiles, whose
   // rows reuse each block of the right-hand side from the cache.
   // With many rows (1024 or more), twice as wide again.
@@ -162,22 +161,32 @@ void tagFusionRoot(func::FuncOp func) {
   auto sharesRootOutput = [&](Operation *op) {
     return op->getResult(0).getType() == root->getResult(0).getType();
   };
-  bool channelsLastConvolution = llvm::any_of(rootAndSlice, [&](Operation *op) {
-    return isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
-               linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op) &&
-           sharesRootOutput(op);
+  auto isGroupedConvolution = [](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp && matchGroupedConvolutionNhwc(linalgOp).has_value();
+  };
+  bool groupedConvolution = llvm::any_of(rootAndSlice, [&](Operation *op) {
+    return isGroupedConvolution(op) && sharesRootOutput(op);
   });
+  bool channelsLastConvolution =
+      groupedConvolution || llvm::any_of(rootAndSlice, [&](Operation *op) {
+        return isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+                   linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op) &&
+               sharesRootOutput(op);
+      });
   bool denseChannelsLastConvolution =
       llvm::any_of(rootAndSlice, [&](Operation *op) {
         return isa<linalg::Conv2DNhwcHwcfOp>(op) && sharesRootOutput(op);
       });
   StringRef tag;
   // (The first four loops of a convolution or pooling are those of its
-  // output.)
+  // output; a grouped one's fourth is its groups, [N, OH, OW, G, M/G].)
   if (channelsLastConvolution && ranges.size() >= 4 && ranges[0] == 1 &&
       parallelDim(1)) {
     if (ranges[1] >= 14)
       tag = "orchestra.fusion_root_nhwc_rows";
+    else if (groupedConvolution && parallelDim(3) && ranges[3] >= 4)
+      tag = "orchestra.fusion_root_nhwc_groups";
     else if (denseChannelsLastConvolution && parallelDim(3) &&
              ranges[3] % 32 == 0)
       tag = "orchestra.fusion_root_nhwc_channels";
@@ -211,17 +220,28 @@ void tagFusionRoot(func::FuncOp func) {
 /// (`orchestra.conv_channels_32` or `_16`): 32 output channels, unless that
 /// leaves a remainder that is not a power of two (24 of MobileNetV2's 24
 /// channels), which LLVM splits into vectors badly; 16-channel tiles leave
-/// one vector (8) instead.
+/// one vector (8) instead. For a grouped convolution, the width is that of
+/// one group's output channels: the strategy computes it one group at a
+/// time, as dense convolutions that keep the tag.
 void tagConvolutionTiles(func::FuncOp func) {
-  func.walk([](linalg::Conv2DNhwcHwcfOp conv) {
-    auto output = cast<ShapedType>(conv.getDpsInitOperand(0)->get().getType());
-    int64_t channels = output.getShape().back();
+  MLIRContext *ctx = func.getContext();
+  auto tagWidth = [&](Operation *conv, int64_t channels) {
     int64_t remainder = channels % 32;
     bool narrow = !ShapedType::isDynamic(channels) && remainder != 0 &&
                   !llvm::isPowerOf2_64(remainder);
     conv->setAttr(narrow ? "orchestra.conv_channels_16"
                          : "orchestra.conv_channels_32",
-                  UnitAttr::get(conv.getContext()));
+                  UnitAttr::get(ctx));
+  };
+  func.walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::Conv2DNhwcHwcfOp>(op)) {
+      auto output = cast<ShapedType>(op.getDpsInitOperand(0)->get().getType());
+      tagWidth(op, output.getShape().back());
+      return;
+    }
+    if (std::optional<GroupedConvolutionNhwc> grouped =
+            matchGroupedConvolutionNhwc(op))
+      tagWidth(op, grouped->outputChannels);
   });
 }
 

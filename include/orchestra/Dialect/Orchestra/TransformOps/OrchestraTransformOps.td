@@ -74,6 +74,83 @@ def MatchStaticShapesOp : TransformDialectOp<"orchestra.match.static_shapes", [
   let assemblyFormat = "$target attr-dict `:` type($target)";
 }
 
+def MatchGroupedConvOp : TransformDialectOp<"orchestra.match.grouped_conv", [
+    MatchOpInterface,
+    MemoryEffectsOpInterface,
+    NavigationTransformOpTrait,
+    DeclareOpInterfaceMethods<TransformOpInterface>]> {
+  let summary = "Matches channels-last grouped convolutions";
+  let description = [{
+    Succeeds when every payload op of `target` is a channels-last grouped
+    convolution: the `linalg.generic` over (n, oh, ow, g, f, kh, kw, c) that
+    `orchestra-convert-convolutions-to-nhwc` makes of a grouped `Conv` (see
+    `include/orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h`);
+    emits a silenceable failure otherwise. Upstream's matchers see only a
+    generic of rank 8, which a strategy would otherwise tile as an
+    elementwise op; the x86_64 strategy keeps these for its convolution step
+    (`transform.orchestra.grouped_conv_to_dense`):
+
+    ```mlir
+    transform.named_sequence @match_grouped_conv(
+        %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+      transform.orchestra.match.grouped_conv %op : !transform.any_op
+      transform.yield %op : !transform.any_op
+    }
+    ```
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+}
+
+def GroupedConvToDenseOp : TransformDialectOp<"orchestra.grouped_conv_to_dense", [
+    FunctionalStyleTransformOpTrait,
+    MemoryEffectsOpInterface,
+    TransformEachOpTrait,
+    TransformOpInterface]> {
+  let summary = "Rewrites one group of a grouped convolution as a dense "
+                "channels-last convolution";
+  let description = [{
+    Replaces every payload op of `target`, a channels-last grouped
+    convolution (the `linalg.generic` over (n, oh, ow, g, f, kh, kw, c) that
+    `orchestra-convert-convolutions-to-nhwc` makes of a grouped `Conv`; see
+    `include/orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h`) whose
+    group loop has one iteration, by a `linalg.conv_2d_nhwc_hwcf` on
+    rank-reducing slices of its operands without the group dimension (input
+    [N, H, W, 1, C/G] -> [N, H, W, C/G], filter [1, KH, KW, C/G, M/G] ->
+    [KH, KW, C/G, M/G], output [N, OH, OW, 1, M/G] -> [N, OH, OW, M/G]), with
+    the strides and dilations of its input map, and an `insert_slice` of the
+    result back into the 5-D output. The dense convolution keeps the
+    payload op's discardable attributes (the register-tile width tags of
+    `orchestra-outline-tasks`), so the strategy's steps for dense
+    convolutions (register tiles, decomposition, vectorization) apply to it
+    unchanged. The new convolutions are returned in `transformed`. A
+    strategy first tiles the group loop by one:
+
+    ```mlir
+    %tiled, %loop = transform.structured.tile_using_for %grouped
+        tile_sizes [0, 0, 0, 1]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %dense = transform.orchestra.grouped_conv_to_dense %tiled
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    Emits a silenceable failure, naming the payload op, when it is not such
+    a grouped convolution or its group extent is not 1.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat =
+      "$target attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter,
+        ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results,
+        ::mlir::transform::TransformState &state);
+  }];
+}
+
 class GPUBarrierOp<string mnemonic, string where> : TransformDialectOp<mnemonic, [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     TransformEachOpTrait,
