@@ -189,3 +189,38 @@ func.func @dead_task(%a: tensor<4xf32>) {
   }
   return
 }
+
+// A task that reshapes a value it computes just before yielding it yields
+// the value itself; the tasks that read the result reshape their argument
+// (a view) first. The result read by the schedule's yield keeps its
+// reshape, and so does a reshape of a task's argument.
+// CHECK-LABEL: func.func @task_result_reshape
+// CHECK:         %[[P:.*]]:3 = orchestra.task "producer" {{.*}} -> (tensor<2x6xf32>, tensor<2x2x3xf32>, tensor<2x2x3xf32>)
+// CHECK:           %[[D:.*]] = arith.addf
+// CHECK:           %[[KEPT:.*]] = tensor.expand_shape %[[D]]
+// CHECK:           %[[ARG:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [2, 2, 3]
+// CHECK:           orchestra.yield %[[D]], %[[KEPT]], %[[ARG]] : tensor<2x6xf32>, tensor<2x2x3xf32>, tensor<2x2x3xf32>
+// CHECK:         orchestra.task "reader" args(%[[R:[a-z0-9]*]] = %[[P]]#0 : tensor<2x6xf32>, %{{.*}} = %[[P]]#2 : tensor<2x2x3xf32>)
+// CHECK:           %[[V:.*]] = tensor.expand_shape %[[R]] {{\[}}[0], [1, 2]] output_shape [2, 2, 3] : tensor<2x6xf32> into tensor<2x2x3xf32>
+// CHECK:           arith.mulf %[[V]], %[[V]] : tensor<2x2x3xf32>
+// CHECK:         orchestra.yield %{{.*}}, %[[P]]#1
+func.func @task_result_reshape(%a: tensor<2x6xf32>) -> (tensor<2x2x3xf32>, tensor<2x2x3xf32>) {
+  %r:2 = orchestra.schedule -> (tensor<2x2x3xf32>, tensor<2x2x3xf32>) {
+    %t:3 = orchestra.task "producer" args(%v = %a : tensor<2x6xf32>) -> (tensor<2x2x3xf32>, tensor<2x2x3xf32>, tensor<2x2x3xf32>)
+        target = {arch = "x86_64", device_id = 0} {
+      %d = arith.addf %v, %v : tensor<2x6xf32>
+      %e = tensor.expand_shape %d [[0], [1, 2]] output_shape [2, 2, 3] : tensor<2x6xf32> into tensor<2x2x3xf32>
+      %k = tensor.expand_shape %d [[0], [1, 2]] output_shape [2, 2, 3] : tensor<2x6xf32> into tensor<2x2x3xf32>
+      %w = tensor.expand_shape %v [[0], [1, 2]] output_shape [2, 2, 3] : tensor<2x6xf32> into tensor<2x2x3xf32>
+      orchestra.yield %e, %k, %w : tensor<2x2x3xf32>, tensor<2x2x3xf32>, tensor<2x2x3xf32>
+    }
+    %u = orchestra.task "reader" args(%x = %t#0 : tensor<2x2x3xf32>, %y = %t#2 : tensor<2x2x3xf32>) -> (tensor<2x2x3xf32>)
+        target = {arch = "x86_64", device_id = 0} {
+      %m = arith.mulf %x, %x : tensor<2x2x3xf32>
+      %n = arith.addf %m, %y : tensor<2x2x3xf32>
+      orchestra.yield %n : tensor<2x2x3xf32>
+    }
+    orchestra.yield %u, %t#1 : tensor<2x2x3xf32>, tensor<2x2x3xf32>
+  }
+  return %r#0, %r#1 : tensor<2x2x3xf32>, tensor<2x2x3xf32>
+}

@@ -8,7 +8,9 @@
 
 #include "orchestra/Target/TargetRegistry.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
@@ -373,6 +375,68 @@ LogicalResult TaskOp::verify() {
                                   getPredictedFinish())))
     return failure();
   return success();
+}
+
+namespace {
+/// task { ...; %r = reshape(%v); yield %r } and tasks reading %r ->
+/// task { ...; yield %v } and tasks reading %v that reshape it first: the
+/// reshape (a view) moves from the end of the producing kernel, where it
+/// would be a copy into the result's buffer, to the start of each reader.
+/// Applies when every user of the result is a task, and the reshape has
+/// static shapes and no other user.
+struct SinkResultReshapesIntoReaders : OpRewritePattern<TaskOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TaskOp task,
+                                PatternRewriter &rewriter) const override {
+    YieldOp yield = task.getYield();
+    Block &body = task.getBody().front();
+    for (OpOperand &yielded : yield->getOpOperands()) {
+      Operation *reshape = yielded.get().getDefiningOp();
+      if (!isa_and_present<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+              reshape) ||
+          reshape->getBlock() != &body || !reshape->hasOneUse())
+        continue;
+      Value source = reshape->getOperand(0);
+      auto sourceType = dyn_cast<RankedTensorType>(source.getType());
+      auto resultType =
+          dyn_cast<RankedTensorType>(reshape->getResult(0).getType());
+      if (!sourceType || !resultType || !sourceType.hasStaticShape() ||
+          !resultType.hasStaticShape() || reshape->getNumOperands() != 1 ||
+          isa<BlockArgument>(source))
+        continue;
+      Value result = task->getResult(yielded.getOperandNumber());
+      if (result.use_empty() ||
+          !llvm::all_of(result.getUsers(),
+                        [](Operation *user) { return isa<TaskOp>(user); }))
+        continue;
+
+      // Each reader reshapes its argument as the producer did.
+      for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
+        auto reader = cast<TaskOp>(use.getOwner());
+        BlockArgument arg =
+            reader.getBody().front().getArgument(use.getOperandNumber());
+        rewriter.modifyOpInPlace(reader, [&] { arg.setType(sourceType); });
+        rewriter.setInsertionPointToStart(&reader.getBody().front());
+        IRMapping mapping;
+        mapping.map(source, arg);
+        Operation *view = rewriter.clone(*reshape, mapping);
+        rewriter.replaceAllUsesExcept(arg, view->getResult(0), view);
+      }
+      rewriter.modifyOpInPlace(task, [&] { result.setType(sourceType); });
+      rewriter.modifyOpInPlace(yield, [&] { yielded.set(source); });
+      rewriter.eraseOp(reshape);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(task,
+                                       "yields no reshape that readers take");
+  }
+};
+} // namespace
+
+void TaskOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<SinkResultReshapesIntoReaders>(context);
 }
 
 LogicalResult TaskOp::verifyRegions() {

@@ -153,6 +153,14 @@ def Orchestra_TaskOp : Orchestra_Op<"task", [
       scheduler's prediction of the task's start and finish, in seconds from
       the start of the schedule.
 
+    Canonicalization moves a reshape (`tensor.expand_shape`,
+    `tensor.collapse_shape`) that a task applies to a value it computes just
+    before yielding it into the tasks that read the result: the task yields
+    the value itself, and each reader reshapes its argument. A reshape is a
+    view of its operand's buffer; at the end of a kernel it would be a copy
+    into the result's buffer (and keep the kernel from writing a padded
+    result in place), at the start of one it costs nothing.
+
     Example:
 
     ```mlir
@@ -177,6 +185,7 @@ def Orchestra_TaskOp : Orchestra_Op<"task", [
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
 
   let skipDefaultBuilders = 1;
   let builders = [
