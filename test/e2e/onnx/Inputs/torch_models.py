@@ -51,11 +51,44 @@ def build(name):
                 return self.fc(torch.flatten(self.pool(x), 1))
 
         return Block(), (2, 3, 32, 32)
+    if name == "grouped_cnn":
+        # ResNeXt and RegNetX blocks (1x1, grouped 3x3, 1x1, batch norms,
+        # projection shortcuts) with 4, 8, 16 and 32 channels per group,
+        # strides 1 and 2, on 32x32 down to 8x8 maps: the grouped
+        # convolutions of resnext50_32x4d and regnet_x_400mf, smaller.
+        class Bottleneck(torch.nn.Module):
+            def __init__(self, inputs, width, outputs, group_width, stride):
+                super().__init__()
+                bn = torch.nn.BatchNorm2d
+                self.branch = torch.nn.Sequential(
+                    torch.nn.Conv2d(inputs, width, 1, bias=False), bn(width),
+                    torch.nn.ReLU(),
+                    torch.nn.Conv2d(width, width, 3, stride=stride, padding=1,
+                                    groups=width // group_width, bias=False),
+                    bn(width), torch.nn.ReLU(),
+                    torch.nn.Conv2d(width, outputs, 1, bias=False),
+                    bn(outputs))
+                self.shortcut = torch.nn.Sequential(
+                    torch.nn.Conv2d(inputs, outputs, 1, stride=stride,
+                                    bias=False), bn(outputs))
+
+            def forward(self, x):
+                return torch.relu(self.branch(x) + self.shortcut(x))
+
+        return torch.nn.Sequential(
+            torch.nn.Conv2d(3, 32, 3, stride=2, padding=1, bias=False),
+            torch.nn.BatchNorm2d(32), torch.nn.ReLU(),
+            Bottleneck(32, 128, 64, 4, 1),
+            Bottleneck(64, 128, 128, 8, 2),
+            Bottleneck(128, 160, 160, 16, 2),
+            Bottleneck(160, 160, 160, 32, 1),
+            torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+            torch.nn.Linear(160, 10)), (1, 3, 64, 64)
     sys.exit("unknown model " + name)
 
 
 MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder_layer", "mlp",
-          "small_cnn"]
+          "small_cnn", "grouped_cnn"]
 
 
 def calibrate_batch_norm(model, shape):
