@@ -206,6 +206,16 @@ def CPUEmitBinary : Pass<"orchestra-cpu-emit-binary", "::mlir::ModuleOp"> {
     `orchestra.kernels` (the exported kernels) and
     `orchestra.required_features` (the ISA extensions the code uses, which
     the runtime checks before loading it).
+
+    With several cores (and MLIR multithreading enabled), a module of more
+    than a few functions is split into one part per core: functions that
+    reference each other (a kernel, its wrapper, its OpenMP bodies) stay
+    together, so no inlining is lost; groups go to the least loaded part,
+    largest first; constants of local linkage are copied into every part.
+    The parts are optimised and compiled on their own threads, and the
+    linker joins the object files. The split is deterministic: the binary
+    is the same from run to run. ViT-B/32's kernels (160 tasks) took 9 s in
+    one piece on the development machine.
   }];
   let options = [
     Option<"cpu", "cpu", "std::string", /*default=*/"\"\"",
