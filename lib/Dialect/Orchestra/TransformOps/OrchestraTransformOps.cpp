@@ -102,10 +102,10 @@ transform::MatchGroupedConvOp::apply(transform::TransformRewriter &rewriter,
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
     if (linalgOp && orchestra::matchGroupedConvolutionNhwc(linalgOp))
       continue;
-    DiagnosedSilenceableFailure diag =
-        emitSilenceableError() << "payload op '" << op->getName()
-                               << "' is not a channels-last grouped "
-                                  "convolution";
+    DiagnosedSilenceableFailure diag = emitSilenceableError()
+                                       << "payload op '" << op->getName()
+                                       << "' is not a channels-last grouped "
+                                          "convolution";
     diag.attachNote(op->getLoc()) << "payload op";
     return diag;
   }
@@ -124,8 +124,7 @@ DiagnosedSilenceableFailure transform::GroupedConvToDenseOp::applyToOne(
   std::optional<orchestra::GroupedConvolutionNhwc> grouped =
       linalgOp ? orchestra::matchGroupedConvolutionNhwc(linalgOp)
                : std::nullopt;
-  if (!grouped || !linalgOp.hasPureTensorSemantics() ||
-      grouped->groups != 1) {
+  if (!grouped || !linalgOp.hasPureTensorSemantics() || grouped->groups != 1) {
     DiagnosedSilenceableFailure diag =
         emitSilenceableError()
         << "payload op '" << target->getName()
@@ -153,8 +152,7 @@ DiagnosedSilenceableFailure transform::GroupedConvToDenseOp::applyToOne(
       rewriter, loc, output, withoutDim(output, 3));
   auto i64Vector = [&](ArrayRef<int64_t> values) {
     return DenseIntElementsAttr::get(
-        RankedTensorType::get({int64_t(values.size())},
-                              rewriter.getI64Type()),
+        RankedTensorType::get({int64_t(values.size())}, rewriter.getI64Type()),
         values);
   };
   auto conv = linalg::Conv2DNhwcHwcfOp::create(

@@ -85,8 +85,7 @@ Value collapseGroups(PatternRewriter &rewriter, Location loc, Value grouped) {
   if (auto expand = grouped.getDefiningOp<tensor::ExpandShapeOp>())
     if (expand.getReassociationIndices() == reassociation)
       return expand.getSrc();
-  return tensor::CollapseShapeOp::create(rewriter, loc, grouped,
-                                         reassociation);
+  return tensor::CollapseShapeOp::create(rewriter, loc, grouped, reassociation);
 }
 
 /// `nhwc` [N, H, W, C] with its channels split into `groups` groups:
@@ -123,13 +122,12 @@ struct ConvertGroupedToNHWC : OpRewritePattern<linalg::Conv2DNgchwGfchwOp> {
         cast<RankedTensorType>(op.getInputs()[1].getType()).getDimSize(0);
     auto toGroupedNHWC = [&](Value grouped) {
       Value nchw = collapseGroups(rewriter, loc, grouped);
-      return splitChannels(rewriter, loc, transpose(rewriter, loc, nchw, kToNHWC),
-                           groups);
+      return splitChannels(rewriter, loc,
+                           transpose(rewriter, loc, nchw, kToNHWC), groups);
     };
     Value input = toGroupedNHWC(op.getInputs()[0]);
     Value init = toGroupedNHWC(op.getOutputs()[0]);
-    Value filter =
-        transpose(rewriter, loc, op.getInputs()[1], {0, 3, 4, 2, 1});
+    Value filter = transpose(rewriter, loc, op.getInputs()[1], {0, 3, 4, 2, 1});
     SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
     SmallVector<utils::IteratorType> iterators(5,
@@ -138,8 +136,8 @@ struct ConvertGroupedToNHWC : OpRewritePattern<linalg::Conv2DNgchwGfchwOp> {
     auto conv = linalg::GenericOp::create(
         rewriter, loc, TypeRange{init.getType()}, ValueRange{input, filter},
         ValueRange{init},
-        orchestra::getGroupedConvolutionNhwcMaps(rewriter.getContext(),
-                                                 strides, dilations),
+        orchestra::getGroupedConvolutionNhwcMaps(rewriter.getContext(), strides,
+                                                 dilations),
         iterators);
     rewriter.cloneRegionBefore(op->getRegion(0), conv.getRegion(),
                                conv.getRegion().end());

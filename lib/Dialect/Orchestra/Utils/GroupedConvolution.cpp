@@ -55,8 +55,7 @@ orchestra::matchGroupedConvolutionNhwc(linalg::LinalgOp op) {
   if (!generic || generic.getNumDpsInputs() != 2 ||
       generic.getNumDpsInits() != 1 || generic.getNumLoops() != 8)
     return std::nullopt;
-  SmallVector<utils::IteratorType> iterators =
-      generic.getIteratorTypesArray();
+  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
   for (auto [i, iterator] : llvm::enumerate(iterators))
     if ((iterator == utils::IteratorType::parallel) != (i < 5))
       return std::nullopt;
@@ -71,8 +70,7 @@ orchestra::matchGroupedConvolutionNhwc(linalg::LinalgOp op) {
     return std::nullopt;
   FailureOr<linalg::ConvolutionDimensions> dims =
       linalg::inferConvolutionDims(op);
-  if (failed(dims) || dims->strides.size() != 2 ||
-      dims->dilations.size() != 2)
+  if (failed(dims) || dims->strides.size() != 2 || dims->dilations.size() != 2)
     return std::nullopt;
   if (generic.getIndexingMapsArray() !=
       getGroupedConvolutionNhwcMaps(op.getContext(), dims->strides,

@@ -1,4 +1,4 @@
-//===- GroupedConvolution.h - Channels-last grouped convolutions -*- C++ -*-===//
+//===- GroupedConvolution.h - Channels-last grouped convs ---*- C++ -*-===//
 //
 // Part of OrchestraOS.
 //
@@ -47,9 +47,9 @@ struct GroupedConvolutionNhwc {
 
 /// The indexing maps (input, filter, output) of the channels-last grouped
 /// convolution with these strides and dilations.
-SmallVector<AffineMap> getGroupedConvolutionNhwcMaps(
-    MLIRContext *context, ArrayRef<int64_t> strides,
-    ArrayRef<int64_t> dilations);
+SmallVector<AffineMap>
+getGroupedConvolutionNhwcMaps(MLIRContext *context, ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> dilations);
 
 /// `op` as a channels-last grouped convolution, or nothing when it is not
 /// one (other maps, iterators, operands, or a payload other than a
