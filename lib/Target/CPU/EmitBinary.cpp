@@ -114,7 +114,8 @@ SmallVector<SmallString<0>> splitForCodegen(llvm::Module &module,
   SmallVector<unsigned> partOfGroup(sizes.size());
   SmallVector<size_t> load(parts, 0);
   for (auto [size, group] : sizes) {
-    unsigned lightest = std::min_element(load.begin(), load.end()) - load.begin();
+    unsigned lightest =
+        std::min_element(load.begin(), load.end()) - load.begin();
     partOfGroup[group] = lightest;
     load[lightest] += size;
   }
