@@ -11,8 +11,9 @@ batch norms calibrated, opset 17) and compute the reference output; compile
 it for every peer (timed: orchestra-compile; ORT/OpenVINO session creation;
 iree-import-onnx + iree-compile; TVM's Relax import and build; PyTorch's
 trace + freeze). Then, in each of --rounds rounds, for each model, run every
-peer in a fresh process (peer_worker.py: warm-up, then --repeat timed
-inferences), the peers' order rotating from round to round, so that a slow
+peer in a fresh process (peer_worker.py: warm-up, then at least --repeat
+timed inferences and --min-time seconds of them), the peers' order rotating
+from round to round, so that a slow
 phase of the shared machine hits everyone. Every peer's output is checked
 against the reference in every round. Everyone gets 2 threads.
 
@@ -111,6 +112,9 @@ def main():
                         "this many seconds (never before 3 runs); the "
                         "table shows the run count when it is below "
                         "--repeat")
+    parser.add_argument("--min-time", type=float, default=1.0,
+                        help="seconds of warm-up and of timed runs (at "
+                        "least), besides the run counts")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=1800.0,
                         help="seconds one compile or run may take")
@@ -158,6 +162,7 @@ def main():
                 try:
                     samples = worker(peer, args, "run", peer, model_dir,
                                      "--repeat", str(args.repeat),
+                                     "--min-time", str(args.min_time),
                                      "--budget", str(args.budget))[
                                          "samples_ms"]
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
@@ -241,13 +246,13 @@ def print_tables(names, peers, results, args):
         print("| %s | %s | %s | %s | %s |" % (
             name, " | ".join(cells), LABELS.get(best[1], best[1]) if best
             else "n/a", ratio, to_torch))
-    print("\n%s, median over %d rounds of the median of %d runs after "
-          "warm-up, %d threads each; ORT is the better of spinning on and "
+    print("\n%s, median over %d rounds of the median of at least %d runs "
+          "(and %g s) after warm-up, %d threads each; ORT is the better of spinning on and "
           "off (\"nospin\" when off won). The ratios are of latencies "
           "(below 1: OrchestraOS is faster)." % (
               "GFLOP/s (higher is better) from the latency" if args.gemm
               else "Latency in %s (lower is better)" % unit,
-              args.rounds, args.repeat, args.threads))
+              args.rounds, args.repeat, args.min_time, args.threads))
     print("\nCompile time (s):\n")
     print("| %s | %s |" % ("GEMM" if args.gemm else "model", " | ".join(
         LABELS.get(p, p) for p in columns)))
