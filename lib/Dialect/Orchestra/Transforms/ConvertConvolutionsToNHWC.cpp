@@ -205,10 +205,12 @@ bool isLayoutAgnosticElementwise(linalg::GenericOp op) {
 }
 
 /// A copy of the elementwise `op` over `inputs` read through `maps`, whose
-/// result has shape `shape`.
+/// result has shape `shape`, with its loops permuted: the old loop d_k is the
+/// new loop e_{newLoops[k]}. The payload's `linalg.index` ops follow their
+/// loop (a resize or a gather computes its indices from them).
 Value cloneElementwise(PatternRewriter &rewriter, linalg::GenericOp op,
                        ValueRange inputs, ArrayRef<AffineMap> maps,
-                       ArrayRef<int64_t> shape) {
+                       ArrayRef<int64_t> shape, ArrayRef<int64_t> newLoops) {
   Location loc = op.getLoc();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Value init = tensor::EmptyOp::create(rewriter, loc, shape,
@@ -220,6 +222,13 @@ Value cloneElementwise(PatternRewriter &rewriter, linalg::GenericOp op,
       indexingMaps, op.getIteratorTypesArray());
   rewriter.cloneRegionBefore(op.getRegion(), clone.getRegion(),
                              clone.getRegion().end());
+  clone.getRegion().walk([&](linalg::IndexOp index) {
+    if (index->getParentOfType<linalg::LinalgOp>() != clone)
+      return;
+    rewriter.modifyOpInPlace(index, [&] {
+      index.setDim(newLoops[index.getDim()]);
+    });
+  });
   return clone->getResult(0);
 }
 
@@ -276,7 +285,8 @@ struct SinkTransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
     SmallVector<int64_t> shape(rank);
     for (auto [k, dim] : llvm::enumerate(*permutation))
       shape[dim] = resultType.getDimSize(k);
-    Value result = cloneElementwise(rewriter, op, inputs, maps, shape);
+    Value result =
+        cloneElementwise(rewriter, op, inputs, maps, shape, *permutation);
     rewriter.replaceOp(op,
                        transpose(rewriter, op.getLoc(), result, *permutation));
     return success();
@@ -336,9 +346,10 @@ struct FoldTransposeOfBroadcast : OpRewritePattern<linalg::TransposeOp> {
       return rewriter.notifyMatchFailure(transposeOp, "a full-rank input");
     // Result loop e_k runs over the producer's dimension p[k]: d_{p[k]} =
     // e_k.
-    AffineMap toOld = AffineMap::getPermutationMap(
-        invertPermutationVector(transposeOp.getPermutation()),
-        rewriter.getContext());
+    SmallVector<int64_t> newLoops =
+        invertPermutationVector(transposeOp.getPermutation());
+    AffineMap toOld =
+        AffineMap::getPermutationMap(newLoops, rewriter.getContext());
     SmallVector<Value> inputs;
     SmallVector<AffineMap> maps;
     for (OpOperand *input : producer.getDpsInputOperands()) {
@@ -346,8 +357,9 @@ struct FoldTransposeOfBroadcast : OpRewritePattern<linalg::TransposeOp> {
       maps.push_back(producer.getMatchingIndexingMap(input).compose(toOld));
     }
     auto type = cast<RankedTensorType>(transposeOp->getResult(0).getType());
-    rewriter.replaceOp(transposeOp, cloneElementwise(rewriter, producer, inputs,
-                                                     maps, type.getShape()));
+    rewriter.replaceOp(transposeOp,
+                       cloneElementwise(rewriter, producer, inputs, maps,
+                                        type.getShape(), newLoops));
     return success();
   }
 };

@@ -134,6 +134,76 @@ func.func @mixed(%x: tensor<1x3x6x6xf32>, %w: tensor<8x3x3x3xf32>, %r: tensor<1x
 
 // -----
 
+// An elementwise op whose payload reads its loop indices (here it adds
+// channel + column to each value) runs channels-last with its
+// `linalg.index` ops following their loops: the channel is loop 3 of the
+// NHWC loop nest, the column loop 2.
+// CHECK-LABEL: func.func @index_after_conv
+// CHECK:         %[[C:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK:         linalg.generic {{.*}} ins(%[[C]] : tensor<1x4x4x8xf32>) outs(%{{.*}} : tensor<1x4x4x8xf32>)
+// CHECK:           %[[CH:.*]] = linalg.index 3 : index
+// CHECK:           %[[COL:.*]] = linalg.index 2 : index
+// CHECK:           arith.addi %[[CH]], %[[COL]]
+// CHECK:         linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @index_after_conv(%x: tensor<1x3x6x6xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x3x6x6xf32>, tensor<8x3x3x3xf32>) outs(%f : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x8x4x4xf32>) outs(%e : tensor<1x8x4x4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %ch = linalg.index 1 : index
+    %col = linalg.index 3 : index
+    %i = arith.addi %ch, %col : index
+    %ii = arith.index_cast %i : index to i32
+    %fi = arith.sitofp %ii : i32 to f32
+    %s = arith.addf %u, %fi : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x4x4xf32>
+  return %r : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// A gather computed from the loop indices (the importer's linear Resize
+// along H: rows `%rows` of the input, channel and column from the loops)
+// that feeds a convolution is computed in NHWC order: its row table is read
+// through the H loop (1), the channel index is loop 3, the column loop 2.
+// It still reads the NCHW input: only its loops moved.
+// CHECK:       #[[ROWMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @gather_before_conv
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x4x4x8xf32>,
+// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[ROWMAP]], #{{.*}}], {{.*}} outs(%{{.*}} : tensor<1x8x8x4xf32>)
+// CHECK:           %[[CH:.*]] = linalg.index 3 : index
+// CHECK:           %[[COL:.*]] = linalg.index 2 : index
+// CHECK:           tensor.extract %[[X]][%{{.*}}, %[[CH]], %{{.*}}, %[[COL]]] : tensor<1x4x4x8xf32>
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[G]], %{{.*}} : tensor<1x8x8x4xf32>,
+#row = affine_map<(n, c, h, w) -> (h)>
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @gather_before_conv(%x: tensor<1x4x4x8xf32>, %rows: tensor<8xindex>, %w: tensor<8x4x1x1xf32>) -> tensor<1x8x8x8xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %g = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%rows : tensor<8xindex>) outs(%e : tensor<1x4x8x8xf32>) {
+  ^bb0(%row: index, %o: f32):
+    %ch = linalg.index 1 : index
+    %col = linalg.index 3 : index
+    %v = tensor.extract %x[%c0, %ch, %row, %col] : tensor<1x4x4x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<1x4x8x8xf32>
+  %ce = tensor.empty() : tensor<1x8x8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%ce : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%g, %w : tensor<1x4x8x8xf32>, tensor<8x4x1x1xf32>) outs(%f : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %c : tensor<1x8x8x8xf32>
+}
+
+// -----
+
 // Poolings run channels-last too; their window is only a shape.
 // CHECK-LABEL: func.func @pools
 // CHECK:         linalg.transpose {{.*}} permutation = [0, 2, 3, 1]

@@ -112,6 +112,9 @@ def ConvertConvolutionsToNHWC
       bias that initialises a convolution) is that op in the transposed
       layout;
     - transposes of transposes compose, and the identity disappears.
+    When an op moves to the other layout its loops are permuted, and the
+    `linalg.index` ops of its payload follow their loops (a Resize, a
+    reflecting pad or a flip computes the elements it reads from them).
     In a CNN only the transposes of the network's input and before its
     first non-convolutional consumer (a flatten, a matmul) are left.
 
