@@ -32,17 +32,15 @@ sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "onnx", "Inputs"))
 import torch_models  # noqa: E402
 
 MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder_layer", "mlp"]
+# Every model of torch_models.py can be named with --models, e.g.
+# --models lstm_tagger,gru_classifier (the recurrent networks).
 
 
 def torch_medians(name, threads, repeat):
     import torch
 
     torch.set_num_threads(threads)
-    model, shape = torch_models.build(name)
-    torch_models.calibrate_batch_norm(model, shape)
-    model.eval()
-    torch.manual_seed(1)
-    x = torch.randn(*shape)
+    model, x = torch_models.prepare(name)
 
     def median_of(fn):
         with torch.no_grad():

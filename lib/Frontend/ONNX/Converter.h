@@ -100,6 +100,7 @@ void registerReductionConverters(ConverterRegistry &registry);
 void registerShapeConverters(ConverterRegistry &registry);
 void registerDataMovementConverters(ConverterRegistry &registry);
 void registerControlFlowConverters(ConverterRegistry &registry);
+void registerRecurrentConverters(ConverterRegistry &registry);
 
 /// A value of the graph as the converters see it.
 struct ImportedValue {
@@ -251,6 +252,17 @@ getBroadcastShape(NodeContext &ctx,
 /// of `inputs`, with result element type `resultElementType`.
 FailureOr<Value> buildElementwise(NodeContext &ctx, ValueRange inputs,
                                   Type resultElementType, ScalarBodyFn body);
+
+/// Scalar activations (Elementwise.cpp), shared with the recurrent ops,
+/// whose activation attributes name them.
+Value sigmoidOf(OpBuilder &b, Location loc, Value x);
+/// log(1 + exp(x)), without overflow for large x.
+Value softplusOf(OpBuilder &b, Location loc, Value x);
+/// x / (1 + |x|).
+Value softsignOf(OpBuilder &b, Location loc, Value x);
+/// max(0, min(1, alpha * x + beta)).
+Value hardSigmoidOf(OpBuilder &b, Location loc, Value x, Value alpha,
+                    Value beta);
 
 /// Converts a scalar between ONNX element types with ONNX Cast semantics
 /// (float to int truncates toward zero, to bool is `!= 0`).

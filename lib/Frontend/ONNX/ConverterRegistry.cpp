@@ -51,6 +51,7 @@ const ConverterRegistry &onnx_import::getConverterRegistry() {
     registerShapeConverters(r);
     registerDataMovementConverters(r);
     registerControlFlowConverters(r);
+    registerRecurrentConverters(r);
     return r;
   }();
   return registry;

@@ -216,8 +216,10 @@ Value relu(NodeContext &, OpBuilder &b, Location loc, Value x,
   return max(b, loc, x, constant(b, loc, x.getType(), 0), dtype);
 }
 
+} // namespace
+
 /// 1 / (1 + exp(-x)).
-Value sigmoidOf(OpBuilder &b, Location loc, Value x) {
+Value onnx_import::sigmoidOf(OpBuilder &b, Location loc, Value x) {
   Type type = x.getType();
   Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
   return arith::DivFOp::create(
@@ -225,13 +227,9 @@ Value sigmoidOf(OpBuilder &b, Location loc, Value x) {
       arith::AddFOp::create(b, loc, constant(b, loc, type, 1), e));
 }
 
-Value sigmoid(NodeContext &, OpBuilder &b, Location loc, Value x, OnnxDType) {
-  return sigmoidOf(b, loc, x);
-}
-
 /// log(1 + exp(x)), as max(x, 0) + log1p(exp(-|x|)) so that it does not
 /// overflow for large x.
-Value softplus(NodeContext &, OpBuilder &b, Location loc, Value x, OnnxDType) {
+Value onnx_import::softplusOf(OpBuilder &b, Location loc, Value x) {
   Value zero = constant(b, loc, x.getType(), 0);
   Value negAbs = arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x));
   Value tail =
@@ -241,11 +239,36 @@ Value softplus(NodeContext &, OpBuilder &b, Location loc, Value x, OnnxDType) {
 }
 
 /// x / (1 + |x|).
-Value softsign(NodeContext &, OpBuilder &b, Location loc, Value x, OnnxDType) {
+Value onnx_import::softsignOf(OpBuilder &b, Location loc, Value x) {
   Value denominator =
       arith::AddFOp::create(b, loc, constant(b, loc, x.getType(), 1),
                             math::AbsFOp::create(b, loc, x));
   return arith::DivFOp::create(b, loc, x, denominator);
+}
+
+/// max(0, min(1, alpha * x + beta)).
+Value onnx_import::hardSigmoidOf(OpBuilder &b, Location loc, Value x,
+                                 Value alpha, Value beta) {
+  Type type = x.getType();
+  Value linear = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, alpha, x), beta);
+  Value upper =
+      arith::MinimumFOp::create(b, loc, constant(b, loc, type, 1), linear);
+  return arith::MaximumFOp::create(b, loc, constant(b, loc, type, 0), upper);
+}
+
+namespace {
+
+Value sigmoid(NodeContext &, OpBuilder &b, Location loc, Value x, OnnxDType) {
+  return sigmoidOf(b, loc, x);
+}
+
+Value softplus(NodeContext &, OpBuilder &b, Location loc, Value x, OnnxDType) {
+  return softplusOf(b, loc, x);
+}
+
+Value softsign(NodeContext &, OpBuilder &b, Location loc, Value x, OnnxDType) {
+  return softsignOf(b, loc, x);
 }
 
 /// An attribute as a constant of the scalar's type.
@@ -308,17 +331,6 @@ Value thresholdedRelu(NodeContext &ctx, OpBuilder &b, Location loc, Value x,
   Value alpha = attrConstant(ctx, b, loc, x.getType(), "alpha", 1.0f);
   return select(b, loc, lessThan(b, loc, alpha, x, dtype), x,
                 constant(b, loc, x.getType(), 0));
-}
-
-/// max(0, min(1, alpha * x + beta)).
-Value hardSigmoidOf(OpBuilder &b, Location loc, Value x, Value alpha,
-                    Value beta) {
-  Type type = x.getType();
-  Value linear = arith::AddFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, alpha, x), beta);
-  Value upper =
-      arith::MinimumFOp::create(b, loc, constant(b, loc, type, 1), linear);
-  return arith::MaximumFOp::create(b, loc, constant(b, loc, type, 0), upper);
 }
 
 Value hardSigmoid(NodeContext &ctx, OpBuilder &b, Location loc, Value x,

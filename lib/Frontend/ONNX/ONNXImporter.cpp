@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -1096,7 +1097,8 @@ FailureOr<ImportResult> onnx_import::importModel(MLIRContext *context,
                                                  StringRef filename,
                                                  const ImportOptions &options) {
   context->loadDialect<arith::ArithDialect, func::FuncDialect,
-                       linalg::LinalgDialect, tensor::TensorDialect>();
+                       linalg::LinalgDialect, scf::SCFDialect,
+                       tensor::TensorDialect>();
   onnx::ModelProto model;
   if (bytes.size() > size_t(std::numeric_limits<int>::max()) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))

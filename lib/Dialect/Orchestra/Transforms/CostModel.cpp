@@ -9,6 +9,7 @@
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -28,6 +29,14 @@ double mlir::orchestra::estimateFlops(Operation *op) {
     if (Block *body = linalgOp.getBlock())
       bodyOps = std::max<int64_t>(1, body->getOperations().size() - 1);
     return iterations * bodyOps;
+  }
+  // A loop (a recurrent layer's steps): its body's ops, once per iteration.
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    double body = 0;
+    for (Operation &nested : loop.getBody()->without_terminator())
+      body += estimateFlops(&nested);
+    return (trips ? trips->getZExtValue() : 1) * body;
   }
   double flops = 0;
   for (Type type : op->getResultTypes()) {

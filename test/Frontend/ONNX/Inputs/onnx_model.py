@@ -14,7 +14,7 @@ Each NODE is one argument of the form
                                               left to the importer)
 
 Attribute values: 3 (int), 1.5 (float), "text" (string), [1,2] (ints),
-[1.0,2.0] (floats), int64[2]:4,5 (a tensor).
+[1.0,2.0] (floats), ["a","b"] (strings), int64[2]:4,5 (a tensor).
 """
 import re
 import sys
@@ -63,6 +63,8 @@ def parse_attr(name, text):
         return helper.make_attribute(name, make_tensor("", type_text, values))
     if text.startswith("["):
         items = [v.strip() for v in text[1:-1].split(",") if v.strip()]
+        if items and all(v.startswith('"') for v in items):
+            return helper.make_attribute(name, [v[1:-1] for v in items])
         if any("." in v or "e" in v for v in items):
             return helper.make_attribute(name, [float(v) for v in items])
         return helper.make_attribute(name, [int(v) for v in items])

@@ -84,6 +84,37 @@ def build(name):
             Bottleneck(160, 160, 160, 32, 1),
             torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
             torch.nn.Linear(160, 10)), (1, 3, 64, 64)
+    if name == "lstm_tagger":
+        # A sequence tagger: token embeddings, a 2-layer LSTM, a linear
+        # layer per step; 40 tokens of a 1000-word vocabulary.
+        class Tagger(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embedding = torch.nn.Embedding(1000, 64)
+                self.lstm = torch.nn.LSTM(64, 128, num_layers=2)
+                self.classifier = torch.nn.Linear(128, 17)
+
+            def forward(self, tokens):
+                states, _ = self.lstm(self.embedding(tokens))
+                return self.classifier(states)
+
+        return Tagger(), torch.randint(0, 1000, (40, 1))
+    if name == "gru_classifier":
+        # A bidirectional GRU over batch-first sequences, classified from
+        # the final states of both directions.
+        class Classifier(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gru = torch.nn.GRU(32, 64, batch_first=True,
+                                        bidirectional=True)
+                self.classifier = torch.nn.Linear(128, 5)
+
+            def forward(self, x):
+                _, final = self.gru(x)
+                return self.classifier(
+                    torch.cat([final[0], final[1]], dim=1))
+
+        return Classifier(), (4, 30, 32)
     if name == "lraspp":
         # LR-ASPP MobileNetV3-Large: a segmentation head that resizes its
         # features bilinearly before 1x1 convolutions, over a backbone with
@@ -105,7 +136,8 @@ def build(name):
 
 
 MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder_layer", "mlp",
-          "small_cnn", "grouped_cnn", "lraspp"]
+          "small_cnn", "grouped_cnn", "lraspp", "lstm_tagger",
+          "gru_classifier"]
 
 
 def calibrate_batch_norm(model, shape):
@@ -124,14 +156,25 @@ def calibrate_batch_norm(model, shape):
             model(torch.randn(max(shape[0], 4), *shape[1:]))
 
 
+def prepare(name):
+    """The model in eval mode (batch norms calibrated) and its input."""
+    import torch
+
+    model, example = build(name)
+    if isinstance(example, tuple):  # a shape: random normal input
+        calibrate_batch_norm(model, example)
+        torch.manual_seed(1)
+        x = torch.randn(*example)
+    else:  # the input itself (token ids)
+        x = example
+    model.eval()
+    return model, x
+
+
 def export(name, out_dir):
     import torch
 
-    model, shape = build(name)
-    calibrate_batch_norm(model, shape)
-    model.eval()
-    torch.manual_seed(1)
-    x = torch.randn(*shape)
+    model, x = prepare(name)
     os.makedirs(out_dir, exist_ok=True)
     with torch.no_grad():
         expected = model(x)

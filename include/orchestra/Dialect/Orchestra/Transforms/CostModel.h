@@ -41,7 +41,8 @@ struct Work {
 };
 
 /// Arithmetic work of one op: for structured ops, iterations times the
-/// scalar ops of the body; for others one operation per result element.
+/// scalar ops of the body; for an `scf.for` its body's work times its trip
+/// count; for others one operation per result element.
 double estimateFlops(Operation *op);
 
 /// Bytes of a value: its buffer size for static tensors of int or float
