@@ -115,6 +115,15 @@ def build(name):
                     torch.cat([final[0], final[1]], dim=1))
 
         return Classifier(), (4, 30, 32)
+    if name == "transformer_encoder":
+        # nn.TransformerEncoder (2 batch-first layers). In eval mode under
+        # torch.no_grad(), PyTorch 1.13 runs it through a fused kernel
+        # (aten::_transformer_encoder_layer_fwd) that has no ONNX form;
+        # export() exports with autograd enabled, as docs/UserGuide.md
+        # tells users to.
+        layer = torch.nn.TransformerEncoderLayer(128, 4, 256,
+                                                 batch_first=True)
+        return torch.nn.TransformerEncoder(layer, 2), (2, 24, 128)
     if name == "lraspp":
         # LR-ASPP MobileNetV3-Large: a segmentation head that resizes its
         # features bilinearly before 1x1 convolutions, over a backbone with
@@ -137,7 +146,7 @@ def build(name):
 
 MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder_layer", "mlp",
           "small_cnn", "grouped_cnn", "lraspp", "lstm_tagger",
-          "gru_classifier"]
+          "gru_classifier", "transformer_encoder"]
 
 
 def calibrate_batch_norm(model, shape):
@@ -178,9 +187,12 @@ def export(name, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     with torch.no_grad():
         expected = model(x)
-        torch.onnx.export(model, x, os.path.join(out_dir, "model.onnx"),
-                          opset_version=17, input_names=["input"],
-                          output_names=["output"])
+    # Exported with autograd enabled: under torch.no_grad(), PyTorch 1.13
+    # runs nn.TransformerEncoder and nn.MultiheadAttention in eval mode
+    # through fused kernels that have no ONNX form.
+    torch.onnx.export(model, x, os.path.join(out_dir, "model.onnx"),
+                      opset_version=17, input_names=["input"],
+                      output_names=["output"])
     np.save(os.path.join(out_dir, "input_0.npy"), x.numpy())
     np.save(os.path.join(out_dir, "expected_0.npy"), expected.numpy())
 
