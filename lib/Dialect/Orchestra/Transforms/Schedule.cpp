@@ -46,7 +46,7 @@ namespace {
 
 enum class NodeKind {
   /// A structured op with a reduction loop (matmul, conv, pooling, a
-  /// reduction): the expensive centre of a fusion group.
+  /// reduction), or a loop: the expensive centre of a fusion group.
   Anchor,
   /// Elementwise structured ops and data movement: fused around anchors.
   Elementwise,
@@ -95,6 +95,11 @@ NodeKind classify(Operation *op) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
     return linalgOp.getNumReductionLoops() > 0 ? NodeKind::Anchor
                                                : NodeKind::Elementwise;
+  // A loop (a recurrent layer's steps) is a kernel's centre of its own: in
+  // the group of its input projection, that matmul would lose its parallel
+  // tiles (a task's parallel loop is its result's producer's).
+  if (op->getNumRegions() > 0)
+    return NodeKind::Anchor;
   return NodeKind::Elementwise;
 }
 
