@@ -239,10 +239,11 @@ struct Direction {
   /// The input projection of every step [S, B, G*H] (biases included),
   /// in the order this direction visits the steps.
   Value projection;
-  /// R^T per gate group, [H, n*H].
-  Value recurrence;
-  /// GRU: the hidden gate's R^T [H, H] (`recurrence` holds z and r).
-  Value hiddenRecurrence;
+  /// R^T of each gate, [H, H], in the node's gate order (one matmul per
+  /// gate, whose result the gates' generic reads directly, so that tiling
+  /// the generic by hidden units fuses the matmuls' columns into its
+  /// tiles).
+  SmallVector<Value, 4> recurrence;
   /// GRU with linear_before_reset: Rbh [H]; LSTM: peepholes i, o, f [H].
   Value recurrenceBias;
   Value peepholes[3];
@@ -347,9 +348,10 @@ DirectionResult runDirection(NodeContext &ctx, const Layer &layer,
         };
         // Hidden-gate operands of the GRU, computed before the generic.
         if (isGRU) {
-          Value zr = matmul(previous, dir.recurrence,
-                            columns(stepInput, 0, 2 * hidden));
-          Value z = columns(zr, 0, hidden), r = columns(zr, hidden, hidden);
+          Value z = matmul(previous, dir.recurrence[0],
+                           columns(stepInput, 0, hidden));
+          Value r = matmul(previous, dir.recurrence[1],
+                           columns(stepInput, hidden, hidden));
           Value hiddenInput = columns(stepInput, 2 * hidden, hidden);
           // r first: without linear_before_reset the hidden gate's matmul
           // reads r * H.
@@ -388,16 +390,17 @@ DirectionResult runDirection(NodeContext &ctx, const Layer &layer,
                          .getResult(0);
             addInput(hiddenInput, identity);
             addInput(reset.getResult(1), identity);
-            addInput(matmul(previous, dir.hiddenRecurrence, init), identity);
+            addInput(matmul(previous, dir.recurrence[2], init), identity);
           } else {
-            addInput(matmul(reset.getResult(1), dir.hiddenRecurrence,
+            addInput(matmul(reset.getResult(1), dir.recurrence[2],
                             hiddenInput),
                      identity);
           }
         } else {
-          Value all = matmul(previous, dir.recurrence, stepInput);
-          for (int64_t g = 0; g < gates / hidden; ++g)
-            addInput(columns(all, g * hidden, hidden), identity);
+          for (auto [g, recurrence] : llvm::enumerate(dir.recurrence))
+            addInput(matmul(previous, recurrence,
+                            columns(stepInput, g * hidden, hidden)),
+                     identity);
         }
         if (isLSTM)
           for (Value peephole : dir.peepholes)
@@ -763,13 +766,9 @@ LogicalResult convertRecurrent(NodeContext &ctx, Cell cell) {
     if (reverse)
       projection = reverseSteps(ctx, projection, layer.lens);
     dir.projection = projection;
-    if (cell == Cell::GRU) {
-      dir.recurrence = transposed(getRows(ctx, r, d, 0, 2 * hidden));
-      dir.hiddenRecurrence =
-          transposed(getRows(ctx, r, d, 2 * hidden, hidden));
-    } else {
-      dir.recurrence = transposed(getRows(ctx, r, d, 0, gateRows));
-    }
+    for (int64_t g = 0; g < numGates; ++g)
+      dir.recurrence.push_back(
+          transposed(getRows(ctx, r, d, g * hidden, hidden)));
     if (peepholes)
       for (int64_t p = 0; p < 3; ++p)
         dir.peepholes[p] = materialize(

@@ -55,7 +55,11 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       // slice of the padded tensor (the strategy's step 7), so the kernel
       // writes it in place.
       "orchestra-cpu-fill-pad-borders,canonicalize,eliminate-empty-tensors,"
-      "one-shot-bufferize{bufferize-function-boundaries "
+      // A recurrent layer's step whose parallel tiles all read the whole
+      // previous state writes the new state into a new buffer: the loop
+      // yields an allocation.
+      "one-shot-bufferize{allow-return-allocs-from-loops "
+      "bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{hoist-static-allocs "
       "modify-public-functions},"

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -100,6 +101,32 @@ void tagFusionRoot(func::FuncOp func) {
       result = op->getOperand(0);
     else
       break;
+  }
+  // A task around a loop over time (a recurrent layer) is rooted at the
+  // step's op that computes the carried state: each step is tiled by the
+  // state's columns across the cores, with the step's matmuls fused in
+  // (each core reads its share of the recurrent weights at every step, and
+  // keeps it in its cache).
+  if (auto loop = result.getDefiningOp<scf::ForOp>()) {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    auto step = yield.getOperand(0).getDefiningOp<linalg::GenericOp>();
+    if (!step || step.getNumLoops() != 2 ||
+        step.getNumParallelLoops() != 2 ||
+        llvm::any_of(step.getIndexingMapsArray(),
+                     [](AffineMap map) { return !map.isProjectedPermutation(); }))
+      return;
+    BackwardSliceOptions options;
+    options.omitBlockArguments = true;
+    options.filter = [&](Operation *op) {
+      return op->getBlock() == step->getBlock() && isa<linalg::LinalgOp>(op);
+    };
+    llvm::SetVector<Operation *> slice;
+    (void)getBackwardSlice(step.getOperation(), &slice, options);
+    UnitAttr unit = UnitAttr::get(func.getContext());
+    step->setAttr("orchestra.fusion_root_cols", unit);
+    for (Operation *op : slice)
+      op->setAttr("orchestra.fusion_producer", unit);
+    return;
   }
   auto root = result.getDefiningOp<linalg::LinalgOp>();
   if (!root || root->getNumResults() != 1)

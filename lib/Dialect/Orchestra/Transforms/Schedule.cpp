@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/MapVector.h"
@@ -98,7 +99,7 @@ NodeKind classify(Operation *op) {
   // A loop (a recurrent layer's steps) is a kernel's centre of its own: in
   // the group of its input projection, that matmul would lose its parallel
   // tiles (a task's parallel loop is its result's producer's).
-  if (op->getNumRegions() > 0)
+  if (isa<LoopLikeOpInterface>(op))
     return NodeKind::Anchor;
   return NodeKind::Elementwise;
 }
