@@ -1,4 +1,4 @@
-"""End-to-end latency of the four reference models: OrchestraOS against
+"""End-to-end latency of the reference models: OrchestraOS against
 PyTorch (eager and traced+frozen) in the same run, on the same inputs.
 
     /usr/bin/python3 bench/model_latency.py [--build build] [--repeat 20]
@@ -31,7 +31,8 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "onnx", "Inputs"))
 import torch_models  # noqa: E402
 
-MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder_layer", "mlp"]
+MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder_layer", "mlp",
+          "r3d_18"]
 # Every model of torch_models.py can be named with --models, e.g.
 # --models lstm_tagger,gru_classifier (the recurrent networks).
 

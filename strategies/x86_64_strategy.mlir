@@ -18,7 +18,9 @@
 //     convolution of fewer than 14 rows and a multiple of 32 channels,
 //     tiled by 32 channels over all rows; `_nhwc_groups`: a grouped
 //     convolution of fewer than 14 rows, tiled by one group over all
-//     rows);
+//     rows; `_ndhwc_rows` / `_ndhwc_channels` / `_ndhwc_rows_channels`:
+//     the same around a channels-last 3-D convolution or pooling, whose
+//     rows are those of every output depth);
 //   * `orchestra.fusion_root_cols`: put by orchestra-cpu-select-tiles in place
 //     of `orchestra.fusion_root` around a matmul of few rows and a large B,
 //     tiled by `orchestra.tile_cols` columns over all rows;
@@ -52,7 +54,9 @@
 //      one output row, decompose them into 1-D ops and vectorize those one
 //      by one, with only the patterns that are correct on them
 //      (test/e2e/conv-vectorized.mlir); grouped convolutions first become
-//      one dense convolution per group (test/e2e/conv-grouped.mlir);
+//      one dense convolution per group (test/e2e/conv-grouped.mlir), 3-D
+//      ones and 3-D poolings one 2-D op per output and kernel depth
+//      (test/e2e/conv-3d.mlir);
 //   6. hoist the accumulators out of the reduction loops, so that they stay
 //      in registers instead of being read and written at every step;
 //   7. rewrite paddings as a fill and an insert_slice, so that a task
@@ -883,6 +887,60 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
 
+    // Roots of tasks around a channels-last 3-D convolution or pooling
+    // (batch 1, output N x D x H x W x C): one output row of one depth per
+    // parallel tile; with fewer than 14 such rows, 32 channels over all of
+    // them (dense convolutions with a multiple of 32 channels) or one row
+    // and 16 channels, as for 2-D ones.
+    %roots_ndhwc = transform.structured.match
+        attributes{orchestra.fusion_root_ndhwc_rows} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_ndhwc : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [0, 1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %roots_ndhwc_f = transform.structured.match
+        attributes{orchestra.fusion_root_ndhwc_channels} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_ndhwc_f : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [0, 0, 0, 0, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %roots_ndhwc_c = transform.structured.match
+        attributes{orchestra.fusion_root_ndhwc_rows_channels} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %roots_ndhwc_c : !transform.any_op {
+    ^bb0(%root: !transform.any_op):
+      %tiled, %forall = transform.structured.tile_using_forall %root
+          tile_sizes [0, 1, 1, 0, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+      %func = transform.get_parent_op %forall {op_name = "func.func"}
+          : (!transform.any_op) -> !transform.any_op
+      %producers = transform.structured.match
+          attributes{orchestra.fusion_producer} in %func
+          : (!transform.any_op) -> !transform.any_op
+      %fused, %loop = transform.structured.fuse_into_containing_op
+          %producers into %forall
+          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+
     // Fold the tile-size computations of the loops above (a root whose
     // parallel dimension is smaller than the tile leaves a single-iteration
     // loop and `affine.min` sizes) so that the tiles below are static.
@@ -1201,6 +1259,27 @@ module attributes {transform.with_named_sequence} {
     // This comes after step 4, whose patterns would vectorize the
     // rank-reducing insert_slice of each group's result into the wrong
     // dimensions (see docs/Pipeline.md).
+    // 3-D convolutions and poolings (channels-last after
+    // orchestra-convert-convolutions-to-nhwc): one output depth and one
+    // kernel depth at a time, each a 2-D convolution or pooling on the
+    // depth slices (input [N, 1, H, W, C]), which the steps below treat
+    // like any other 2-D one (a dense convolution keeps its register-tile
+    // width tag). Like the grouped rewrite, this comes after step 4.
+    %volumetric = transform.structured.match
+        ops{["linalg.conv_3d_ndhwc_dhwcf",
+             "linalg.depthwise_conv_3d_ndhwc_dhwc", "linalg.pooling_ndhwc_max",
+             "linalg.pooling_ndhwc_sum"]}
+        in %elementwise : (!transform.any_op) -> !transform.any_op
+    transform.foreach %volumetric : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      // (n, od, oh, ow, f, kd, ...)
+      %t, %l:2 = transform.structured.tile_using_for %c
+          tile_sizes [0, 1, 0, 0, 0, 1]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+                                    !transform.any_op)
+      %planar = transform.orchestra.conv_3d_to_2d %t
+          : (!transform.any_op) -> !transform.any_op
+    }
     %grouped = transform.collect_matching @match_grouped_conv
         in %elementwise : (!transform.any_op) -> !transform.any_op
     transform.foreach %grouped : !transform.any_op {

@@ -169,6 +169,102 @@ DiagnosedSilenceableFailure transform::GroupedConvToDenseOp::applyToOne(
 }
 
 //===----------------------------------------------------------------------===//
+// Conv3DTo2DOp
+//===----------------------------------------------------------------------===//
+
+/// Creates the 2-D form of the 3-D convolution or pooling `op` (whose
+/// depth extents are 1) on the rank-reduced operands, or returns null when
+/// `op` is none of the 3-D ops handled.
+static Operation *createConv2DOf(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 ValueRange inputs, Value output,
+                                 Attribute strides, Attribute dilations) {
+  auto create = [&](auto conv2D) -> Operation * {
+    return decltype(conv2D)::create(rewriter, op.getLoc(),
+                                    TypeRange{output.getType()}, inputs,
+                                    ValueRange{output}, strides, dilations);
+  };
+  if (isa<linalg::Conv3DNdhwcDhwcfOp>(op))
+    return create(linalg::Conv2DNhwcHwcfOp());
+  if (isa<linalg::DepthwiseConv3DNdhwcDhwcOp>(op))
+    return create(linalg::DepthwiseConv2DNhwcHwcOp());
+  if (isa<linalg::PoolingNdhwcMaxOp>(op))
+    return create(linalg::PoolingNhwcMaxOp());
+  if (isa<linalg::PoolingNdhwcSumOp>(op))
+    return create(linalg::PoolingNhwcSumOp());
+  return nullptr;
+}
+
+DiagnosedSilenceableFailure transform::Conv3DTo2DOp::applyToOne(
+    transform::TransformRewriter &rewriter, Operation *target,
+    transform::ApplyToEachResultList &results,
+    transform::TransformState &state) {
+  auto fail = [&](StringRef why) {
+    DiagnosedSilenceableFailure diag = emitSilenceableError()
+                                       << "payload op '" << target->getName()
+                                       << "' " << why;
+    diag.attachNote(target->getLoc()) << "payload op";
+    return diag;
+  };
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
+  if (!linalgOp ||
+      !isa<linalg::Conv3DNdhwcDhwcfOp, linalg::DepthwiseConv3DNdhwcDhwcOp,
+           linalg::PoolingNdhwcMaxOp, linalg::PoolingNdhwcSumOp>(target) ||
+      !linalgOp.hasPureTensorSemantics())
+    return fail("is not a channels-last 3-D convolution or pooling on "
+                "tensors");
+  Value input = linalgOp.getDpsInputOperand(0)->get();
+  Value filter = linalgOp.getDpsInputOperand(1)->get();
+  Value output = linalgOp.getDpsInitOperand(0)->get();
+  auto depthIsOne = [](Value value, int64_t dim) {
+    return cast<RankedTensorType>(value.getType()).getDimSize(dim) == 1;
+  };
+  // Input, output [N, D, H, W, C]; filter [KD, ...] (a pooling's window
+  // too).
+  if (!depthIsOne(input, 1) || !depthIsOne(output, 1) ||
+      !depthIsOne(filter, 0))
+    return fail("does not have one output depth and one kernel depth");
+  rewriter.setInsertionPoint(target);
+  Location loc = target->getLoc();
+  // The operand's type without dimension `dim` (of extent 1).
+  auto withoutDim = [](Value value, int64_t dim) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape.erase(shape.begin() + dim);
+    return RankedTensorType::get(shape, type.getElementType());
+  };
+  Value input2D = tensor::createCanonicalRankReducingExtractSliceOp(
+      rewriter, loc, input, withoutDim(input, 1));
+  Value filter2D = tensor::createCanonicalRankReducingExtractSliceOp(
+      rewriter, loc, filter, withoutDim(filter, 0));
+  Value output2D = tensor::createCanonicalRankReducingExtractSliceOp(
+      rewriter, loc, output, withoutDim(output, 1));
+  // The height and width strides and dilations.
+  auto heightAndWidth = [&](StringRef name) -> Attribute {
+    auto values = target->getAttrOfType<DenseIntElementsAttr>(name);
+    SmallVector<int64_t> hw = {1, 1};
+    if (values) {
+      SmallVector<int64_t> all(values.getValues<int64_t>());
+      hw.assign(all.begin() + 1, all.end());
+    }
+    return DenseIntElementsAttr::get(
+        RankedTensorType::get({2}, rewriter.getI64Type()), hw);
+  };
+  Operation *conv =
+      createConv2DOf(rewriter, linalgOp, {input2D, filter2D}, output2D,
+                     heightAndWidth("strides"), heightAndWidth("dilations"));
+  assert(conv && "the op was checked to be a 3-D convolution or pooling");
+  // The tags, not linalg's own cache of the 3-D op's indexing maps.
+  for (NamedAttribute attr : target->getDiscardableAttrs())
+    if (!attr.getName().strref().starts_with("linalg."))
+      conv->setAttr(attr.getName(), attr.getValue());
+  Value result = tensor::createCanonicalRankReducingInsertSliceOp(
+      rewriter, loc, conv->getResult(0), output);
+  rewriter.replaceOp(target, result);
+  results.push_back(conv);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
 // GPUBarrierBeforeOp, GPUBarrierAfterOp
 //===----------------------------------------------------------------------===//
 

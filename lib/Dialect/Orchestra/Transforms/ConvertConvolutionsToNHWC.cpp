@@ -7,6 +7,7 @@
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 #include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -42,6 +43,20 @@ Value transpose(PatternRewriter &rewriter, Location loc, Value value,
 constexpr int64_t kToNHWC[] = {0, 2, 3, 1};
 constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
 
+/// [N, C, spatial...] -> [N, spatial..., C] for a tensor of rank `rank`.
+SmallVector<int64_t> toChannelsLast(int64_t rank) {
+  SmallVector<int64_t> permutation = {0};
+  for (int64_t dim = 2; dim < rank; ++dim)
+    permutation.push_back(dim);
+  permutation.push_back(1);
+  return permutation;
+}
+
+/// [N, spatial..., C] -> [N, C, spatial...], the inverse of toChannelsLast.
+SmallVector<int64_t> toChannelsFirst(int64_t rank) {
+  return invertPermutationVector(toChannelsLast(rank));
+}
+
 bool isStaticTensorOp(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() &&
          llvm::all_of(op->getOperandTypes(), [](Type type) {
@@ -50,9 +65,9 @@ bool isStaticTensorOp(linalg::LinalgOp op) {
          });
 }
 
-/// Rewrites the NCHW convolution `SourceOp` as the channels-last `TargetOp`:
-/// input and output transposed to NHWC around it, the filter transposed by
-/// `filterPermutation`.
+/// Rewrites the channels-first (NCHW, NCDHW) convolution or pooling
+/// `SourceOp` as the channels-last `TargetOp`: input and output transposed
+/// to NHWC (NDHWC) around it, the filter transposed by `filterPermutation`.
 template <typename SourceOp, typename TargetOp>
 struct ConvertToNHWC : OpRewritePattern<SourceOp> {
   ConvertToNHWC(MLIRContext *ctx, ArrayRef<int64_t> filterPermutation)
@@ -63,19 +78,128 @@ struct ConvertToNHWC : OpRewritePattern<SourceOp> {
     if (!isStaticTensorOp(op))
       return rewriter.notifyMatchFailure(op, "needs static tensors");
     Location loc = op.getLoc();
-    Value input = transpose(rewriter, loc, op.getInputs()[0], kToNHWC);
+    int64_t rank =
+        cast<RankedTensorType>(op.getOutputs()[0].getType()).getRank();
+    Value input =
+        transpose(rewriter, loc, op.getInputs()[0], toChannelsLast(rank));
     Value filter =
         transpose(rewriter, loc, op.getInputs()[1], filterPermutation);
-    Value init = transpose(rewriter, loc, op.getOutputs()[0], kToNHWC);
+    Value init =
+        transpose(rewriter, loc, op.getOutputs()[0], toChannelsLast(rank));
     auto conv = TargetOp::create(rewriter, loc, TypeRange{init.getType()},
                                  ValueRange{input, filter}, ValueRange{init},
                                  op.getStrides(), op.getDilations());
-    rewriter.replaceOp(op,
-                       transpose(rewriter, loc, conv->getResult(0), kToNCHW));
+    rewriter.replaceOp(op, transpose(rewriter, loc, conv->getResult(0),
+                                     toChannelsFirst(rank)));
     return success();
   }
 
   SmallVector<int64_t> filterPermutation;
+};
+
+/// The kind of a window reduction, the channels-last pooling op it becomes.
+enum class WindowReduction { Max, Sum };
+
+/// Rewrites the importer's 3-D pooling (upstream has no NCDHW pooling op):
+/// a `linalg.generic` over (n, c, od, oh, ow, kd, kh, kw) reading the padded
+/// [N, C, D, H, W] input at (n, c, od * s + kd * d, ...) and an unread
+/// [KD, KH, KW] window, whose body is one `arith.maximumf` or `arith.addf`
+/// of the input and the accumulator, as `linalg.pooling_ndhwc_max` or
+/// `_sum` between transposes (MaxPool, AveragePool and their Global forms).
+struct ConvertPooling3DToNDHWC : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isStaticTensorOp(op) || op.getNumDpsInputs() != 2 ||
+        op.getNumDpsInits() != 1 || op.getNumLoops() != 8)
+      return rewriter.notifyMatchFailure(op, "not a static 3-D window "
+                                             "reduction");
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (auto [i, iterator] : llvm::enumerate(iterators))
+      if ((iterator == utils::IteratorType::parallel) != (i < 5))
+        return rewriter.notifyMatchFailure(op, "not 5 parallel loops then 3 "
+                                               "reductions");
+    Block &body = op.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    Operation *combine = yield.getNumOperands() == 1
+                             ? yield.getOperand(0).getDefiningOp()
+                             : nullptr;
+    if (!combine || body.getOperations().size() != 2 ||
+        !isa<arith::MaximumFOp, arith::AddFOp>(combine) ||
+        !isa<FloatType>(combine->getResult(0).getType()) ||
+        !llvm::is_contained(combine->getOperands(), body.getArgument(0)) ||
+        !llvm::is_contained(combine->getOperands(), body.getArgument(2)))
+      return rewriter.notifyMatchFailure(op, "the body is not a float max or "
+                                             "sum of the input");
+    WindowReduction kind = isa<arith::MaximumFOp>(combine)
+                               ? WindowReduction::Max
+                               : WindowReduction::Sum;
+
+    // The strides and dilations are the coefficients of the output and
+    // window loops in the input map; the maps must then be exactly those
+    // of a pooling.
+    MLIRContext *ctx = op.getContext();
+    AffineMap inputMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    if (inputMap.getNumResults() != 5)
+      return rewriter.notifyMatchFailure(op, "the input is not 5-D");
+    auto coefficient = [&](AffineExpr expr, unsigned dim) -> int64_t {
+      SmallVector<AffineExpr> values(8, getAffineConstantExpr(0, ctx));
+      values[dim] = getAffineConstantExpr(1, ctx);
+      auto constant = dyn_cast<AffineConstantExpr>(
+          expr.replaceDims(values));
+      return constant ? constant.getValue() : 0;
+    };
+    SmallVector<int64_t> strides, dilations;
+    auto d = [&](unsigned dim) { return getAffineDimExpr(dim, ctx); };
+    SmallVector<AffineExpr> inputExprs = {d(0), d(1)};
+    for (unsigned i = 0; i < 3; ++i) {
+      AffineExpr expr = inputMap.getResult(2 + i);
+      strides.push_back(coefficient(expr, 2 + i));
+      dilations.push_back(coefficient(expr, 5 + i));
+      inputExprs.push_back(d(2 + i) * strides.back() +
+                           d(5 + i) * dilations.back());
+    }
+    if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+        llvm::any_of(dilations, [](int64_t s) { return s < 1; }) ||
+        inputMap != AffineMap::get(8, 0, inputExprs, ctx) ||
+        op.getMatchingIndexingMap(op.getDpsInputOperand(1)) !=
+            AffineMap::get(8, 0, {d(5), d(6), d(7)}, ctx) ||
+        op.getMatchingIndexingMap(op.getDpsInitOperand(0)) !=
+            AffineMap::get(8, 0, {d(0), d(1), d(2), d(3), d(4)}, ctx))
+      return rewriter.notifyMatchFailure(op, "the maps are not those of a "
+                                             "3-D pooling");
+
+    Location loc = op.getLoc();
+    Value input =
+        transpose(rewriter, loc, op.getDpsInputOperand(0)->get(),
+                  toChannelsLast(5));
+    Value window = op.getDpsInputOperand(1)->get();
+    Value init = transpose(rewriter, loc, op.getDpsInitOperand(0)->get(),
+                           toChannelsLast(5));
+    auto i64Vector = [&](ArrayRef<int64_t> values) {
+      return DenseIntElementsAttr::get(
+          RankedTensorType::get({int64_t(values.size())},
+                                rewriter.getI64Type()),
+          values);
+    };
+    Value pooled;
+    if (kind == WindowReduction::Max)
+      pooled = linalg::PoolingNdhwcMaxOp::create(
+                   rewriter, loc, TypeRange{init.getType()},
+                   ValueRange{input, window}, ValueRange{init},
+                   i64Vector(strides), i64Vector(dilations))
+                   ->getResult(0);
+    else
+      pooled = linalg::PoolingNdhwcSumOp::create(
+                   rewriter, loc, TypeRange{init.getType()},
+                   ValueRange{input, window}, ValueRange{init},
+                   i64Vector(strides), i64Vector(dilations))
+                   ->getResult(0);
+    rewriter.replaceOp(op,
+                       transpose(rewriter, loc, pooled, toChannelsFirst(5)));
+    return success();
+  }
 };
 
 /// The 4-D [N, C, H, W] tensor whose channels `grouped` [N, G, C/G, H, W]
@@ -383,6 +507,15 @@ public:
         .add<ConvertToNHWC<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
              ConvertToNHWC<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>>(
             &getContext(), ArrayRef<int64_t>{0, 1});
+    // 3-D: FCDHW -> DHWCF, CDHW -> DHWC; the importer's 3-D poolings are
+    // generics.
+    patterns.add<ConvertToNHWC<linalg::Conv3DNcdhwFcdhwOp,
+                               linalg::Conv3DNdhwcDhwcfOp>>(
+        &getContext(), ArrayRef<int64_t>{2, 3, 4, 1, 0});
+    patterns.add<ConvertToNHWC<linalg::DepthwiseConv3DNcdhwCdhwOp,
+                               linalg::DepthwiseConv3DNdhwcDhwcOp>>(
+        &getContext(), ArrayRef<int64_t>{1, 2, 3, 0});
+    patterns.add<ConvertPooling3DToNDHWC>(&getContext());
     // The channels-last layout flows from one convolution to the next.
     patterns.add<SinkTransposeThroughElementwise, SinkTransposeThroughPad,
                  FoldTransposeOfBroadcast>(&getContext());

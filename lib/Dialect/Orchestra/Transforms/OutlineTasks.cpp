@@ -205,11 +205,32 @@ void tagFusionRoot(func::FuncOp func) {
       llvm::any_of(rootAndSlice, [&](Operation *op) {
         return isa<linalg::Conv2DNhwcHwcfOp>(op) && sharesRootOutput(op);
       });
+  // The same for 3-D convolutions and poolings ([N, D, H, W, C]): the rows
+  // are those of every output depth.
+  bool channelsLast3D = llvm::any_of(rootAndSlice, [&](Operation *op) {
+    return isa<linalg::Conv3DNdhwcDhwcfOp, linalg::DepthwiseConv3DNdhwcDhwcOp,
+               linalg::PoolingNdhwcMaxOp, linalg::PoolingNdhwcSumOp>(op) &&
+           sharesRootOutput(op);
+  });
+  bool dense3D = llvm::any_of(rootAndSlice, [&](Operation *op) {
+    return isa<linalg::Conv3DNdhwcDhwcfOp>(op) && sharesRootOutput(op);
+  });
   StringRef tag;
   // (The first four loops of a convolution or pooling are those of its
-  // output; a grouped one's fourth is its groups, [N, OH, OW, G, M/G].)
-  if (channelsLastConvolution && ranges.size() >= 4 && ranges[0] == 1 &&
-      parallelDim(1)) {
+  // output; a grouped one's fourth is its groups, [N, OH, OW, G, M/G].
+  // A 3-D one's first five are its output's.)
+  if (channelsLast3D && ranges.size() >= 5 && ranges[0] == 1 &&
+      iterators[1] == utils::IteratorType::parallel &&
+      iterators[2] == utils::IteratorType::parallel &&
+      !ShapedType::isDynamic(ranges[1]) && !ShapedType::isDynamic(ranges[2])) {
+    if (ranges[1] * ranges[2] >= 14)
+      tag = "orchestra.fusion_root_ndhwc_rows";
+    else if (dense3D && parallelDim(4) && ranges[4] % 32 == 0)
+      tag = "orchestra.fusion_root_ndhwc_channels";
+    else
+      tag = "orchestra.fusion_root_ndhwc_rows_channels";
+  } else if (channelsLastConvolution && ranges.size() >= 4 &&
+             ranges[0] == 1 && parallelDim(1)) {
     if (ranges[1] >= 14)
       tag = "orchestra.fusion_root_nhwc_rows";
     else if (groupedConvolution && parallelDim(3) && ranges[3] >= 4)
@@ -249,7 +270,9 @@ void tagFusionRoot(func::FuncOp func) {
 /// channels), which LLVM splits into vectors badly; 16-channel tiles leave
 /// one vector (8) instead. For a grouped convolution, the width is that of
 /// one group's output channels: the strategy computes it one group at a
-/// time, as dense convolutions that keep the tag.
+/// time, as dense convolutions that keep the tag. A 3-D convolution keeps
+/// its tag too when the strategy rewrites each of its depth slices as a 2-D
+/// one.
 void tagConvolutionTiles(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   auto tagWidth = [&](Operation *conv, int64_t channels) {
@@ -261,7 +284,7 @@ void tagConvolutionTiles(func::FuncOp func) {
                   UnitAttr::get(ctx));
   };
   func.walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::Conv2DNhwcHwcfOp>(op)) {
+    if (isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv3DNdhwcDhwcfOp>(op)) {
       auto output = cast<ShapedType>(op.getDpsInitOperand(0)->get().getType());
       tagWidth(op, output.getShape().back());
       return;

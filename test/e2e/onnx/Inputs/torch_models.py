@@ -141,12 +141,69 @@ def build(name):
                 return self.model(x)["out"]
 
         return Segmentation(), (1, 3, 128, 128)
+    if name == "r3d_18":
+        # ResNet3D-18 (video classification): 3-D convolutions throughout,
+        # a (3, 7, 7) stem with strides (1, 2, 2), a global average pool.
+        import torchvision
+
+        return (torchvision.models.video.r3d_18(weights=None),
+                (1, 3, 8, 112, 112))
+    if name == "r3d_small":
+        # The parts of ResNet3D, smaller, with the 3-D poolings too: a
+        # (3, 7, 7) stem with strides (1, 2, 2), a 3-D max pool, residual
+        # blocks of 3x3x3 convolutions with batch norms, a strided block
+        # with a 1x1x1 projection, a 3-D average pool and a global one, on a
+        # batch of 2.
+        class Block(torch.nn.Module):
+            def __init__(self, inputs, outputs, stride):
+                super().__init__()
+                nn = torch.nn
+                self.conv1 = nn.Conv3d(inputs, outputs, 3, stride=stride,
+                                       padding=1, bias=False)
+                self.bn1 = nn.BatchNorm3d(outputs)
+                self.conv2 = nn.Conv3d(outputs, outputs, 3, padding=1,
+                                       bias=False)
+                self.bn2 = nn.BatchNorm3d(outputs)
+                self.down = None
+                if stride != 1 or inputs != outputs:
+                    self.down = nn.Sequential(
+                        nn.Conv3d(inputs, outputs, 1, stride=stride,
+                                  bias=False), nn.BatchNorm3d(outputs))
+
+            def forward(self, x):
+                y = torch.relu(self.bn1(self.conv1(x)))
+                y = self.bn2(self.conv2(y))
+                return torch.relu(y + (x if self.down is None
+                                       else self.down(x)))
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                nn = torch.nn
+                self.stem = nn.Sequential(
+                    nn.Conv3d(3, 16, (3, 7, 7), stride=(1, 2, 2),
+                              padding=(1, 3, 3), bias=False),
+                    nn.BatchNorm3d(16), nn.ReLU())
+                self.pool = nn.MaxPool3d((1, 3, 3), stride=(1, 2, 2),
+                                         padding=(0, 1, 1))
+                self.layer1 = Block(16, 16, 1)
+                self.layer2 = Block(16, 32, 2)
+                self.avg = nn.AvgPool3d(2, stride=1)
+                self.head = nn.AdaptiveAvgPool3d(1)
+                self.fc = nn.Linear(32, 10)
+
+            def forward(self, x):
+                x = self.pool(self.stem(x))
+                x = self.avg(self.layer2(self.layer1(x)))
+                return self.fc(torch.flatten(self.head(x), 1))
+
+        return Net(), (2, 3, 4, 28, 28)
     sys.exit("unknown model " + name)
 
 
 MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder_layer", "mlp",
           "small_cnn", "grouped_cnn", "lraspp", "lstm_tagger",
-          "gru_classifier", "transformer_encoder"]
+          "gru_classifier", "transformer_encoder", "r3d_18", "r3d_small"]
 
 
 def calibrate_batch_norm(model, shape):

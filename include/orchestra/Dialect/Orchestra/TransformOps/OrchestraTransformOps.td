@@ -151,6 +151,59 @@ def GroupedConvToDenseOp : TransformDialectOp<"orchestra.grouped_conv_to_dense",
   }];
 }
 
+def Conv3DTo2DOp : TransformDialectOp<"orchestra.conv_3d_to_2d", [
+    FunctionalStyleTransformOpTrait,
+    MemoryEffectsOpInterface,
+    TransformEachOpTrait,
+    TransformOpInterface]> {
+  let summary = "Rewrites a channels-last 3-D convolution or pooling of one "
+                "output depth and one kernel depth as its 2-D form";
+  let description = [{
+    Replaces every payload op of `target`, a `linalg.conv_3d_ndhwc_dhwcf`,
+    `linalg.depthwise_conv_3d_ndhwc_dhwc`, `linalg.pooling_ndhwc_max` or
+    `linalg.pooling_ndhwc_sum` whose output depth and kernel depth loops
+    have one iteration each (so its input depth has one element too), by
+    the 2-D op of the same family (`linalg.conv_2d_nhwc_hwcf`,
+    `linalg.depthwise_conv_2d_nhwc_hwc`, `linalg.pooling_nhwc_max`,
+    `linalg.pooling_nhwc_sum`) on rank-reducing slices of its operands
+    without the depth dimension (input [N, 1, H, W, C] -> [N, H, W, C],
+    filter [1, KH, KW, C, F] -> [KH, KW, C, F], window [1, KH, KW] ->
+    [KH, KW], output [N, 1, OH, OW, F] -> [N, OH, OW, F]), with the height
+    and width strides and dilations, and an `insert_slice` of the result
+    back into the 5-D output. Upstream decomposes 2-D convolutions to 1-D
+    (`transform.structured.decompose`) but not 3-D ones; this is the step
+    before. The 2-D op keeps the payload op's discardable attributes (the
+    register-tile width tags of `orchestra-outline-tasks`), so the
+    strategy's steps for 2-D convolutions and poolings (register tiles,
+    decomposition, vectorization) apply to it unchanged. The new ops are
+    returned in `transformed`. A strategy first tiles the output depth
+    (loop 1) and kernel depth (loop 5) by one:
+
+    ```mlir
+    %tiled, %loops:2 = transform.structured.tile_using_for %conv
+        tile_sizes [0, 1, 0, 0, 0, 1]
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+                                  !transform.any_op)
+    %conv2d = transform.orchestra.conv_3d_to_2d %tiled
+        : (!transform.any_op) -> !transform.any_op
+    ```
+
+    Emits a silenceable failure, naming the payload op, when it is not such
+    an op on tensors or its depth extents are not 1.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat =
+      "$target attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter,
+        ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results,
+        ::mlir::transform::TransformState &state);
+  }];
+}
+
 class GPUBarrierOp<string mnemonic, string where> : TransformDialectOp<mnemonic, [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     TransformEachOpTrait,

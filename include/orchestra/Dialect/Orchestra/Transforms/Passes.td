@@ -87,16 +87,24 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
 
 def ConvertConvolutionsToNHWC
     : Pass<"orchestra-convert-convolutions-to-nhwc", "::mlir::func::FuncOp"> {
-  let summary = "Run NCHW convolutions in the channels-last layout";
+  let summary = "Run NCHW and NCDHW convolutions in the channels-last layout";
   let description = [{
     Pipeline stage 1. Rewrites `linalg.conv_2d_nchw_fchw` as
     `linalg.conv_2d_nhwc_hwcf`, `linalg.depthwise_conv_2d_nchw_chw` as
     `linalg.depthwise_conv_2d_nhwc_hwc` and the NCHW max and sum poolings as
     their NHWC forms, with `linalg.transpose`s of the input and output
-    tensors around them and of the filter. Channels are then the contiguous
-    innermost dimension of the input, the filter and the output, so the
-    vectorized 1-D form of the convolution loads and stores whole vectors of
-    channels instead of gathering them. Constant filters are transposed at
+    tensors around them and of the filter. 3-D ones likewise:
+    `linalg.conv_3d_ncdhw_fcdhw` becomes `linalg.conv_3d_ndhwc_dhwcf`
+    (filter [F, C, KD, KH, KW] -> [KD, KH, KW, C, F]),
+    `linalg.depthwise_conv_3d_ncdhw_cdhw` becomes
+    `linalg.depthwise_conv_3d_ndhwc_dhwc`, and the importer's 3-D max and
+    sum poolings (a `linalg.generic` over (n, c, od, oh, ow, kd, kh, kw)
+    reading the input at (n, c, od * s + kd * d, ...) and an unread window,
+    its body one `arith.maximumf` or `arith.addf`; upstream has no NCDHW
+    pooling op) become `linalg.pooling_ndhwc_max` and `_sum`. Channels are
+    then the contiguous innermost dimension of the input, the filter and the
+    output, so the vectorized 1-D form of the convolution loads and stores
+    whole vectors of channels instead of gathering them. Constant filters are transposed at
     compile time by `orchestra-pretranspose-constant-operands`, which runs
     next.
 
@@ -115,8 +123,10 @@ def ConvertConvolutionsToNHWC
     When an op moves to the other layout its loops are permuted, and the
     `linalg.index` ops of its payload follow their loops (a Resize, a
     reflecting pad or a flip computes the elements it reads from them).
-    In a CNN only the transposes of the network's input and before its
-    first non-convolutional consumer (a flatten, a matmul) are left.
+    These patterns do not depend on the rank, so the layout of 3-D
+    convolutions flows the same way through 5-D tensors. In a CNN only the
+    transposes of the network's input and before its first
+    non-convolutional consumer (a flatten, a matmul) are left.
 
     Grouped convolutions (`linalg.conv_2d_ngchw_gfchw`, which the importer
     writes on [N, G, C/G, H, W] views of NCHW tensors) become a
