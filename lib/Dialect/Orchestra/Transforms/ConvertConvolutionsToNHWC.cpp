@@ -146,8 +146,7 @@ struct ConvertPooling3DToNDHWC : OpRewritePattern<linalg::GenericOp> {
     auto coefficient = [&](AffineExpr expr, unsigned dim) -> int64_t {
       SmallVector<AffineExpr> values(8, getAffineConstantExpr(0, ctx));
       values[dim] = getAffineConstantExpr(1, ctx);
-      auto constant = dyn_cast<AffineConstantExpr>(
-          expr.replaceDims(values));
+      auto constant = dyn_cast<AffineConstantExpr>(expr.replaceDims(values));
       return constant ? constant.getValue() : 0;
     };
     SmallVector<int64_t> strides, dilations;
@@ -183,19 +182,16 @@ struct ConvertPooling3DToNDHWC : OpRewritePattern<linalg::GenericOp> {
                                 rewriter.getI64Type()),
           values);
     };
-    Value pooled;
-    if (kind == WindowReduction::Max)
-      pooled = linalg::PoolingNdhwcMaxOp::create(
-                   rewriter, loc, TypeRange{init.getType()},
-                   ValueRange{input, window}, ValueRange{init},
-                   i64Vector(strides), i64Vector(dilations))
-                   ->getResult(0);
-    else
-      pooled = linalg::PoolingNdhwcSumOp::create(
-                   rewriter, loc, TypeRange{init.getType()},
-                   ValueRange{input, window}, ValueRange{init},
-                   i64Vector(strides), i64Vector(dilations))
-                   ->getResult(0);
+    auto create = [&](auto pooling) -> Value {
+      return decltype(pooling)::create(
+                 rewriter, loc, TypeRange{init.getType()},
+                 ValueRange{input, window}, ValueRange{init},
+                 i64Vector(strides), i64Vector(dilations))
+          ->getResult(0);
+    };
+    Value pooled = kind == WindowReduction::Max
+                       ? create(linalg::PoolingNdhwcMaxOp())
+                       : create(linalg::PoolingNdhwcSumOp());
     rewriter.replaceOp(op,
                        transpose(rewriter, loc, pooled, toChannelsFirst(5)));
     return success();

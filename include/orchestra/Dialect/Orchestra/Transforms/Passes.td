@@ -104,9 +104,9 @@ def ConvertConvolutionsToNHWC
     pooling op) become `linalg.pooling_ndhwc_max` and `_sum`. Channels are
     then the contiguous innermost dimension of the input, the filter and the
     output, so the vectorized 1-D form of the convolution loads and stores
-    whole vectors of channels instead of gathering them. Constant filters are transposed at
-    compile time by `orchestra-pretranspose-constant-operands`, which runs
-    next.
+    whole vectors of channels instead of gathering them. Constant filters
+    are transposed at compile time by
+    `orchestra-pretranspose-constant-operands`, which runs next.
 
     The layout then flows from one convolution to the next, so that the
     transposes between them cancel:
