@@ -41,22 +41,84 @@ std::optional<ArrayRef<char>> getRawElements(ElementsAttr attr) {
   return std::nullopt;
 }
 
-/// `attr`'s elements, read as a row-major tensor of `type` (its own type,
-/// or a reshape of it), permuted like `linalg.transpose` with `permutation`
-/// (result dimension i is source dimension permutation[i]), or null when the
-/// data is not available as raw bytes.
-DenseElementsAttr transposeElements(ElementsAttr attr, RankedTensorType type,
+/// The bytes of each element of `type`, or 0 for types whose elements are
+/// not whole bytes.
+size_t getElementBytes(RankedTensorType type) {
+  Type elementType = type ? type.getElementType() : Type();
+  if (!type || !type.hasStaticShape() || !elementType.isIntOrFloat() ||
+      elementType.getIntOrFloatBitWidth() % 8 != 0)
+    return 0;
+  return elementType.getIntOrFloatBitWidth() / 8;
+}
+
+/// The row-major bytes of `value` when it is a constant seen through views:
+/// reshapes (the same bytes) and static unit-stride slices (a recurrent
+/// layer's per-gate block of its weights), or nothing.
+std::optional<std::vector<char>> getConstantViewBytes(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  size_t width = getElementBytes(type);
+  if (!width)
+    return std::nullopt;
+  Operation *def = value.getDefiningOp();
+  if (auto constant = dyn_cast_or_null<arith::ConstantOp>(def)) {
+    auto elements = dyn_cast<ElementsAttr>(constant.getValue());
+    std::optional<ArrayRef<char>> raw =
+        elements ? getRawElements(elements) : std::nullopt;
+    if (!raw)
+      return std::nullopt;
+    return std::vector<char>(raw->begin(), raw->end());
+  }
+  if (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+    return getConstantViewBytes(def->getOperand(0));
+  auto slice = dyn_cast_or_null<tensor::ExtractSliceOp>(def);
+  if (!slice || !slice.hasUnitStride() ||
+      ShapedType::isDynamicShape(slice.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(slice.getStaticSizes()))
+    return std::nullopt;
+  std::optional<std::vector<char>> source =
+      getConstantViewBytes(slice.getSource());
+  if (!source)
+    return std::nullopt;
+  // Copy the slice row by row (rows of its innermost dimension).
+  ArrayRef<int64_t> shape = slice.getSourceType().getShape();
+  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  int64_t rank = shape.size();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  std::vector<char> result;
+  result.reserve(type.getNumElements() * width);
+  SmallVector<int64_t> index(rank, 0);
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    rows *= sizes[d];
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t start = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      start += (offsets[d] + index[d]) * strides[d];
+    const char *from = source->data() + start * width;
+    result.insert(result.end(), from, from + sizes[rank - 1] * width);
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (++index[d] < sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return result;
+}
+
+/// `raw`, the row-major elements of a tensor of `type`, permuted like
+/// `linalg.transpose` with `permutation` (result dimension i is source
+/// dimension permutation[i]), or null when they do not fit the type.
+DenseElementsAttr transposeElements(ArrayRef<char> raw, RankedTensorType type,
                                     ArrayRef<int64_t> permutation) {
-  if (!type || !type.hasStaticShape())
+  size_t width = getElementBytes(type);
+  if (!width)
     return {};
   Type elementType = type.getElementType();
-  if (!elementType.isIntOrFloat() ||
-      elementType.getIntOrFloatBitWidth() % 8 != 0)
-    return {};
-  std::optional<ArrayRef<char>> raw = getRawElements(attr);
-  size_t width = elementType.getIntOrFloatBitWidth() / 8;
   int64_t count = type.getNumElements();
-  if (!raw || raw->size() != static_cast<size_t>(count) * width)
+  if (raw.size() != static_cast<size_t>(count) * width)
     return {};
   ArrayRef<int64_t> shape = type.getShape();
   int64_t rank = shape.size();
@@ -65,13 +127,13 @@ DenseElementsAttr transposeElements(ElementsAttr attr, RankedTensorType type,
     sourceStrides[d] = sourceStrides[d + 1] * shape[d + 1];
   for (int64_t d = 0; d < rank; ++d)
     resultShape[d] = shape[permutation[d]];
-  std::vector<char> result(raw->size());
+  std::vector<char> result(raw.size());
   SmallVector<int64_t> index(rank, 0);
   for (int64_t linear = 0; linear < count; ++linear) {
     int64_t source = 0;
     for (int64_t d = 0; d < rank; ++d)
       source += index[d] * sourceStrides[permutation[d]];
-    std::memcpy(&result[linear * width], &(*raw)[source * width], width);
+    std::memcpy(&result[linear * width], &raw[source * width], width);
     for (int64_t d = rank - 1; d >= 0; --d) {
       if (++index[d] < resultShape[d])
         break;
@@ -84,12 +146,16 @@ DenseElementsAttr transposeElements(ElementsAttr attr, RankedTensorType type,
 
 DenseElementsAttr transposeElements(ElementsAttr attr,
                                     ArrayRef<int64_t> permutation) {
-  return transposeElements(attr, dyn_cast<RankedTensorType>(attr.getType()),
+  std::optional<ArrayRef<char>> raw = getRawElements(attr);
+  if (!raw)
+    return {};
+  return transposeElements(*raw, dyn_cast<RankedTensorType>(attr.getType()),
                            permutation);
 }
 
-/// linalg.transpose of a constant, or of a reshape of one (the [G, M/G, ...]
-/// view of a grouped convolution's filter) -> the transposed constant.
+/// linalg.transpose of a constant seen through views (the [G, M/G, ...]
+/// view of a grouped convolution's filter, a recurrent layer's per-gate
+/// block of R) -> the transposed constant.
 struct FoldTransposeOfConstant : OpRewritePattern<linalg::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -97,18 +163,12 @@ struct FoldTransposeOfConstant : OpRewritePattern<linalg::TransposeOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return failure();
-    Value input = op.getInput();
-    if (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-            input.getDefiningOp()))
-      input = input.getDefiningOp()->getOperand(0);
-    auto constant = input.getDefiningOp<arith::ConstantOp>();
-    auto elements =
-        constant ? dyn_cast<ElementsAttr>(constant.getValue()) : nullptr;
-    if (!elements)
+    std::optional<std::vector<char>> input =
+        getConstantViewBytes(op.getInput());
+    if (!input)
       return rewriter.notifyMatchFailure(op, "input is not a constant");
-    // A reshape is a view: the same row-major elements in another shape.
     DenseElementsAttr transposed = transposeElements(
-        elements, cast<RankedTensorType>(op.getInput().getType()),
+        *input, cast<RankedTensorType>(op.getInput().getType()),
         op.getPermutation());
     if (!transposed)
       return rewriter.notifyMatchFailure(op, "input data is not available");

@@ -84,3 +84,35 @@ func.func @transpose_reshaped_constant() -> tensor<2x2x1x2xf32> {
   %t = linalg.transpose ins(%g : tensor<2x2x1x2xf32>) outs(%e : tensor<2x2x1x2xf32>) permutation = [0, 3, 2, 1]
   return %t : tensor<2x2x1x2xf32>
 }
+
+// -----
+
+// A transpose of a slice of a reshaped constant (a recurrent layer's R
+// [D, G*H, H] cut into one [H, H] block per gate, here the second gate of
+// direction 0) is folded: the slice's rows are copied out of the constant.
+// CHECK-LABEL: func.func @transpose_sliced_constant
+// CHECK:         %[[T:.*]] = arith.constant dense<{{\[\[}}5.000000e+00, 7.000000e+00], [6.000000e+00, 8.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         return %[[T]]
+func.func @transpose_sliced_constant() -> tensor<2x2xf32> {
+  %r = arith.constant dense<[[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]]> : tensor<1x4x2xf32>
+  %s = tensor.extract_slice %r[0, 2, 0] [1, 2, 2] [1, 1, 1] : tensor<1x4x2xf32> to tensor<1x2x2xf32>
+  %m = tensor.collapse_shape %s [[0, 1], [2]] : tensor<1x2x2xf32> into tensor<2x2xf32>
+  %e = tensor.empty() : tensor<2x2xf32>
+  %t = linalg.transpose ins(%m : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) permutation = [1, 0]
+  return %t : tensor<2x2xf32>
+}
+
+// -----
+
+// A slice with a stride other than one is not a contiguous block of rows:
+// the transpose stays.
+// CHECK-LABEL: func.func @transpose_strided_slice
+// CHECK:         linalg.transpose
+func.func @transpose_strided_slice() -> tensor<2x2xf32> {
+  %r = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>
+  %s = tensor.extract_slice %r[0, 0] [2, 2] [2, 1] : tensor<4x2xf32> to tensor<2x2xf32>
+  %e = tensor.empty() : tensor<2x2xf32>
+  %t = linalg.transpose ins(%s : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) permutation = [1, 0]
+  return %t : tensor<2x2xf32>
+}

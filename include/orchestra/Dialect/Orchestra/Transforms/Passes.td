@@ -215,7 +215,10 @@ def PretransposeConstantOperands
     transposed constant, computed once at compile time. The kernel then
     loads rows of B contiguously instead of gathering them, which is what
     its register tiles vectorize over. Likewise, a `linalg.transpose` of a
-    constant becomes the transposed constant. Constants of any int or float
+    constant becomes the transposed constant, also when it reads the
+    constant through reshapes and static unit-stride slices (a grouped
+    convolution's filter seen per group, a recurrent layer's weights cut
+    into one block per gate). Constants of any int or float
     type, inline or as resources, are transposed; others are left alone.
 
     Example:
