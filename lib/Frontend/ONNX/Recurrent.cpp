@@ -92,8 +92,7 @@ Value applyActivation(OpBuilder &b, Location loc, const Activation &f,
         b, loc, arith::MulFOp::create(b, loc, c(f.alpha), x), c(f.beta));
   if (name == "leakyrelu")
     return arith::SelectOp::create(
-        b, loc, isNegative(x), arith::MulFOp::create(b, loc, c(f.alpha), x),
-        x);
+        b, loc, isNegative(x), arith::MulFOp::create(b, loc, c(f.alpha), x), x);
   if (name == "thresholdedrelu") {
     Value above =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, c(f.alpha));
@@ -121,9 +120,9 @@ Value applyActivation(OpBuilder &b, Location loc, const Activation &f,
 /// The node's activations, `defaults.size()` per direction (the forward
 /// direction's first), with their alphas and betas consumed in order by the
 /// functions that take them.
-FailureOr<SmallVector<Activation>>
-getActivations(NodeContext &ctx, ArrayRef<StringRef> defaults,
-               int64_t numDirections) {
+FailureOr<SmallVector<Activation>> getActivations(NodeContext &ctx,
+                                                  ArrayRef<StringRef> defaults,
+                                                  int64_t numDirections) {
   SmallVector<std::string> names;
   // Only the node's own list: the schema's default (RNN's is two Tanh,
   // for both directions) is what `defaults` says per direction.
@@ -181,8 +180,8 @@ TensorOperand getRows(NodeContext &ctx, const TensorOperand &input, int64_t d,
 }
 
 /// Elements [first, first + count) of `input[d]` (a [D, N] tensor).
-TensorOperand getVector(NodeContext &ctx, const TensorOperand &input,
-                        int64_t d, int64_t first, int64_t count) {
+TensorOperand getVector(NodeContext &ctx, const TensorOperand &input, int64_t d,
+                        int64_t first, int64_t count) {
   TensorOperand slice =
       sliceOperand(ctx, input, {d, first}, {1, count}, {1, 1});
   return reshapeOperand(ctx, slice, {count});
@@ -198,7 +197,8 @@ Value extractSlice(OpBuilder &b, Location loc, Value value,
     sizeAttrs.push_back(b.getIndexAttr(size));
     strides.push_back(b.getIndexAttr(1));
   }
-  auto type = RankedTensorType::get(resultShape, getType(value).getElementType());
+  auto type =
+      RankedTensorType::get(resultShape, getType(value).getElementType());
   return tensor::ExtractSliceOp::create(b, loc, type, value, offsets, sizeAttrs,
                                         strides);
 }
@@ -286,8 +286,7 @@ DirectionResult runDirection(NodeContext &ctx, const Layer &layer,
   if (isLSTM)
     inits.push_back(dir.initialCell);
   if (layer.needsY)
-    inits.push_back(
-        ctx.createEmpty({layer.steps, batch, hidden}, elementType));
+    inits.push_back(ctx.createEmpty({layer.steps, batch, hidden}, elementType));
   Value lower = arith::ConstantIndexOp::create(builder, loc, 0);
   Value upper = arith::ConstantIndexOp::create(builder, loc, layer.steps);
   Value one = arith::ConstantIndexOp::create(builder, loc, 1);
@@ -326,17 +325,15 @@ DirectionResult runDirection(NodeContext &ctx, const Layer &layer,
               .getResult(0);
         };
         auto empty = [&]() {
-          return tensor::EmptyOp::create(b, loc,
-                                         ArrayRef<int64_t>{batch, hidden},
-                                         elementType)
+          return tensor::EmptyOp::create(
+                     b, loc, ArrayRef<int64_t>{batch, hidden}, elementType)
               .getResult();
         };
 
         Value previous = carried[0];
-        Value stepInput =
-            extractSlice(b, loc, dir.projection,
-                         {t, b.getIndexAttr(0), b.getIndexAttr(0)},
-                         {1, batch, gates}, {batch, gates});
+        Value stepInput = extractSlice(
+            b, loc, dir.projection, {t, b.getIndexAttr(0), b.getIndexAttr(0)},
+            {1, batch, gates}, {batch, gates});
         // The gates' inputs (read elementwise over [B, H]) besides the
         // state, which the generic reads from its own outputs.
         SmallVector<Value> inputs;
@@ -365,11 +362,11 @@ DirectionResult runDirection(NodeContext &ctx, const Layer &layer,
                                     nb.getInsertionPoint());
                 Value zGate = activate(0, args[0]);
                 Value rGate = activate(0, args[1]);
-                Value second = layer.linearBeforeReset
-                                   ? rGate
-                                   : arith::MulFOp::create(nb, nloc, rGate,
-                                                           args[2])
-                                         .getResult();
+                Value second =
+                    layer.linearBeforeReset
+                        ? rGate
+                        : arith::MulFOp::create(nb, nloc, rGate, args[2])
+                              .getResult();
                 linalg::YieldOp::create(nb, nloc, ValueRange{zGate, second});
               });
           addInput(reset.getResult(0), identity);
@@ -392,8 +389,7 @@ DirectionResult runDirection(NodeContext &ctx, const Layer &layer,
             addInput(reset.getResult(1), identity);
             addInput(matmul(previous, dir.recurrence[2], init), identity);
           } else {
-            addInput(matmul(reset.getResult(1), dir.recurrence[2],
-                            hiddenInput),
+            addInput(matmul(reset.getResult(1), dir.recurrence[2], hiddenInput),
                      identity);
           }
         } else {
@@ -458,21 +454,21 @@ DirectionResult runDirection(NodeContext &ctx, const Layer &layer,
                                               : gate;
                 };
                 Value inputPre = peep(0, in[0], cPrev);
-                Value outputPeephole =
-                    dir.peepholes[1] ? in[next++] : Value();
+                Value outputPeephole = dir.peepholes[1] ? in[next++] : Value();
                 Value forgetPre = peep(2, in[2], cPrev);
                 Value inputGate = activate(0, inputPre);
                 Value forgetGate = layer.inputForget ? oneMinus(inputGate)
                                                      : activate(0, forgetPre);
                 Value candidate = activate(1, in[3]);
-                newCell = add(mul(forgetGate, cPrev), mul(inputGate, candidate));
+                newCell =
+                    add(mul(forgetGate, cPrev), mul(inputGate, candidate));
                 Value outputPre = outputPeephole
                                       ? add(in[1], mul(outputPeephole, newCell))
                                       : in[1];
                 Value outputGate = activate(0, outputPre);
-                newHidden = mul(outputGate,
-                                applyActivation(b, loc, dir.activations[2],
-                                                newCell));
+                newHidden =
+                    mul(outputGate,
+                        applyActivation(b, loc, dir.activations[2], newCell));
               }
               Value y = newHidden;
               if (lensInput) {
@@ -498,9 +494,8 @@ DirectionResult runDirection(NodeContext &ctx, const Layer &layer,
         if (layer.needsY) {
           SmallVector<OpFoldResult> offsets = {t, b.getIndexAttr(0),
                                                b.getIndexAttr(0)};
-          SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
-                                             b.getIndexAttr(batch),
-                                             b.getIndexAttr(hidden)};
+          SmallVector<OpFoldResult> sizes = {
+              b.getIndexAttr(1), b.getIndexAttr(batch), b.getIndexAttr(hidden)};
           SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
           next.back() = tensor::InsertSliceOp::create(
               b, loc, next.back(), carried.back(), offsets, sizes, strides);
@@ -552,7 +547,10 @@ LogicalResult convertRecurrent(NodeContext &ctx, Cell cell) {
   StringRef opType = ctx.getOpType();
   for (unsigned i = 0; i < 3; ++i)
     if (!ctx.hasInput(i))
-      return ctx.emitError() << "input " << i << " (" << (i == 0 ? "X" : i == 1 ? "W" : "R")
+      return ctx.emitError() << "input " << i << " ("
+                             << (i == 0   ? "X"
+                                 : i == 1 ? "W"
+                                          : "R")
                              << ") is required";
   OnnxDType dtype = ctx.getInputDType(0);
   if (!isFloatDType(dtype))
@@ -591,15 +589,14 @@ LogicalResult convertRecurrent(NodeContext &ctx, Cell cell) {
            "]";
   };
   if (wShape[1] % numGates != 0)
-    return ctx.emitError() << "W " << print(wShape) << " must have "
-                           << numGates
+    return ctx.emitError() << "W " << print(wShape) << " must have " << numGates
                            << " gates of hidden_size rows per direction";
   int64_t hidden = wShape[1] / numGates;
   if (ctx.hasAttr("hidden_size") && ctx.getAttrInt("hidden_size", 0) != hidden)
     return ctx.emitError() << "hidden_size is "
                            << ctx.getAttrInt("hidden_size", 0) << " but W has "
-                           << wShape[1] << " rows per direction ("
-                           << numGates << " gates of " << hidden << ")";
+                           << wShape[1] << " rows per direction (" << numGates
+                           << " gates of " << hidden << ")";
   auto checkShape = [&](unsigned index, StringRef name,
                         ArrayRef<int64_t> expected) -> LogicalResult {
     if (!ctx.hasInput(index) || ctx.getInputShape(index) == expected)
@@ -681,9 +678,8 @@ LogicalResult convertRecurrent(NodeContext &ctx, Cell cell) {
   bool batchFirst = layout == 1;
   Value x = materialize(ctx, getOperandInLayout(ctx, 0, batchFirst));
   // [S, B, I] -> [S*B, I] rows of the projection.
-  Value rows =
-      materialize(ctx, reshapeOperand(ctx, TensorOperand::runtime(x),
-                                      {steps * batch, inputSize}));
+  Value rows = materialize(ctx, reshapeOperand(ctx, TensorOperand::runtime(x),
+                                               {steps * batch, inputSize}));
   TensorOperand w = getOperand(ctx, 1), r = getOperand(ctx, 2);
   std::optional<TensorOperand> bias, initialH, initialC, peepholes;
   if (ctx.hasInput(3))
@@ -713,9 +709,9 @@ LogicalResult convertRecurrent(NodeContext &ctx, Cell cell) {
   for (int64_t d = 0; d < numDirections; ++d) {
     bool reverse = direction == "reverse" || d == 1;
     Direction dir;
-    dir.activations = ArrayRef(*activations)
-                          .slice(d * activationsPerDirection,
-                                 activationsPerDirection);
+    dir.activations =
+        ArrayRef(*activations)
+            .slice(d * activationsPerDirection, activationsPerDirection);
     // The projection's initial value: Wb + Rb per gate, except the GRU's
     // hidden gate with linear_before_reset, whose Rbh is multiplied by r.
     Value init = ctx.createEmpty({steps * batch, gateRows}, *elementType);
@@ -729,8 +725,8 @@ LogicalResult convertRecurrent(NodeContext &ctx, Cell cell) {
         auto zeros = DenseElementsAttr::get(
             RankedTensorType::get({gateRows - stateBiasRows}, *elementType),
             builder.getZeroAttr(*elementType));
-        stateBias = concatOperands(
-            ctx, {stateBias, TensorOperand::folded(zeros)}, 0);
+        stateBias =
+            concatOperands(ctx, {stateBias, TensorOperand::folded(zeros)}, 0);
         dir.recurrenceBias = materialize(
             ctx, getVector(ctx, *bias, d, gateRows + 2 * hidden, hidden));
       }
@@ -757,12 +753,11 @@ LogicalResult convertRecurrent(NodeContext &ctx, Cell cell) {
     Value projection =
         linalg::MatmulOp::create(
             builder, loc, getType(init),
-            ValueRange{rows, transposed(getRows(ctx, w, d, 0, gateRows))},
-            init)
+            ValueRange{rows, transposed(getRows(ctx, w, d, 0, gateRows))}, init)
             .getResult(0);
-    projection = materialize(
-        ctx, reshapeOperand(ctx, TensorOperand::runtime(projection),
-                            {steps, batch, gateRows}));
+    projection =
+        materialize(ctx, reshapeOperand(ctx, TensorOperand::runtime(projection),
+                                        {steps, batch, gateRows}));
     if (reverse)
       projection = reverseSteps(ctx, projection, layer.lens);
     dir.projection = projection;
@@ -771,8 +766,8 @@ LogicalResult convertRecurrent(NodeContext &ctx, Cell cell) {
           transposed(getRows(ctx, r, d, g * hidden, hidden)));
     if (peepholes)
       for (int64_t p = 0; p < 3; ++p)
-        dir.peepholes[p] = materialize(
-            ctx, getVector(ctx, *peepholes, d, p * hidden, hidden));
+        dir.peepholes[p] =
+            materialize(ctx, getVector(ctx, *peepholes, d, p * hidden, hidden));
     dir.initialHidden = state(initialH, d);
     if (cell == Cell::LSTM)
       dir.initialCell = state(initialC, d);
@@ -791,14 +786,12 @@ LogicalResult convertRecurrent(NodeContext &ctx, Cell cell) {
       Value part = get(result);
       SmallVector<int64_t> shape(getType(part).getShape());
       shape.insert(shape.begin() + axis, 1);
-      parts.push_back(
-          reshapeOperand(ctx, TensorOperand::runtime(part), shape));
+      parts.push_back(reshapeOperand(ctx, TensorOperand::runtime(part), shape));
     }
     return parts.size() == 1 ? parts[0] : concatOperands(ctx, parts, axis);
   };
   if (ctx.hasOutput(0)) {
-    TensorOperand y =
-        stack([](const DirectionResult &r) { return r.y; }, 1);
+    TensorOperand y = stack([](const DirectionResult &r) { return r.y; }, 1);
     if (batchFirst)
       y = transposeOperand(ctx, y, {2, 0, 1, 3});
     setResult(ctx, 0, y, dtype);
@@ -821,10 +814,12 @@ LogicalResult convertRecurrent(NodeContext &ctx, Cell cell) {
 } // namespace
 
 void onnx_import::registerRecurrentConverters(ConverterRegistry &registry) {
-  registry.add("RNN", {7, 14},
-               [](NodeContext &ctx) { return convertRecurrent(ctx, Cell::RNN); });
-  registry.add("GRU", {7, 14},
-               [](NodeContext &ctx) { return convertRecurrent(ctx, Cell::GRU); });
+  registry.add("RNN", {7, 14}, [](NodeContext &ctx) {
+    return convertRecurrent(ctx, Cell::RNN);
+  });
+  registry.add("GRU", {7, 14}, [](NodeContext &ctx) {
+    return convertRecurrent(ctx, Cell::GRU);
+  });
   registry.add("LSTM", {7, 14}, [](NodeContext &ctx) {
     return convertRecurrent(ctx, Cell::LSTM);
   });

@@ -155,13 +155,13 @@ public:
       // its state's columns shared evenly among the threads, in 32s.
       if (root->hasAttr(kFusionRootColsAttrName)) {
         SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-        int64_t columns = ranges.size() == 2 && !ShapedType::isDynamic(ranges[1])
-                              ? ranges[1]
-                              : 32;
+        int64_t columns =
+            ranges.size() == 2 && !ShapedType::isDynamic(ranges[1]) ? ranges[1]
+                                                                    : 32;
         int64_t share = llvm::divideCeil(columns, threads);
         root->setAttr(kTileColsAttrName,
-                      builder.getI64IntegerAttr(
-                          std::min<int64_t>(columns, llvm::alignTo(share, 32))));
+                      builder.getI64IntegerAttr(std::min<int64_t>(
+                          columns, llvm::alignTo(share, 32))));
         return;
       }
       if (root->hasAttr(kFusionRootAttrName)) {

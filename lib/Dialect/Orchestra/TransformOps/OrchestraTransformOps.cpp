@@ -194,10 +194,11 @@ static Operation *createConv2DOf(RewriterBase &rewriter, linalg::LinalgOp op,
   return nullptr;
 }
 
-DiagnosedSilenceableFailure transform::Conv3DTo2DOp::applyToOne(
-    transform::TransformRewriter &rewriter, Operation *target,
-    transform::ApplyToEachResultList &results,
-    transform::TransformState &state) {
+DiagnosedSilenceableFailure
+transform::Conv3DTo2DOp::applyToOne(transform::TransformRewriter &rewriter,
+                                    Operation *target,
+                                    transform::ApplyToEachResultList &results,
+                                    transform::TransformState &state) {
   auto fail = [&](StringRef why) {
     DiagnosedSilenceableFailure diag = emitSilenceableError()
                                        << "payload op '" << target->getName()
@@ -220,8 +221,7 @@ DiagnosedSilenceableFailure transform::Conv3DTo2DOp::applyToOne(
   };
   // Input, output [N, D, H, W, C]; filter [KD, ...] (a pooling's window
   // too).
-  if (!depthIsOne(input, 1) || !depthIsOne(output, 1) ||
-      !depthIsOne(filter, 0))
+  if (!depthIsOne(input, 1) || !depthIsOne(output, 1) || !depthIsOne(filter, 0))
     return fail("does not have one output depth and one kernel depth");
   rewriter.setInsertionPoint(target);
   Location loc = target->getLoc();

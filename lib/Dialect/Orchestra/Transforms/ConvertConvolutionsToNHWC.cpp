@@ -170,9 +170,8 @@ struct ConvertPooling3DToNDHWC : OpRewritePattern<linalg::GenericOp> {
                                              "3-D pooling");
 
     Location loc = op.getLoc();
-    Value input =
-        transpose(rewriter, loc, op.getDpsInputOperand(0)->get(),
-                  toChannelsLast(5));
+    Value input = transpose(rewriter, loc, op.getDpsInputOperand(0)->get(),
+                            toChannelsLast(5));
     Value window = op.getDpsInputOperand(1)->get();
     Value init = transpose(rewriter, loc, op.getDpsInitOperand(0)->get(),
                            toChannelsLast(5));
@@ -183,10 +182,10 @@ struct ConvertPooling3DToNDHWC : OpRewritePattern<linalg::GenericOp> {
           values);
     };
     auto create = [&](auto pooling) -> Value {
-      return decltype(pooling)::create(
-                 rewriter, loc, TypeRange{init.getType()},
-                 ValueRange{input, window}, ValueRange{init},
-                 i64Vector(strides), i64Vector(dilations))
+      return decltype(pooling)::create(rewriter, loc, TypeRange{init.getType()},
+                                       ValueRange{input, window},
+                                       ValueRange{init}, i64Vector(strides),
+                                       i64Vector(dilations))
           ->getResult(0);
     };
     Value pooled = kind == WindowReduction::Max
@@ -345,9 +344,8 @@ Value cloneElementwise(PatternRewriter &rewriter, linalg::GenericOp op,
   clone.getRegion().walk([&](linalg::IndexOp index) {
     if (index->getParentOfType<linalg::LinalgOp>() != clone)
       return;
-    rewriter.modifyOpInPlace(index, [&] {
-      index.setDim(newLoops[index.getDim()]);
-    });
+    rewriter.modifyOpInPlace(index,
+                             [&] { index.setDim(newLoops[index.getDim()]); });
   });
   return clone->getResult(0);
 }
@@ -505,8 +503,8 @@ public:
             &getContext(), ArrayRef<int64_t>{0, 1});
     // 3-D: FCDHW -> DHWCF, CDHW -> DHWC; the importer's 3-D poolings are
     // generics.
-    patterns.add<ConvertToNHWC<linalg::Conv3DNcdhwFcdhwOp,
-                               linalg::Conv3DNdhwcDhwcfOp>>(
+    patterns.add<
+        ConvertToNHWC<linalg::Conv3DNcdhwFcdhwOp, linalg::Conv3DNdhwcDhwcfOp>>(
         &getContext(), ArrayRef<int64_t>{2, 3, 4, 1, 0});
     patterns.add<ConvertToNHWC<linalg::DepthwiseConv3DNcdhwCdhwOp,
                                linalg::DepthwiseConv3DNdhwcDhwcOp>>(

@@ -110,10 +110,10 @@ void tagFusionRoot(func::FuncOp func) {
   if (auto loop = result.getDefiningOp<scf::ForOp>()) {
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     auto step = yield.getOperand(0).getDefiningOp<linalg::GenericOp>();
-    if (!step || step.getNumLoops() != 2 ||
-        step.getNumParallelLoops() != 2 ||
-        llvm::any_of(step.getIndexingMapsArray(),
-                     [](AffineMap map) { return !map.isProjectedPermutation(); }))
+    if (!step || step.getNumLoops() != 2 || step.getNumParallelLoops() != 2 ||
+        llvm::any_of(step.getIndexingMapsArray(), [](AffineMap map) {
+          return !map.isProjectedPermutation();
+        }))
       return;
     BackwardSliceOptions options;
     options.omitBlockArguments = true;
@@ -229,8 +229,8 @@ void tagFusionRoot(func::FuncOp func) {
       tag = "orchestra.fusion_root_ndhwc_channels";
     else
       tag = "orchestra.fusion_root_ndhwc_rows_channels";
-  } else if (channelsLastConvolution && ranges.size() >= 4 &&
-             ranges[0] == 1 && parallelDim(1)) {
+  } else if (channelsLastConvolution && ranges.size() >= 4 && ranges[0] == 1 &&
+             parallelDim(1)) {
     if (ranges[1] >= 14)
       tag = "orchestra.fusion_root_nhwc_rows";
     else if (groupedConvolution && parallelDim(3) && ranges[3] >= 4)
