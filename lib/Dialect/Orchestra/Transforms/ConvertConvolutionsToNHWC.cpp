@@ -482,6 +482,72 @@ struct FoldTransposeOfBroadcast : OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
+/// A channels-last convolution whose windows tile its input without
+/// overlapping (strides equal to the kernel, no dilation: the patch
+/// embedding of a vision transformer) is a matmul of the patches,
+/// [N*OH*OW, KH*KW*C] by the filter [KH*KW*C, F] (a view of HWCF). The
+/// patches are the input [N, OH, KH, OW, KW, C] with KH and OW swapped, one
+/// transpose; the result is a view of the output. The matmul then gets the
+/// register-tiled matmul route: ViT-B/32's 32x32 patches ran at a tenth of
+/// its rate as a convolution.
+struct PatchConvolutionToMatmul : OpRewritePattern<linalg::Conv2DNhwcHwcfOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::Conv2DNhwcHwcfOp conv,
+                                PatternRewriter &rewriter) const override {
+    if (!isStaticTensorOp(conv))
+      return rewriter.notifyMatchFailure(conv, "needs static tensors");
+    auto inputType = cast<RankedTensorType>(conv.getInputs()[0].getType());
+    auto filterType = cast<RankedTensorType>(conv.getInputs()[1].getType());
+    auto outputType = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+    Type elementType = outputType.getElementType();
+    if (inputType.getElementType() != elementType ||
+        filterType.getElementType() != elementType)
+      return rewriter.notifyMatchFailure(conv, "mixed element types");
+    ArrayRef<int64_t> filter = filterType.getShape();
+    int64_t kh = filter[0], kw = filter[1], c = filter[2];
+    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+    if (!llvm::all_of(conv.getDilations().getValues<int64_t>(),
+                      [](int64_t d) { return d == 1; }) ||
+        strides[0] != kh || strides[1] != kw || kh * kw == 1)
+      return rewriter.notifyMatchFailure(conv, "windows overlap or are 1x1");
+    ArrayRef<int64_t> out = outputType.getShape();
+    int64_t n = out[0], oh = out[1], ow = out[2];
+    Location loc = conv.getLoc();
+    Value input = conv.getInputs()[0];
+    // Rows and columns past the last whole window are never read.
+    if (inputType.getDimSize(1) != oh * kh ||
+        inputType.getDimSize(2) != ow * kw)
+      input = tensor::ExtractSliceOp::create(
+          rewriter, loc, input,
+          getAsIndexOpFoldResult(rewriter.getContext(), {0, 0, 0, 0}),
+          getAsIndexOpFoldResult(rewriter.getContext(),
+                                 {n, oh * kh, ow * kw, c}),
+          getAsIndexOpFoldResult(rewriter.getContext(), {1, 1, 1, 1}));
+    Value windows = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({n, oh, kh, ow, kw, c}, elementType), input,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4}, {5}});
+    Value patches = transpose(rewriter, loc, windows, {0, 1, 3, 2, 4, 5});
+    Value rows = tensor::CollapseShapeOp::create(
+        rewriter, loc, patches,
+        SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+    Value matrix = tensor::CollapseShapeOp::create(
+        rewriter, loc, conv.getInputs()[1],
+        SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+    SmallVector<ReassociationIndices> outputDims = {{0, 1, 2}, {3}};
+    Value init = tensor::CollapseShapeOp::create(
+        rewriter, loc, conv.getOutputs()[0], outputDims);
+    Value product =
+        linalg::MatmulOp::create(rewriter, loc, init.getType(),
+                                 ValueRange{rows, matrix}, ValueRange{init})
+            .getResult(0);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, outputType,
+                                                       product, outputDims);
+    return success();
+  }
+};
+
 class ConvertConvolutionsToNHWCPass
     : public orchestra::impl::ConvertConvolutionsToNHWCBase<
           ConvertConvolutionsToNHWCPass> {
@@ -529,6 +595,11 @@ public:
     linalg::FillOp::getCanonicalizationPatterns(grouped, &getContext());
     tensor::populateFoldTensorEmptyPatterns(grouped);
     if (failed(applyPatternsGreedily(getOperation(), std::move(grouped))))
+      return signalPassFailure();
+
+    RewritePatternSet patches(&getContext());
+    patches.add<PatchConvolutionToMatmul>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patches))))
       return signalPassFailure();
   }
 };

@@ -340,3 +340,28 @@ func.func @grouped_dynamic(%x: tensor<?x2x2x5x5xf32>, %w: tensor<2x3x2x3x3xf32>,
       ins(%x, %w : tensor<?x2x2x5x5xf32>, tensor<2x3x2x3x3xf32>) outs(%o : tensor<?x2x3x3x3xf32>) -> tensor<?x2x3x3x3xf32>
   return %g : tensor<?x2x3x3x3xf32>
 }
+
+// -----
+
+// A convolution whose windows do not overlap (stride = kernel, here 2x2
+// patches of a 5x4 input whose last row belongs to no patch) is a matmul of
+// the patches: the input cut to whole windows, its window rows and columns
+// brought together by one transpose, the filter and the output seen as
+// matrices.
+// CHECK-LABEL: func.func @patches
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x3x5x4xf32>) outs(%{{.*}} : tensor<1x5x4x3xf32>) permutation = [0, 2, 3, 1]
+// CHECK:         %[[CUT:.*]] = tensor.extract_slice %[[T]][0, 0, 0, 0] [1, 4, 4, 3] [1, 1, 1, 1]
+// CHECK:         %[[W:.*]] = tensor.expand_shape %[[CUT]] {{\[}}[0], [1, 2], [3, 4], [5]] {{.*}} into tensor<1x2x2x2x2x3xf32>
+// CHECK:         %[[P:.*]] = linalg.transpose ins(%[[W]] : {{.*}}) outs(%{{.*}} : tensor<1x2x2x2x2x3xf32>) permutation = [0, 1, 3, 2, 4, 5]
+// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3, 4, 5]] {{.*}} into tensor<4x12xf32>
+// CHECK:         %[[M:.*]] = linalg.matmul ins(%[[ROWS]], %{{.*}} : tensor<4x12xf32>, tensor<12x8xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK:         tensor.expand_shape %[[M]] {{\[}}[0, 1, 2], [3]] {{.*}} into tensor<1x2x2x8xf32>
+// CHECK-NOT:     linalg.conv_2d
+func.func @patches(%x: tensor<1x3x5x4xf32>, %w: tensor<8x3x2x2xf32>) -> tensor<1x8x2x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x2x2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x2x2xf32>) -> tensor<1x8x2x2xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x3x5x4xf32>, tensor<8x3x2x2xf32>) outs(%f : tensor<1x8x2x2xf32>) -> tensor<1x8x2x2xf32>
+  return %c : tensor<1x8x2x2xf32>
+}

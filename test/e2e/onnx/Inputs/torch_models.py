@@ -124,6 +124,14 @@ def build(name):
         layer = torch.nn.TransformerEncoderLayer(128, 4, 256,
                                                  batch_first=True)
         return torch.nn.TransformerEncoder(layer, 2), (2, 24, 128)
+    if name == "patch_embed":
+        # Convolutions whose windows do not overlap (stride = kernel), as
+        # vision transformers embed patches: 8x8 patches of a 36x36 image
+        # (the last 4 rows and columns belong to no patch), then 2x3
+        # patches of those; batch 2.
+        return torch.nn.Sequential(
+            torch.nn.Conv2d(3, 64, 8, stride=8), torch.nn.GELU(),
+            torch.nn.Conv2d(64, 32, (2, 3), stride=(2, 3))), (2, 3, 36, 36)
     if name == "lraspp":
         # LR-ASPP MobileNetV3-Large: a segmentation head that resizes its
         # features bilinearly before 1x1 convolutions, over a backbone with
@@ -203,7 +211,8 @@ def build(name):
 
 MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder_layer", "mlp",
           "small_cnn", "grouped_cnn", "lraspp", "lstm_tagger",
-          "gru_classifier", "transformer_encoder", "r3d_18", "r3d_small"]
+          "gru_classifier", "transformer_encoder", "r3d_18", "r3d_small",
+          "patch_embed"]
 
 
 def calibrate_batch_norm(model, shape):

@@ -123,6 +123,13 @@ def ConvertConvolutionsToNHWC
     When an op moves to the other layout its loops are permuted, and the
     `linalg.index` ops of its payload follow their loops (a Resize, a
     reflecting pad or a flip computes the elements it reads from them).
+
+    Once the layout has settled, a channels-last convolution whose windows
+    do not overlap (strides equal to a kernel larger than 1x1, no
+    dilation: a vision transformer's patch embedding) becomes a
+    `linalg.matmul` of its patches [N*OH*OW, KH*KW*C] by the filter seen
+    as [KH*KW*C, F]: one transpose of the input gathers each patch, and
+    the matmul takes the register-tiled matmul route.
     These patterns do not depend on the rank, so the layout of 3-D
     convolutions flows the same way through 5-D tensors. In a CNN only the
     transposes of the network's input and before its first
