@@ -53,7 +53,8 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
 
   // Stage 4: outlining and the plan's memory.
   pipeline += std::string(pipeline.empty() ? "" : ",") +
-              "orchestra-outline-tasks,orchestra-plan-buffers";
+              "orchestra-outline-tasks,orchestra-deduplicate-kernels,"
+              "orchestra-plan-buffers";
   // Tuned variants (orchestra-tune) onto the kernel ops, for stage 5.
   if (!options.tuningCache.empty() && options.strategy != "none") {
     if (!llvm::sys::fs::exists(options.tuningCache)) {

@@ -299,6 +299,21 @@ def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
   ];
 }
 
+def DeduplicateKernels
+    : Pass<"orchestra-deduplicate-kernels", "::mlir::ModuleOp"> {
+  let summary = "Launch one kernel for every task of the same body";
+  let description = [{
+    Pipeline stage 4, after `orchestra-outline-tasks`. Within each kernel
+    module, kernels that are the same function of their operands (the same
+    signature, attributes and body; weights are operands) become one: every
+    `orchestra.launch` of a repeat launches the first, and the repeats are
+    erased. The layers of a transformer or the blocks of a ResNet stage are
+    then compiled once (ViT-B/32's twelve layers: one set of kernels), which
+    divides stages 5 to 8 by the number of repeats. Launches keep their task
+    names, so the plan, traces and diagnostics still name every task.
+  }];
+}
+
 def OutlineTasks : Pass<"orchestra-outline-tasks", "::mlir::ModuleOp"> {
   let summary = "Outline every task into a kernel function of a per-device "
                 "kernel module and replace it with orchestra.launch";
