@@ -187,8 +187,8 @@ TensorOperand getVector(NodeContext &ctx, const TensorOperand &input, int64_t d,
   return reshapeOperand(ctx, slice, {count});
 }
 
-/// The static slice [offsets, offsets + sizes) of `value`, with the
-/// dimensions of size 1 in `dropped` removed.
+/// The static slice [offsets, offsets + sizes) of `value`, of type
+/// `resultShape` (the sizes without the unit dimensions it drops).
 Value extractSlice(OpBuilder &b, Location loc, Value value,
                    ArrayRef<OpFoldResult> offsets, ArrayRef<int64_t> sizes,
                    ArrayRef<int64_t> resultShape) {
@@ -299,6 +299,9 @@ DirectionResult runDirection(NodeContext &ctx, const Layer &layer,
   auto loop = scf::ForOp::create(
       builder, loc, lower, upper, one, inits,
       [&](OpBuilder &b, Location loc, Value t, ValueRange carried) {
+        // The helpers below build with `b`; the gates' generics point `b`
+        // at their body while they build it (an InsertionGuard restores
+        // it), so the same helpers serve inside the payloads.
         auto constant = [&](double value) -> Value {
           return arith::ConstantOp::create(b, loc,
                                            b.getFloatAttr(elementType, value));
