@@ -15,13 +15,13 @@ before a 1x1 convolution was 10% off that way.
     layout_ops.py list            prints the case names
 """
 import os
-import subprocess
 import sys
 import warnings
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_runner  # noqa: E402
 import torch_models  # noqa: E402
 
 
@@ -108,18 +108,14 @@ def run_case(name, op, directory):
     np.save(os.path.join(case_dir, "expected_0.npy"), expected.numpy())
     artifact = os.path.join(case_dir, "model.orcx")
     out_dir = os.path.join(case_dir, "out")
-    for command in (["orchestra-compile", os.path.join(case_dir, "model.onnx"),
-                     "--topology", "host", "-o", artifact, "--quiet"],
-                    ["orchestra-run", artifact, "--input",
-                     os.path.join(case_dir, "input_0.npy"), "--output-dir",
-                     out_dir, "--quiet"]):
-        try:
-            result = subprocess.run(command, capture_output=True, text=True,
-                                    timeout=300)
-        except subprocess.TimeoutExpired:
-            return "%s did not finish in 300 s" % command[0]
-        if result.returncode != 0:
-            return "%s failed: %s" % (command[0], result.stderr.strip())
+    problem = case_runner.run_tools([
+        ["orchestra-compile", os.path.join(case_dir, "model.onnx"),
+         "--topology", "host", "-o", artifact, "--quiet"],
+        ["orchestra-run", artifact, "--input",
+         os.path.join(case_dir, "input_0.npy"), "--output-dir", out_dir,
+         "--quiet"]])
+    if problem:
+        return problem
     try:
         torch_models.compare(case_dir, out_dir, quiet=True)
     except SystemExit as error:
@@ -129,19 +125,7 @@ def run_case(name, op, directory):
 
 def main():
     warnings.filterwarnings("ignore")
-    if sys.argv[1:] == ["list"]:
-        print("\n".join(cases()))
-        return
-    directory = sys.argv[1]
-    all_cases = cases()
-    names = sys.argv[2:] or list(all_cases)
-    failures = 0
-    for name in names:
-        problem = run_case(name, all_cases[name], directory)
-        print("%-30s %s" % (name, problem or "match"), flush=True)
-        failures += problem is not None
-    print("%d of %d cases match" % (len(names) - failures, len(names)))
-    sys.exit(1 if failures else 0)
+    case_runner.main(cases(), run_case)
 
 
 if __name__ == "__main__":

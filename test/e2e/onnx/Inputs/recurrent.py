@@ -12,12 +12,14 @@ peepholes, input_forget, linear_before_reset, the activations with their
 alphas and betas, and every subset of the outputs.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_runner  # noqa: E402
 
 GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 
@@ -181,15 +183,11 @@ def run_case(name, spec, directory):
         np.save(os.path.join(case_dir, feed + ".npy"), value)
         run += ["--input", "%s=%s" % (feed, os.path.join(case_dir,
                                                          feed + ".npy"))]
-    for command in (["orchestra-compile", model_path, "--topology", "host",
-                     "-o", artifact, "--quiet"], run):
-        try:
-            result = subprocess.run(command, capture_output=True, text=True,
-                                    timeout=300)
-        except subprocess.TimeoutExpired:
-            return "%s did not finish in 300 s" % command[0]
-        if result.returncode != 0:
-            return "%s failed: %s" % (command[0], result.stderr.strip())
+    problem = case_runner.run_tools([
+        ["orchestra-compile", model_path, "--topology", "host", "-o",
+         artifact, "--quiet"], run])
+    if problem:
+        return problem
     for k, (name_k, want) in enumerate(zip(outputs, expected)):
         got = np.load(os.path.join(out_dir, "output_%d.npy" % k))
         if got.shape != want.shape:
@@ -206,18 +204,7 @@ def run_case(name, spec, directory):
 
 
 def main():
-    if sys.argv[1:] == ["list"]:
-        print("\n".join(CASES))
-        return
-    directory = sys.argv[1]
-    names = sys.argv[2:] or list(CASES)
-    failures = 0
-    for name in names:
-        problem = run_case(name, CASES[name], directory)
-        print("%-34s %s" % (name, problem or "match"), flush=True)
-        failures += problem is not None
-    print("%d of %d cases match" % (len(names) - failures, len(names)))
-    sys.exit(1 if failures else 0)
+    case_runner.main(CASES, run_case)
 
 
 if __name__ == "__main__":
