@@ -116,6 +116,17 @@ transform::MatchGroupedConvOp::apply(transform::TransformRewriter &rewriter,
 // GroupedConvToDenseOp
 //===----------------------------------------------------------------------===//
 
+/// `value` without its dimension `dim` (of extent 1): a rank-reducing
+/// slice of the whole tensor.
+static Value dropUnitDim(OpBuilder &builder, Location loc, Value value,
+                         int64_t dim) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + dim);
+  return tensor::createCanonicalRankReducingExtractSliceOp(
+      builder, loc, value, RankedTensorType::get(shape, type.getElementType()));
+}
+
 DiagnosedSilenceableFailure transform::GroupedConvToDenseOp::applyToOne(
     transform::TransformRewriter &rewriter, Operation *target,
     transform::ApplyToEachResultList &results,
@@ -134,22 +145,12 @@ DiagnosedSilenceableFailure transform::GroupedConvToDenseOp::applyToOne(
   }
   Location loc = target->getLoc();
   rewriter.setInsertionPoint(target);
-  // The operand's type without dimension `dim` (of extent 1).
-  auto withoutDim = [](Value value, int64_t dim) {
-    auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape.erase(shape.begin() + dim);
-    return RankedTensorType::get(shape, type.getElementType());
-  };
   Value input = linalgOp.getDpsInputOperand(0)->get();
   Value filter = linalgOp.getDpsInputOperand(1)->get();
   Value output = linalgOp.getDpsInitOperand(0)->get();
-  Value denseInput = tensor::createCanonicalRankReducingExtractSliceOp(
-      rewriter, loc, input, withoutDim(input, 3));
-  Value denseFilter = tensor::createCanonicalRankReducingExtractSliceOp(
-      rewriter, loc, filter, withoutDim(filter, 0));
-  Value denseOutput = tensor::createCanonicalRankReducingExtractSliceOp(
-      rewriter, loc, output, withoutDim(output, 3));
+  Value denseInput = dropUnitDim(rewriter, loc, input, 3);
+  Value denseFilter = dropUnitDim(rewriter, loc, filter, 0);
+  Value denseOutput = dropUnitDim(rewriter, loc, output, 3);
   auto i64Vector = [&](ArrayRef<int64_t> values) {
     return DenseIntElementsAttr::get(
         RankedTensorType::get({int64_t(values.size())}, rewriter.getI64Type()),
@@ -225,19 +226,9 @@ transform::Conv3DTo2DOp::applyToOne(transform::TransformRewriter &rewriter,
     return fail("does not have one output depth and one kernel depth");
   rewriter.setInsertionPoint(target);
   Location loc = target->getLoc();
-  // The operand's type without dimension `dim` (of extent 1).
-  auto withoutDim = [](Value value, int64_t dim) {
-    auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape.erase(shape.begin() + dim);
-    return RankedTensorType::get(shape, type.getElementType());
-  };
-  Value input2D = tensor::createCanonicalRankReducingExtractSliceOp(
-      rewriter, loc, input, withoutDim(input, 1));
-  Value filter2D = tensor::createCanonicalRankReducingExtractSliceOp(
-      rewriter, loc, filter, withoutDim(filter, 0));
-  Value output2D = tensor::createCanonicalRankReducingExtractSliceOp(
-      rewriter, loc, output, withoutDim(output, 1));
+  Value input2D = dropUnitDim(rewriter, loc, input, 1);
+  Value filter2D = dropUnitDim(rewriter, loc, filter, 0);
+  Value output2D = dropUnitDim(rewriter, loc, output, 1);
   // The height and width strides and dilations.
   auto heightAndWidth = [&](StringRef name) -> Attribute {
     auto values = target->getAttrOfType<DenseIntElementsAttr>(name);
