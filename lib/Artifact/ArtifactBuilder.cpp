@@ -9,6 +9,7 @@
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/EntryFunction.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
+#include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -174,9 +175,15 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
     auto units = device ? device.getAs<IntegerAttr>("compute_units") : nullptr;
     if (!name || !arch || !id)
       return module.emitError() << "malformed device in 'orchestra.topology'";
+    const TargetInfo *target = getTargetRegistry().lookup(arch.getValue());
+    if (!target)
+      return module.emitError()
+             << "device '" << name.getValue() << "' has arch '"
+             << arch.getValue() << "', which this build does not know";
     orx::DeviceDesc desc;
     desc.name = name.str();
     desc.arch = arch.str();
+    desc.driver = target->runtimeDriver;
     desc.deviceId = id.getInt();
     desc.numThreads = units ? std::max<int64_t>(1, units.getInt()) : 1;
     artifact.devices.push_back(desc);

@@ -16,12 +16,9 @@ using namespace mlir::orchestra;
 FailureOr<DenseElementsAttr>
 mlir::orchestra::readNpyAsAttr(MLIRContext *context, StringRef path,
                                std::string &error) {
-  llvm::Expected<::orchestra::npy::Array> array =
-      ::orchestra::npy::readFile(path);
-  if (!array) {
-    error = llvm::toString(array.takeError());
+  std::optional<::orchestra::npy::Array> array(std::in_place);
+  if (!::orchestra::npy::readFile(path.str(), *array, error))
     return failure();
-  }
   using ::orchestra::npy::ElementType;
   Builder b(context);
   Type element;

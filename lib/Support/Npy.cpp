@@ -13,18 +13,16 @@
 
 #include "orchestra/Support/Npy.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
-
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <optional>
 
 using namespace orchestra::npy;
-using llvm::StringRef;
 
-static constexpr StringRef kMagic("\x93NUMPY", 6);
+static const std::string kMagic("\x93NUMPY", 6);
 
 namespace {
 /// The .npy spelling of each element type, without the byte-order character.
@@ -49,10 +47,10 @@ static const TypeCode &getTypeCode(ElementType type) {
   for (const TypeCode &code : kTypeCodes)
     if (code.type == type)
       return code;
-  llvm_unreachable("every element type has a type code");
+  return kTypeCodes[0]; // unreachable: every element type has a code
 }
 
-StringRef orchestra::npy::getElementTypeName(ElementType type) {
+const char *orchestra::npy::getElementTypeName(ElementType type) {
   return getTypeCode(type).name;
 }
 
@@ -60,21 +58,26 @@ size_t orchestra::npy::getElementTypeSize(ElementType type) {
   return getTypeCode(type).size;
 }
 
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
+namespace {
+/// The outcome of a parsing step: empty on success, else the error.
+using Error = std::optional<std::string>;
+} // namespace
+
+static Error makeError(std::string message) { return std::move(message); }
 
 /// Maps a descr such as "<f4" or "|b1" to its element type.
-static llvm::Expected<ElementType> parseDescr(StringRef descr) {
+static Error parseDescr(const std::string &descr, ElementType &out) {
   if (descr.size() == 3) {
     char order = descr[0];
     for (const TypeCode &code : kTypeCodes) {
-      if (descr.drop_front() != code.code)
+      if (descr.compare(1, std::string::npos, code.code) != 0)
         continue;
       // One-byte types have no byte order ('|'); '=' is native, which is
       // little-endian on every host OrchestraOS supports.
-      if (order == '<' || order == '=' || (code.size == 1 && order == '|'))
-        return code.type;
+      if (order == '<' || order == '=' || (code.size == 1 && order == '|')) {
+        out = code.type;
+        return std::nullopt;
+      }
       if (order == '>')
         return makeError("big-endian data ('" + descr + "') is not supported");
     }
@@ -89,119 +92,137 @@ namespace {
 /// accepted: string keys; string, boolean and integer-tuple values.
 class HeaderParser {
 public:
-  explicit HeaderParser(StringRef text) : rest(text) {}
+  explicit HeaderParser(std::string text) : rest(std::move(text)) {}
 
-  llvm::Error parse(std::optional<std::string> &descr,
-                    std::optional<bool> &fortranOrder,
-                    std::optional<std::vector<int64_t>> &shape) {
+  Error parse(std::optional<std::string> &descr,
+              std::optional<bool> &fortranOrder,
+              std::optional<std::vector<int64_t>> &shape) {
     skipSpace();
-    if (!rest.consume_front("{"))
+    if (!consumeFront("{"))
       return makeError("header is not a dict");
     for (;;) {
       skipSpace();
-      if (rest.consume_front("}"))
+      if (consumeFront("}"))
         break;
       std::string key;
-      if (llvm::Error err = parseString(key))
+      if (Error err = parseString(key))
         return err;
       skipSpace();
-      if (!rest.consume_front(":"))
+      if (!consumeFront(":"))
         return makeError("expected ':' after '" + key + "' in the header");
       skipSpace();
       if (key == "descr") {
-        if (rest.starts_with("["))
+        if (startsWith("["))
           return makeError("structured dtypes are not supported");
         std::string value;
-        if (llvm::Error err = parseString(value))
+        if (Error err = parseString(value))
           return err;
         descr = value;
       } else if (key == "fortran_order") {
         bool value;
-        if (llvm::Error err = parseBool(value))
+        if (Error err = parseBool(value))
           return err;
         fortranOrder = value;
       } else if (key == "shape") {
         std::vector<int64_t> value;
-        if (llvm::Error err = parseShape(value))
+        if (Error err = parseShape(value))
           return err;
         shape = std::move(value);
       } else {
         return makeError("unexpected key '" + key + "' in the header");
       }
       skipSpace();
-      if (rest.consume_front(","))
+      if (consumeFront(","))
         continue;
       skipSpace();
-      if (!rest.consume_front("}"))
+      if (!consumeFront("}"))
         return makeError("expected ',' or '}' in the header");
       break;
     }
     skipSpace();
     if (!rest.empty())
       return makeError("unexpected text after the header dict");
-    return llvm::Error::success();
+    return std::nullopt;
   }
 
 private:
-  void skipSpace() { rest = rest.ltrim(" \t\r\n"); }
+  bool startsWith(const char *prefix) const {
+    return rest.compare(0, std::strlen(prefix), prefix) == 0;
+  }
+  bool consumeFront(const char *prefix) {
+    if (!startsWith(prefix))
+      return false;
+    rest.erase(0, std::strlen(prefix));
+    return true;
+  }
+  void skipSpace() { rest.erase(0, rest.find_first_not_of(" \t\r\n")); }
 
-  llvm::Error parseString(std::string &value) {
+  Error parseString(std::string &value) {
     if (rest.empty() || (rest[0] != '\'' && rest[0] != '"'))
       return makeError("expected a string in the header");
     char quote = rest[0];
     size_t end = rest.find(quote, 1);
-    if (end == StringRef::npos)
+    if (end == std::string::npos)
       return makeError("unterminated string in the header");
-    value = rest.slice(1, end).str();
+    value = rest.substr(1, end - 1);
     if (value.find('\\') != std::string::npos)
       return makeError("escapes in header strings are not supported");
-    rest = rest.drop_front(end + 1);
-    return llvm::Error::success();
+    rest.erase(0, end + 1);
+    return std::nullopt;
   }
 
-  llvm::Error parseBool(bool &value) {
-    if (rest.consume_front("True"))
+  Error parseBool(bool &value) {
+    if (consumeFront("True"))
       value = true;
-    else if (rest.consume_front("False"))
+    else if (consumeFront("False"))
       value = false;
     else
       return makeError("expected True or False in the header");
-    return llvm::Error::success();
+    return std::nullopt;
   }
 
-  llvm::Error parseShape(std::vector<int64_t> &shape) {
-    if (!rest.consume_front("("))
+  Error parseShape(std::vector<int64_t> &shape) {
+    if (!consumeFront("("))
       return makeError("expected a tuple for 'shape'");
     for (;;) {
       skipSpace();
-      if (rest.consume_front(")"))
-        return llvm::Error::success();
+      if (consumeFront(")"))
+        return std::nullopt;
       size_t digits = 0;
-      while (digits < rest.size() && llvm::isDigit(rest[digits]))
+      uint64_t dim = 0;
+      bool overflow = false;
+      while (digits < rest.size() && rest[digits] >= '0' &&
+             rest[digits] <= '9') {
+        unsigned digit = static_cast<unsigned>(rest[digits] - '0');
+        if (dim > (static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) -
+                   digit) /
+                      10)
+          overflow = true;
+        else
+          dim = dim * 10 + digit;
         ++digits;
-      uint64_t dim;
-      if (digits == 0 || rest.take_front(digits).getAsInteger(10, dim) ||
-          dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      }
+      if (digits == 0 || overflow)
         return makeError("expected a non-negative dimension in 'shape'");
       shape.push_back(static_cast<int64_t>(dim));
-      rest = rest.drop_front(digits);
-      rest.consume_front("L");
+      rest.erase(0, digits);
+      consumeFront("L");
       skipSpace();
-      if (rest.consume_front(","))
+      if (consumeFront(","))
         continue;
       skipSpace();
-      if (!rest.consume_front(")"))
+      if (!consumeFront(")"))
         return makeError("expected ',' or ')' in 'shape'");
-      return llvm::Error::success();
+      return std::nullopt;
     }
   }
 
-  StringRef rest;
+  std::string rest;
 };
 } // namespace
 
-llvm::Expected<Array> orchestra::npy::parse(StringRef bytes) {
-  if (!bytes.starts_with(kMagic))
+static Error parseArray(const std::string &bytes, Array &out) {
+  if (bytes.compare(0, kMagic.size(), kMagic) != 0)
     return makeError("not a .npy file (bad magic)");
   if (bytes.size() < 8)
     return makeError("truncated .npy header");
@@ -223,8 +244,8 @@ llvm::Expected<Array> orchestra::npy::parse(StringRef bytes) {
     headerStart = 12;
   } else {
     return makeError(
-        "unsupported .npy version " + llvm::Twine(major) + "." +
-        llvm::Twine(static_cast<unsigned>(static_cast<uint8_t>(bytes[7]))));
+        "unsupported .npy version " + std::to_string(major) + "." +
+        std::to_string(static_cast<unsigned>(static_cast<uint8_t>(bytes[7]))));
   }
   if (headerLength > bytes.size() - headerStart)
     return makeError("truncated .npy header");
@@ -233,18 +254,16 @@ llvm::Expected<Array> orchestra::npy::parse(StringRef bytes) {
   std::optional<bool> fortranOrder;
   std::optional<std::vector<int64_t>> shape;
   HeaderParser parser(bytes.substr(headerStart, headerLength));
-  if (llvm::Error err = parser.parse(descr, fortranOrder, shape))
-    return std::move(err);
+  if (Error err = parser.parse(descr, fortranOrder, shape))
+    return err;
   if (!descr || !fortranOrder || !shape)
     return makeError("the header lacks 'descr', 'fortran_order' or 'shape'");
   if (*fortranOrder)
     return makeError("Fortran-order arrays are not supported");
 
   Array array;
-  llvm::Expected<ElementType> type = parseDescr(*descr);
-  if (!type)
-    return type.takeError();
-  array.type = *type;
+  if (Error err = parseDescr(*descr, array.type))
+    return err;
   array.shape = std::move(*shape);
   uint64_t expectedBytes = getElementTypeSize(array.type);
   for (int64_t dim : array.shape) {
@@ -253,13 +272,23 @@ llvm::Expected<Array> orchestra::npy::parse(StringRef bytes) {
       return makeError("the shape is too large");
     expectedBytes *= static_cast<uint64_t>(dim);
   }
-  StringRef data = bytes.drop_front(headerStart + headerLength);
-  if (data.size() != expectedBytes)
-    return makeError("expected " + llvm::Twine(expectedBytes) +
+  size_t dataStart = headerStart + headerLength;
+  size_t dataBytes = bytes.size() - dataStart;
+  if (dataBytes != expectedBytes)
+    return makeError("expected " + std::to_string(expectedBytes) +
                      " data bytes for the shape, the file has " +
-                     llvm::Twine(data.size()));
-  array.data.assign(data.bytes_begin(), data.bytes_end());
-  return array;
+                     std::to_string(dataBytes));
+  array.data.assign(bytes.begin() + dataStart, bytes.end());
+  out = std::move(array);
+  return std::nullopt;
+}
+
+bool orchestra::npy::parse(const std::string &bytes, Array &out,
+                           std::string &error) {
+  Error err = parseArray(bytes, out);
+  if (err)
+    error = *err;
+  return !err;
 }
 
 std::string orchestra::npy::serialize(const Array &array) {
@@ -287,27 +316,36 @@ std::string orchestra::npy::serialize(const Array &array) {
   return result;
 }
 
-llvm::Expected<Array> orchestra::npy::readFile(StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return makeError("cannot read '" + path +
-                     "': " + buffer.getError().message());
-  llvm::Expected<Array> array = parse((*buffer)->getBuffer());
-  if (!array)
-    return makeError("'" + path + "': " + llvm::toString(array.takeError()));
-  return array;
+bool orchestra::npy::readFile(const std::string &path, Array &out,
+                              std::string &error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = "cannot read '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::string bytes((std::istreambuf_iterator<char>(file)),
+                    std::istreambuf_iterator<char>());
+  if (file.bad()) {
+    error = "cannot read '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  if (parse(bytes, out, error))
+    return true;
+  error = "'" + path + "': " + error;
+  return false;
 }
 
-llvm::Error orchestra::npy::writeFile(StringRef path, const Array &array) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return makeError("cannot write '" + path + "': " + ec.message());
-  os << serialize(array);
-  os.close();
-  if (os.has_error())
-    return makeError("cannot write '" + path + "': " + os.error().message());
-  return llvm::Error::success();
+bool orchestra::npy::writeFile(const std::string &path, const Array &array,
+                               std::string &error) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  std::string bytes = serialize(array);
+  if (file)
+    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (file)
+    file.close();
+  if (!file) {
+    error = "cannot write '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  return true;
 }

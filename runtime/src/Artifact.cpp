@@ -115,6 +115,7 @@ static std::vector<uint8_t> serializePayload(const Artifact &artifact) {
   for (const DeviceDesc &device : artifact.devices) {
     w.str(device.name);
     w.str(device.arch);
+    w.str(device.driver);
     w.u32(device.deviceId);
     w.u32(device.numThreads);
   }
@@ -213,7 +214,7 @@ static std::string indexed(const char *field, size_t i) {
 }
 
 // Smallest encodings, used to bound counts before reserving.
-static constexpr size_t kMinDevice = 4 + 4 + 4 + 4;
+static constexpr size_t kMinDevice = 4 + 4 + 4 + 4 + 4;
 static constexpr size_t kMinSpace = 4 + 4 + 8;
 static constexpr size_t kMinTensor = 4 + 4 + 4;
 static constexpr size_t kMinValue = 4 + 8 + 8;
@@ -263,6 +264,7 @@ static bool readPayload(ByteReader &r, Artifact &a) {
     DeviceDesc &d = a.devices[i];
     std::string what = indexed("devices", i);
     if (!r.str(d.name, what + ".name") || !r.str(d.arch, what + ".arch") ||
+        !r.str(d.driver, what + ".driver") ||
         !r.u32(d.deviceId, what + ".deviceId") ||
         !r.u32(d.numThreads, what + ".numThreads"))
       return false;
@@ -395,6 +397,10 @@ struct Verifier {
   }
 
   bool run() {
+    for (size_t i = 0; i < a.devices.size(); ++i)
+      if (a.devices[i].driver.empty())
+        return fail("devices[" + std::to_string(i) + "] ('" +
+                    a.devices[i].name + "') names no runtime driver");
     for (size_t i = 0; i < a.memorySpaces.size(); ++i)
       if (a.memorySpaces[i].device >= a.devices.size())
         return fail(indexed("memorySpaces", i) +
@@ -524,7 +530,11 @@ bool orx::parseArtifact(const uint8_t *data, size_t size, Artifact &out,
   if (major != kArtifactVersionMajor)
     return fail("artifact format version " + std::to_string(major) + "." +
                 std::to_string(minor) + ", this runtime reads " +
-                std::to_string(kArtifactVersionMajor) + ".x");
+                std::to_string(kArtifactVersionMajor) + ".x" +
+                (major < kArtifactVersionMajor
+                     ? " (compile the model again with this release's "
+                       "orchestra-compile)"
+                     : ""));
   size_t available = size - kArtifactHeaderSize;
   if (payloadSize > available)
     return fail("artifact is truncated: the header announces " +

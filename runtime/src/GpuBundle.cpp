@@ -20,6 +20,13 @@ const GpuKernelDesc *GpuBundle::lookupKernel(const std::string &symbol) const {
   return nullptr;
 }
 
+const GpuImageDesc *GpuModuleDesc::lookupImage(const std::string &kind) const {
+  for (const GpuImageDesc &image : images)
+    if (image.kind == kind)
+      return &image;
+  return nullptr;
+}
+
 std::vector<uint8_t> orx::serializeGpuBundle(const GpuBundle &bundle) {
   ByteWriter w;
   w.bytes.assign(kBundleMagic, kBundleMagic + sizeof(kBundleMagic));
@@ -28,8 +35,11 @@ std::vector<uint8_t> orx::serializeGpuBundle(const GpuBundle &bundle) {
   w.count(bundle.modules.size());
   for (const GpuModuleDesc &module : bundle.modules) {
     w.str(module.name);
-    w.blob(module.image);
-    w.str(module.ptx);
+    w.count(module.images.size());
+    for (const GpuImageDesc &image : module.images) {
+      w.str(image.kind);
+      w.blob(image.data);
+    }
   }
   w.count(bundle.kernels.size());
   for (const GpuKernelDesc &kernel : bundle.kernels) {
@@ -76,7 +86,8 @@ std::vector<uint8_t> orx::serializeGpuBundle(const GpuBundle &bundle) {
   return std::move(w.bytes);
 }
 
-static constexpr size_t kMinModule = 4 + 8 + 4;
+static constexpr size_t kMinModule = 4 + 4;
+static constexpr size_t kMinImage = 4 + 8;
 static constexpr size_t kMinKernel = 4 + 4 + 4;
 static constexpr size_t kMinLaunch = 4 + 4 + 12 + 12 + 4 + 4;
 static constexpr size_t kMinArg = 4 + 8 + 4;
@@ -146,7 +157,7 @@ static bool readTensorMap(ByteReader &r, GpuTensorMapDesc &map,
 
 static bool readLaunch(ByteReader &r, GpuLaunchDesc &launch,
                        const GpuKernelDesc &kernel, size_t numModules,
-                       uint32_t version, const std::string &what) {
+                       const std::string &what) {
   if (!r.u32(launch.module, what + ".module") ||
       !r.str(launch.function, what + ".function"))
     return false;
@@ -183,8 +194,7 @@ static bool readLaunch(ByteReader &r, GpuLaunchDesc &launch,
     if (!r.u32(kind, argWhat + ".kind") || !r.u64(arg.value, argWhat) ||
         !r.u32(arg.size, argWhat + ".size"))
       return false;
-    if (kind > static_cast<uint32_t>(GpuArgKind::TensorMap) ||
-        (version < 2 && kind == static_cast<uint32_t>(GpuArgKind::TensorMap)))
+    if (kind > static_cast<uint32_t>(GpuArgKind::TensorMap))
       return r.fail(argWhat + ".kind = " + std::to_string(kind) +
                     " is not a parameter kind");
     arg.kind = static_cast<GpuArgKind>(kind);
@@ -214,19 +224,30 @@ bool orx::parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
   }
   ByteReader r(data + sizeof(kBundleMagic), size - sizeof(kBundleMagic));
   uint32_t version = 0, n = 0;
-  if (r.u32(version, "version") && (version < 1 || version > kGpuBundleVersion))
+  if (r.u32(version, "version") && version != kGpuBundleVersion)
     r.fail("GPU module bundle version " + std::to_string(version) +
-           ", this runtime reads 1 to " + std::to_string(kGpuBundleVersion));
+           ", this runtime reads " + std::to_string(kGpuBundleVersion));
   if (r.ok() && r.str(out.chip, "chip") && r.count(n, kMinModule, "modules")) {
     out.modules.resize(n);
     for (uint32_t i = 0; i < n && r.ok(); ++i) {
       GpuModuleDesc &module = out.modules[i];
       std::string what = at("", "modules", i);
-      if (r.str(module.name, what + ".name") &&
-          r.blob(module.image, what + ".image") &&
-          r.str(module.ptx, what + ".ptx") && module.image.empty() &&
-          module.ptx.empty())
-        r.fail(what + " has neither an image nor PTX");
+      uint32_t m = 0;
+      if (!r.str(module.name, what + ".name") ||
+          !r.count(m, kMinImage, what + ".images"))
+        break;
+      if (m == 0) {
+        r.fail(what + " has no image");
+        break;
+      }
+      module.images.resize(m);
+      for (uint32_t j = 0; j < m && r.ok(); ++j) {
+        GpuImageDesc &image = module.images[j];
+        std::string imageWhat = at(what, ".images", j);
+        if (r.str(image.kind, imageWhat + ".kind") &&
+            r.blob(image.data, imageWhat + ".data") && image.kind.empty())
+          r.fail(imageWhat + ".kind is empty");
+      }
     }
   }
   if (r.ok() && r.count(n, kMinKernel, "kernels")) {
@@ -245,7 +266,7 @@ bool orx::parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
         break;
       kernel.launches.resize(m);
       for (uint32_t j = 0; j < m && r.ok(); ++j)
-        readLaunch(r, kernel.launches[j], kernel, out.modules.size(), version,
+        readLaunch(r, kernel.launches[j], kernel, out.modules.size(),
                    at(what, ".launches", j));
     }
   }
@@ -257,4 +278,24 @@ bool orx::parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
     return false;
   }
   return true;
+}
+
+bool orx::isGpuBundle(const BinaryDesc &binary) {
+  return binary.format == kGpuBundleFormat;
+}
+
+bool orx::parseGpuBundleBinary(const BinaryDesc &binary, size_t index,
+                               GpuBundle &out, std::string &error) {
+  std::string what = "kernel binary " + std::to_string(index);
+  if (!isGpuBundle(binary)) {
+    error = what + " has format '" + binary.format + "', not '" +
+            kGpuBundleFormat + "'";
+    return false;
+  }
+  std::string reason;
+  if (parseGpuBundle(binary.data.data(), binary.data.size(), out, reason))
+    return true;
+  error = what + " (" + std::to_string(binary.data.size()) +
+          " bytes) is invalid: " + reason;
+  return false;
 }

@@ -12,6 +12,7 @@
 #include "orchestra_rt/orchestra_rt.h"
 
 #include "Session.h"
+#include "TopologyCheck.h"
 #include "orchestra_rt/Artifact.h"
 
 #include <exception>
@@ -142,6 +143,28 @@ const char *orx_artifact_device_arch(const orx_artifact_t *artifact,
   if (!artifact || device >= artifact->artifact.devices.size())
     return nullptr;
   return artifact->artifact.devices[device].arch.c_str();
+}
+
+const char *orx_artifact_device_driver(const orx_artifact_t *artifact,
+                                       size_t device) {
+  if (!artifact || device >= artifact->artifact.devices.size())
+    return nullptr;
+  return artifact->artifact.devices[device].driver.c_str();
+}
+
+orx_status_t orx_artifact_check_topology(const orx_artifact_t *artifact,
+                                         const char *topology_json,
+                                         size_t length) {
+  return guarded([&]() -> orx_status_t {
+    if (!artifact || (!topology_json && length))
+      return makeStatus("null artifact or topology");
+    std::string error;
+    if (orx::checkTopology(
+            artifact->artifact,
+            std::string(topology_json ? topology_json : "", length), error))
+      return nullptr;
+    return makeStatus(std::move(error));
+  });
 }
 
 size_t orx_artifact_num_memory_spaces(const orx_artifact_t *artifact) {

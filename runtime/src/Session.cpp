@@ -6,13 +6,10 @@
 
 #include "Session.h"
 
-#include "KernelAllocator.h"
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 using namespace orx;
@@ -45,157 +42,149 @@ std::unique_ptr<Session> Session::create(const Artifact &artifact,
   if (!verifyArtifact(artifact, error))
     return nullptr;
   std::unique_ptr<Session> session(new Session());
-  // A GPU the plan does not use (no step runs on it, none of its memory
-  // spaces holds a byte) needs neither the driver nor the device.
-  session->usedDevices.assign(artifact.devices.size(), false);
-  for (const StepDesc &step : artifact.steps)
-    session->usedDevices[step.device] = true;
-  for (const MemorySpaceDesc &space : artifact.memorySpaces)
-    if (space.arenaBytes != 0)
-      session->usedDevices[space.device] = true;
-  for (size_t i = 0; i < artifact.devices.size(); ++i) {
-    const DeviceDesc &device = artifact.devices[i];
-    if (!isCudaArch(device.arch) || !session->usedDevices[i])
-      continue;
-    session->cudaDriver = CudaDriver::get(
-        "device '" + device.name + "' (" + device.arch + ")", error);
-    if (!session->cudaDriver)
-      return nullptr;
-    break;
-  }
-  // Creation makes the devices' contexts current; restore the caller's.
-  CudaContextGuard guard(session->cudaDriver);
-  if (!session->createCudaDevices(artifact, error) ||
-      !session->allocateArenas(artifact, error) ||
+  if (!session->createDevices(artifact, error))
+    return nullptr;
+  auto callerStates = session->saveCallerStates();
+  if (!session->allocateArenas(artifact, error) ||
       !session->prepareSteps(artifact, error))
     return nullptr;
-  // The memsets of the arenas and the constants' copies must be complete
-  // before the streams run.
-  for (const std::unique_ptr<CudaDevice> &gpu : session->cudaDevices)
-    if (gpu && !gpu->synchronizeContext(error))
+  // Whatever set-up queued (memsets, the constants' copies) must be complete
+  // before the queues run.
+  for (const std::unique_ptr<hal::Device> &device : session->devices)
+    if (device && !device->finishSetup(error))
       return nullptr;
   session->startWorkers();
   return session;
 }
 
-bool Session::createCudaDevices(const Artifact &artifact, std::string &error) {
-  cudaDevices.resize(artifact.devices.size());
+bool Session::createDevices(const Artifact &artifact, std::string &error) {
+  // A device the plan does not use (no step runs on it, none of its memory
+  // spaces holds a byte) needs neither its driver nor the device.
+  std::vector<bool> used(artifact.devices.size(), false);
+  for (const StepDesc &step : artifact.steps)
+    used[step.device] = true;
+  for (const MemorySpaceDesc &space : artifact.memorySpaces)
+    if (space.arenaBytes != 0)
+      used[space.device] = true;
+  devices.resize(artifact.devices.size());
   for (size_t i = 0; i < artifact.devices.size(); ++i) {
-    if (!isCudaArch(artifact.devices[i].arch) || !usedDevices[i])
+    if (!used[i])
       continue;
-    cudaDevices[i] =
-        CudaDevice::create(*cudaDriver, artifact.devices[i], error);
-    if (!cudaDevices[i])
+    const DeviceDesc &desc = artifact.devices[i];
+    hal::DeviceFactory factory = hal::lookupDriver(desc.driver);
+    if (!factory) {
+      std::string known;
+      for (const std::string &name : hal::getDriverNames())
+        known += (known.empty() ? "'" : ", '") + name + "'";
+      error = "device '" + desc.name + "' (" + desc.arch +
+              ") needs the runtime driver '" + desc.driver +
+              "', which this runtime was built without (it has " + known + ")";
+      return false;
+    }
+    devices[i] = factory(desc, error);
+    if (!devices[i])
       return false;
   }
   return true;
+}
+
+std::vector<std::unique_ptr<hal::CallerState>>
+Session::saveCallerStates() const {
+  // One per driver: the devices of a driver share what they change.
+  std::vector<std::unique_ptr<hal::CallerState>> states;
+  std::vector<std::string> saved;
+  for (const std::unique_ptr<hal::Device> &device : devices) {
+    if (!device || std::find(saved.begin(), saved.end(),
+                             device->getDriverName()) != saved.end())
+      continue;
+    saved.push_back(device->getDriverName());
+    if (std::unique_ptr<hal::CallerState> state = device->saveCallerState())
+      states.push_back(std::move(state));
+  }
+  return states;
 }
 
 bool Session::allocateArenas(const Artifact &artifact, std::string &error) {
   for (const MemorySpaceDesc &space : artifact.memorySpaces) {
-    if (CudaDevice *gpu = cudaDevices[space.device].get()) {
-      CUdeviceptr base = 0;
-      if (!gpu->allocate(space.arenaBytes,
-                         "the " + std::to_string(space.arenaBytes) +
-                             "-byte arena of memory space '" + space.name + "'",
-                         base, error))
-        return false;
-      arenas.push_back({reinterpret_cast<void *>(static_cast<uintptr_t>(base)),
-                        static_cast<size_t>(space.arenaBytes), gpu});
-      continue;
-    }
-    // Anonymous mappings are page-aligned (more than the 64 bytes kernels may
-    // assume) and zero-filled on first touch, so a large arena costs nothing
-    // until it is used. Every arena gets at least one page so that every
-    // slot, even an empty one, has an address.
-    uint64_t bytes = std::max<uint64_t>(space.arenaBytes, 1);
-    void *base = MAP_FAILED;
-    if (bytes <= std::numeric_limits<size_t>::max() / 2)
-      base = ::mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) {
-      error = "cannot allocate the " + std::to_string(space.arenaBytes) +
-              "-byte arena of memory space '" + space.name + "'";
+    hal::Device *device = devices[space.device].get();
+    Arena arena;
+    arena.device = device;
+    arena.bytes = static_cast<size_t>(std::max<uint64_t>(space.arenaBytes, 1));
+    if (device && !device->allocate(space.arenaBytes,
+                                    "the " + std::to_string(space.arenaBytes) +
+                                        "-byte arena of memory space '" +
+                                        space.name + "'",
+                                    arena.base, error))
       return false;
-    }
-    arenas.push_back({base, static_cast<size_t>(bytes), nullptr});
+    arenas.push_back(arena);
   }
   return true;
 }
 
-/// The device address that `pointer` (an address in device memory, see
-/// PreparedStep) stands for.
-static CUdeviceptr toDeviceAddress(const void *pointer) {
-  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(pointer));
+hal::Memory Session::memoryOf(const Artifact &artifact,
+                              uint32_t valueId) const {
+  const ValueDesc &value = artifact.values[valueId];
+  const Arena &arena = arenas[value.space];
+  hal::Device *device =
+      arena.device && !arena.device->isHostMemory() ? arena.device : nullptr;
+  return {device, static_cast<char *>(arena.base) + value.offset};
 }
 
 static std::string describeStep(const StepDesc &step, size_t index) {
   return "step " + std::to_string(index) + " ('" + step.name + "')";
 }
 
+void Session::prepareCopy(const Artifact &artifact, const StepDesc &desc,
+                          PreparedStep &step) {
+  step.source = memoryOf(artifact, desc.args[0]);
+  step.destination = memoryOf(artifact, desc.args[1]);
+  step.bytes = artifact.values[desc.args[0]].bytes;
+  hal::Device *source = step.source.device;
+  hal::Device *destination = step.destination.device;
+  if (!source && !destination)
+    return; // host to host: the worker copies
+  auto reaches = [](hal::Device *device, hal::Device *side) {
+    return !side || side == device || device->canCopyWith(*side);
+  };
+  // The queue's own device, when asynchronous and able to reach both sides,
+  // enqueues the copy.
+  hal::Device *queue = devices[desc.device].get();
+  if (queue->isAsynchronous() && reaches(queue, source) &&
+      reaches(queue, destination)) {
+    step.async = queue;
+    step.queue = hal::Queue::Transfer;
+    return;
+  }
+  // Else the worker has one side's device copy and wait, or both (through
+  // host memory) when neither reaches the other.
+  for (hal::Device *device : {source, destination})
+    if (device && reaches(device, source) && reaches(device, destination)) {
+      step.copier = device;
+      return;
+    }
+  step.copier = source;
+  step.staging = true;
+}
+
 bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
-  auto slot = [&](uint32_t valueId) {
-    const ValueDesc &value = artifact.values[valueId];
-    return static_cast<char *>(arenas[value.space].base) + value.offset;
-  };
-  auto gpuOf = [&](uint32_t valueId) {
-    return arenas[artifact.values[valueId].space].gpu;
-  };
   for (const ConstantDesc &constant : artifact.constants) {
     if (constant.data.empty())
       continue;
-    if (CudaDevice *gpu = gpuOf(constant.value)) {
-      if (!gpu->upload(toDeviceAddress(slot(constant.value)),
-                       constant.data.data(), constant.data.size(), error)) {
-        error = "cannot copy the constant of value " +
-                std::to_string(constant.value) + ": " + error;
-        return false;
-      }
-      continue;
-    }
-    std::memcpy(slot(constant.value), constant.data.data(),
-                constant.data.size());
-  }
-
-  // Load only the binaries some kernel uses, each once. GPU module bundles
-  // are parsed here and loaded by the devices whose steps launch them.
-  std::vector<KernelFn> kernels(artifact.kernels.size(), nullptr);
-  binaries.resize(artifact.binaries.size());
-  bundles.resize(artifact.binaries.size());
-  for (size_t i = 0; i < artifact.kernels.size(); ++i) {
-    const KernelDesc &kernel = artifact.kernels[i];
-    const BinaryDesc &binaryDesc = artifact.binaries[kernel.binary];
-    if (isGpuBundle(binaryDesc)) {
-      std::unique_ptr<GpuBundle> &bundle = bundles[kernel.binary];
-      if (!bundle) {
-        bundle = std::make_unique<GpuBundle>();
-        if (!parseGpuBundleBinary(binaryDesc, kernel.binary, *bundle, error))
-          return false;
-      }
-      if (!bundle->lookupKernel(kernel.symbol)) {
-        error = "kernel '" + kernel.symbol +
-                "' is not defined in kernel binary " +
-                std::to_string(kernel.binary);
-        return false;
-      }
-      continue;
-    }
-    std::unique_ptr<LoadedBinary> &binary = binaries[kernel.binary];
-    if (!binary) {
-      binary = LoadedBinary::load(binaryDesc, kernel.binary, error);
-      if (!binary)
-        return false;
-    }
-    kernels[i] = binary->lookup(kernel.symbol, error);
-    if (!kernels[i])
+    const ValueDesc &value = artifact.values[constant.value];
+    const Arena &arena = arenas[value.space];
+    if (!arena.device->upload(static_cast<char *>(arena.base) + value.offset,
+                              constant.data.data(), constant.data.size(),
+                              error)) {
+      error = "cannot copy the constant of value " +
+              std::to_string(constant.value) + ": " + error;
       return false;
+    }
   }
 
   std::vector<bool> pinned(arenas.size(), false);
   for (size_t index = 0; index < artifact.steps.size(); ++index) {
     const StepDesc &desc = artifact.steps[index];
-    const DeviceDesc &device = artifact.devices[desc.device];
-    CudaDevice *queueGpu = cudaDevices[desc.device].get();
+    hal::Device &device = *devices[desc.device];
     PreparedStep step;
     step.kind = desc.kind;
     step.device = desc.device;
@@ -204,75 +193,61 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
     step.predictedStart = desc.predictedStart;
     step.predictedFinish = desc.predictedFinish;
     if (desc.kind == StepKind::Launch) {
-      // A kernel addresses the memory of its own device only.
+      // A kernel addresses the memory of its own device, or host memory
+      // from a host-memory device.
+      std::vector<void *> buffers;
       for (uint32_t arg : desc.args) {
-        if (gpuOf(arg) == queueGpu)
-          continue;
-        const MemorySpaceDesc &space =
-            artifact.memorySpaces[artifact.values[arg].space];
-        error = describeStep(desc, index) + " on device '" + device.name +
-                "' uses value " + std::to_string(arg) +
-                ", which is in memory space '" + space.name + "' of device '" +
-                artifact.devices[space.device].name +
-                "': its kernel cannot address it";
-        return false;
-      }
-      if (queueGpu) {
-        if (!prepareGpuLaunch(artifact, index, step, error))
-          return false;
-      } else {
-        const KernelDesc &kernel = artifact.kernels[desc.kernel];
-        const BinaryDesc &binary = artifact.binaries[kernel.binary];
-        if (isGpuBundle(binary)) {
-          error = describeStep(desc, index) + " runs on device '" +
-                  device.name + "' (" + device.arch + "), but its kernel '" +
-                  kernel.symbol + "' is in kernel binary " +
-                  std::to_string(kernel.binary) +
-                  ", a GPU module bundle for '" + binary.arch + "'";
+        const ValueDesc &value = artifact.values[arg];
+        const Arena &arena = arenas[value.space];
+        if (arena.device != &device &&
+            !(device.isHostMemory() && arena.device->isHostMemory())) {
+          const MemorySpaceDesc &space = artifact.memorySpaces[value.space];
+          error = describeStep(desc, index) + " on device '" +
+                  artifact.devices[desc.device].name + "' uses value " +
+                  std::to_string(arg) + ", which is in memory space '" +
+                  space.name + "' of device '" +
+                  artifact.devices[space.device].name +
+                  "': its kernel cannot address it";
           return false;
         }
-        step.kernel = kernels[desc.kernel];
-        for (uint32_t arg : desc.args)
-          step.args.push_back(slot(arg));
+        buffers.push_back(static_cast<char *>(arena.base) + value.offset);
       }
+      step.launch = device.prepareLaunch(artifact, desc.kernel, buffers,
+                                         describeStep(desc, index), error);
+      if (!step.launch)
+        return false;
+      if (device.isAsynchronous())
+        step.async = &device;
     } else {
-      step.source = slot(desc.args[0]);
-      step.destination = slot(desc.args[1]);
-      step.bytes = artifact.values[desc.args[0]].bytes;
-      step.sourceGpu = gpuOf(desc.args[0]);
-      step.destinationGpu = gpuOf(desc.args[1]);
-      if (queueGpu && (step.sourceGpu || step.destinationGpu)) {
-        step.gpu = queueGpu;
-        step.stream = queueGpu->getCopyStream();
-      }
-      // Pin host arenas that a GPU copies to or from, so that the copies are
-      // asynchronous. Where the driver cannot pin them (some sandboxes), the
-      // copies go from pageable memory: still correct, but the host waits
-      // for each.
-      CudaDevice *copier = step.gpu         ? step.gpu
-                           : step.sourceGpu ? step.sourceGpu
-                                            : step.destinationGpu;
+      prepareCopy(artifact, desc, step);
+      // Pin host arenas that a device copies to or from, so that the copies
+      // are asynchronous.
+      hal::Device *copier = step.async ? step.async : step.copier;
       for (uint32_t value : desc.args) {
         uint32_t space = artifact.values[value].space;
-        if (!copier || arenas[space].gpu || pinned[space])
+        if (!copier || !arenas[space].device->isHostMemory() || pinned[space])
           continue;
-        // Whole pages: the mapping is page-aligned and covers them.
+        // Whole pages: host-memory devices allocate them.
         size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-        size_t pages = (arenas[space].mappedBytes + page - 1) / page;
-        std::string ignored;
+        size_t pages = (arenas[space].bytes + page - 1) / page;
         copier->registerHostMemory(arenas[space].base, pages * page,
                                    "the arena of memory space '" +
-                                       artifact.memorySpaces[space].name + "'",
-                                   ignored);
+                                       artifact.memorySpaces[space].name + "'");
         pinned[space] = true; // tried: once per arena
       }
     }
-    if (step.gpu) {
-      if (!step.gpu->createEvent(step.done, error))
+    if (step.async) {
+      auto create = [&](hal::Event *&out, bool timing) {
+        std::unique_ptr<hal::Event> event =
+            step.async->createEvent(timing, error);
+        out = event.get();
+        stepEvents.push_back(std::move(event));
+        return out != nullptr;
+      };
+      if (!create(step.events.done, /*timing=*/false))
         return false;
-      if (step.gpu->canTime() &&
-          (!step.gpu->createEvent(step.started, error, /*timing=*/true) ||
-           !step.gpu->createEvent(step.finished, error, /*timing=*/true)))
+      if (step.async->canTime() && (!create(step.events.started, true) ||
+                                    !create(step.events.finished, true)))
         return false;
     }
     steps.push_back(std::move(step));
@@ -288,56 +263,17 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
     return "'" + desc.name + "' (" + describeTensor(desc) + ")";
   };
   for (size_t i = 0; i < artifact.inputs.size(); ++i)
-    inputSlots.push_back(
-        {slot(artifact.inputValues[i]), artifact.inputs[i].byteSize(),
-         describe(artifact.inputs[i]), gpuOf(artifact.inputValues[i])});
+    inputSlots.push_back({artifact.inputs[i].byteSize(),
+                          describe(artifact.inputs[i]),
+                          memoryOf(artifact, artifact.inputValues[i])});
   for (size_t i = 0; i < artifact.outputs.size(); ++i)
-    outputSlots.push_back(
-        {slot(artifact.outputValues[i]), artifact.outputs[i].byteSize(),
-         describe(artifact.outputs[i]), gpuOf(artifact.outputValues[i])});
+    outputSlots.push_back({artifact.outputs[i].byteSize(),
+                           describe(artifact.outputs[i]),
+                           memoryOf(artifact, artifact.outputValues[i])});
   return true;
 }
 
-bool Session::prepareGpuLaunch(const Artifact &artifact, size_t index,
-                               PreparedStep &step, std::string &error) {
-  const StepDesc &desc = artifact.steps[index];
-  const DeviceDesc &device = artifact.devices[desc.device];
-  CudaDevice &gpu = *cudaDevices[desc.device];
-  const KernelDesc &kernel = artifact.kernels[desc.kernel];
-  const BinaryDesc &binary = artifact.binaries[kernel.binary];
-  if (!isGpuBundle(binary)) {
-    error = describeStep(desc, index) + " runs on device '" + device.name +
-            "' (" + device.arch + "), but its kernel '" + kernel.symbol +
-            "' is in kernel binary " + std::to_string(kernel.binary) +
-            " of format '" + binary.format + "', not a GPU module bundle";
-    return false;
-  }
-  if (binary.arch != device.arch) {
-    error = "kernel binary " + std::to_string(kernel.binary) +
-            " is for arch '" + binary.arch + "', device '" + device.name +
-            "' is '" + device.arch + "'";
-    return false;
-  }
-  const CudaKernel *prepared = gpu.prepareKernel(
-      kernel.binary, *bundles[kernel.binary], kernel.symbol, error);
-  if (!prepared)
-    return false;
-  std::vector<CUdeviceptr> buffers;
-  for (uint32_t arg : desc.args) {
-    const ValueDesc &value = artifact.values[arg];
-    buffers.push_back(toDeviceAddress(
-        static_cast<char *>(arenas[value.space].base) + value.offset));
-  }
-  if (!gpu.prepareLaunches(*prepared, buffers, step.gpuLaunches, error)) {
-    error = describeStep(desc, index) + ": " + error;
-    return false;
-  }
-  step.gpu = &gpu;
-  step.stream = gpu.getKernelStream();
-  return true;
-}
-
-Session::Session() { retainKernelAllocator(); }
+Session::Session() = default;
 
 void Session::startWorkers() {
   for (size_t device = 0; device < queues.size(); ++device)
@@ -353,14 +289,16 @@ Session::~Session() {
   for (std::thread &worker : workers)
     if (worker.joinable())
       worker.join();
-  // Release the GPUs (and unpin host arenas) before the arenas go away.
-  cudaDevices.clear();
-  // Unload the kernels before the arenas they may point into go away.
-  binaries.clear();
-  for (Arena &arena : arenas)
-    if (!arena.gpu)
-      ::munmap(arena.base, arena.mappedBytes);
-  releaseKernelAllocator();
+  auto callerStates = saveCallerStates();
+  steps.clear();
+  stepEvents.clear();
+  // Devices whose memory is not the host's go first: they may have pinned
+  // the host arenas of the others.
+  for (std::unique_ptr<hal::Device> &device : devices)
+    if (device && !device->isHostMemory())
+      device.reset();
+  callerStates.clear();
+  devices.clear();
 }
 
 uint64_t Session::nowNs() const {
@@ -382,7 +320,7 @@ void Session::workerMain(size_t device) {
     }
     for (uint32_t index : queues[device])
       executeStep(index);
-    finishGpuSteps(device);
+    finishAsyncSteps(device);
     bool last;
     {
       std::lock_guard<std::mutex> lock(controlMutex);
@@ -407,14 +345,17 @@ bool Session::waitForDeps(size_t index) {
                        " failed");
       return false;
     }
-    // A GPU step is Done once enqueued: wait for its event, on the GPU when
-    // this step is a GPU step on another stream, else on the host.
-    if (!depStep.gpu || (step.gpu && step.stream == depStep.stream))
+    // An asynchronous step is Done once enqueued: wait for its event, on the
+    // device when this step is an asynchronous step of a queue that can wait
+    // for it, else on the host. Steps of one queue run in order.
+    if (!depStep.async ||
+        (step.async == depStep.async && step.queue == depStep.queue))
       continue;
     std::string error;
-    bool waited = step.gpu
-                      ? step.gpu->waitEvent(step.stream, depStep.done, error)
-                      : depStep.gpu->synchronizeEvent(depStep.done, error);
+    bool waited =
+        step.async && step.async->canWaitOnDevice(*depStep.async)
+            ? step.async->waitForEvent(step.queue, *depStep.events.done, error)
+            : depStep.async->synchronizeEvent(*depStep.events.done, error);
     if (!waited) {
       event.finish(StepEvent::State::Failed,
                    "step " + std::to_string(index) + " ('" + step.name +
@@ -427,41 +368,27 @@ bool Session::waitForDeps(size_t index) {
   return true;
 }
 
-bool Session::enqueueGpuStep(const PreparedStep &step, std::string &error) {
-  if (step.kind == StepKind::Launch) {
-    if (!step.gpu->enqueueLaunches(step.gpuLaunches, step.started, error))
-      return false;
-  } else {
-    if (step.started &&
-        !step.gpu->recordEvent(step.started, step.stream, error))
-      return false;
-    if (step.bytes != 0 &&
-        !step.gpu->enqueueCopy(step.stream, step.destinationGpu,
-                               step.destination, step.sourceGpu, step.source,
-                               step.bytes, error))
-      return false;
-  }
-  if (step.finished &&
-      !step.gpu->recordEvent(step.finished, step.stream, error))
-    return false;
-  return step.gpu->recordEvent(step.done, step.stream, error);
-}
-
 bool Session::runCopy(const PreparedStep &step, std::string &error) {
   if (step.bytes == 0)
     return true;
-  if (!step.sourceGpu && !step.destinationGpu) {
-    std::memmove(step.destination, step.source, step.bytes);
+  if (!step.copier) {
+    std::memmove(step.destination.address, step.source.address, step.bytes);
     return true;
   }
-  // A CPU queue copies to or from GPU memory through the GPU's host stream.
-  CudaDevice *gpu = step.sourceGpu ? step.sourceGpu : step.destinationGpu;
-  return gpu->copyAndWait(step.destinationGpu, step.destination, step.sourceGpu,
-                          step.source, step.bytes, error);
+  if (!step.staging)
+    return step.copier->copyAndWait(step.destination, step.source, step.bytes,
+                                    error);
+  // Neither side's device reaches the other: through host memory.
+  std::vector<uint8_t> staging(step.bytes);
+  hal::Memory host{nullptr, staging.data()};
+  return step.source.device->copyAndWait(host, step.source, step.bytes,
+                                         error) &&
+         step.destination.device->copyAndWait(step.destination, host,
+                                              step.bytes, error);
 }
 
 void Session::executeStep(size_t index) {
-  const PreparedStep &step = steps[index];
+  PreparedStep &step = steps[index];
   StepEvent &event = *events[index];
   if (!waitForDeps(index))
     return;
@@ -471,65 +398,44 @@ void Session::executeStep(size_t index) {
                                                " ('" + step.name +
                                                "') failed: " + error);
   };
-  if (step.gpu) {
-    // The end time is taken when the step's event completes
-    // (finishGpuSteps).
-    std::string error;
-    if (!enqueueGpuStep(step, error))
-      return fail(error);
-    event.finish(StepEvent::State::Done);
-    return;
-  }
-  if (step.kind == StepKind::Launch) {
-    if (!step.kernel) {
-      event.finish(StepEvent::State::Failed, "step " + std::to_string(index) +
-                                                 " ('" + step.name +
-                                                 "') has no kernel");
-      return;
-    }
-    // Kernels get a copy of the argument array, so one that writes into it
-    // cannot change the next run.
-    void *args[16];
-    std::vector<void *> heapArgs;
-    void **argv = args;
-    if (step.args.size() > 16) {
-      heapArgs = step.args;
-      argv = heapArgs.data();
-    } else {
-      std::copy(step.args.begin(), step.args.end(), args);
-    }
-    step.kernel(argv);
-  } else {
-    std::string error;
-    if (!runCopy(step, error))
-      return fail(error);
-  }
-  event.timing.endNs = nowNs();
+  std::string error;
+  bool ok;
+  if (step.kind == StepKind::Launch)
+    ok = devices[step.device]->launch(*step.launch, step.events, error);
+  else if (step.async)
+    ok = step.async->enqueueCopy(step.destination, step.source, step.bytes,
+                                 step.events, error);
+  else
+    ok = runCopy(step, error);
+  if (!ok)
+    return fail(error);
+  // An asynchronous step's end time is taken when its event completes
+  // (finishAsyncSteps).
+  if (!step.async)
+    event.timing.endNs = nowNs();
   event.finish(StepEvent::State::Done);
 }
 
-void Session::finishGpuSteps(size_t device) {
-  if (!cudaDevices[device])
-    return;
+void Session::finishAsyncSteps(size_t device) {
   for (uint32_t index : queues[device]) {
     const PreparedStep &step = steps[index];
     StepEvent &event = *events[index];
-    if (!step.gpu || event.wait() != StepEvent::State::Done)
+    if (!step.async || event.wait() != StepEvent::State::Done)
       continue;
     std::string error;
-    if (!step.gpu->synchronizeEvent(step.done, error)) {
+    if (!step.async->synchronizeEvent(*step.events.done, error)) {
       event.finish(StepEvent::State::Failed, "step " + std::to_string(index) +
                                                  " ('" + step.name +
                                                  "') failed: " + error);
       continue;
     }
     event.timing.endNs = nowNs();
-    // The GPU time is a measurement, not a result: without it the trace
+    // The device time is a measurement, not a result: without it the trace
     // says 0.
     std::string timingError;
-    if (step.started &&
-        !step.gpu->elapsedNanoseconds(step.started, step.finished,
-                                      event.timing.deviceNs, timingError))
+    if (step.events.started && !step.async->elapsedNanoseconds(
+                                   *step.events.started, *step.events.finished,
+                                   event.timing.deviceNs, timingError))
       event.timing.deviceNs = 0;
   }
 }
@@ -582,19 +488,20 @@ bool Session::run(const void *const *inputs, const size_t *inputSizes,
   }
 
   trace.clear();
-  CudaContextGuard guard(cudaDriver);
+  auto callerStates = saveCallerStates();
   for (size_t i = 0; i < numInputs; ++i) {
     const Slot &slot = inputSlots[i];
     if (!slot.bytes)
       continue;
-    if (!slot.gpu) {
-      std::memcpy(slot.address, inputs[i], slot.bytes);
+    if (!slot.memory.device) {
+      std::memcpy(slot.memory.address, inputs[i], slot.bytes);
       continue;
     }
-    if (!slot.gpu->copyAndWait(slot.gpu, slot.address, nullptr, inputs[i],
-                               slot.bytes, error)) {
+    hal::Memory host{nullptr, const_cast<void *>(inputs[i])};
+    if (!slot.memory.device->copyAndWait(slot.memory, host, slot.bytes,
+                                         error)) {
       error = "cannot copy input " + std::to_string(i) + " " + slot.name +
-              " to the GPU: " + error;
+              " to " + slot.memory.device->getDescription() + ": " + error;
       return false;
     }
   }
@@ -613,11 +520,12 @@ bool Session::run(const void *const *inputs, const size_t *inputSizes,
     runFinished.wait(lock, [&] { return busyWorkers == 0; });
   }
 
-  // Every GPU step has completed (finishGpuSteps); wait for the streams too.
+  // Every asynchronous step has completed (finishAsyncSteps); wait for the
+  // queues too.
   std::string syncError;
-  for (const std::unique_ptr<CudaDevice> &gpu : cudaDevices)
-    if (gpu && syncError.empty())
-      gpu->synchronize(syncError);
+  for (const std::unique_ptr<hal::Device> &device : devices)
+    if (device && syncError.empty())
+      device->synchronize(syncError);
   for (size_t i = 0; i < events.size(); ++i) {
     if (events[i]->state == StepEvent::State::Failed) {
       error = events[i]->error;
@@ -632,14 +540,15 @@ bool Session::run(const void *const *inputs, const size_t *inputSizes,
     const Slot &slot = outputSlots[i];
     if (!slot.bytes)
       continue;
-    if (!slot.gpu) {
-      std::memcpy(outputs[i], slot.address, slot.bytes);
+    if (!slot.memory.device) {
+      std::memcpy(outputs[i], slot.memory.address, slot.bytes);
       continue;
     }
-    if (!slot.gpu->copyAndWait(nullptr, outputs[i], slot.gpu, slot.address,
-                               slot.bytes, error)) {
+    hal::Memory host{nullptr, outputs[i]};
+    if (!slot.memory.device->copyAndWait(host, slot.memory, slot.bytes,
+                                         error)) {
       error = "cannot copy output " + std::to_string(i) + " " + slot.name +
-              " from the GPU: " + error;
+              " from " + slot.memory.device->getDescription() + ": " + error;
       return false;
     }
   }

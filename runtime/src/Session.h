@@ -4,25 +4,26 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A session owns the arenas of an artifact's memory spaces, its loaded
+// A session owns the devices of an artifact (through the drivers of the
+// runtime HAL, hal/Device.h), the arenas of its memory spaces, its prepared
 // kernels and one worker thread per device. Each worker is the queue of its
 // device: it executes the steps placed on the device in plan order, each after
 // the steps it depends on, so steps on different devices run concurrently.
 //
-// The worker of a CUDA device does not wait for its steps to finish: it
-// enqueues them on the device's streams (launches on the kernel stream,
-// copies on the copy stream) and records an event after each. A step that
-// depends on a GPU step of another stream waits for that event on the GPU
-// (cuStreamWaitEvent); a step the workers run on the host waits for it with
-// cuEventSynchronize. Arenas of CUDA memory spaces are device memory.
+// The worker of an asynchronous device does not wait for its steps to
+// finish: it enqueues them on the device's queues (launches on the Compute
+// queue, copies on the Transfer queue) and records an event after each. A
+// step that depends on an asynchronous step of another queue waits for that
+// event on its device when the device can (hal::Device::canWaitOnDevice),
+// else on the host. The session names no vendor and no driver: adding a
+// kind of device adds a driver, not code here.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ORCHESTRA_RT_SESSION_H
 #define ORCHESTRA_RT_SESSION_H
 
-#include "CudaDevice.h"
-#include "KernelLoader.h"
+#include "hal/Device.h"
 #include "orchestra_rt/Artifact.h"
 
 #include <chrono>
@@ -40,40 +41,35 @@ namespace orx {
 struct StepTiming {
   uint64_t startNs = 0;
   uint64_t endNs = 0;
-  /// A GPU step's time on the GPU, between CUDA events recorded around it
-  /// on its stream; 0 for other steps and when the driver cannot time.
+  /// An asynchronous step's time on its device, between timing events
+  /// recorded around it on its queue; 0 for other steps and when the driver
+  /// cannot time.
   uint64_t deviceNs = 0;
 };
 
-/// A step resolved to pointers into the arenas. Addresses in device memory
-/// are CUdeviceptr values stored in pointers (CUDA runs on 64-bit hosts only).
+/// A step resolved to its device's objects and addresses in the arenas.
 struct PreparedStep {
   StepKind kind;
   uint32_t device;
   std::string name;
-  /// Launch on a CPU: the kernel and the slot of each argument.
-  KernelFn kernel = nullptr;
-  std::vector<void *> args;
-  /// Launch on a GPU: the kernel launches, in order.
-  std::vector<CudaLaunch> gpuLaunches;
-  /// Copy: the source and destination slots, and the CUDA devices whose
-  /// memory they are in (null for host memory).
-  const void *source = nullptr;
-  void *destination = nullptr;
+  /// Launch: the kernel, made ready by the step's device.
+  std::unique_ptr<hal::PreparedLaunch> launch;
+  /// Copy: the two sides.
+  hal::Memory source;
+  hal::Memory destination;
   size_t bytes = 0;
-  CudaDevice *sourceGpu = nullptr;
-  CudaDevice *destinationGpu = nullptr;
-  /// A GPU step: the CUDA device and stream that run it asynchronously and
-  /// the event recorded after it. Null for a step the worker runs itself
-  /// (every step of a CPU queue, and copies between host memory).
-  CudaDevice *gpu = nullptr;
-  CUstream stream = nullptr;
-  CUevent done = nullptr;
-  /// Timing events around the step's kernels or copy on its stream, which
-  /// measure its GPU time; null when the driver cannot time. (`done` stays
-  /// a non-timing event: streams wait for it, which is cheaper so.)
-  CUevent started = nullptr;
-  CUevent finished = nullptr;
+  /// The device that runs the step asynchronously, on `queue`, recording
+  /// `events` around it; null for a step the worker runs itself (every step
+  /// of a synchronous device, and copies that a device makes and waits for).
+  hal::Device *async = nullptr;
+  hal::Queue queue = hal::Queue::Compute;
+  hal::StepEvents events;
+  /// The device that copies and waits (a copy not run asynchronously), or
+  /// null when both sides are host memory; with `staging`, the two sides'
+  /// devices cannot copy between each other, and the copy goes through
+  /// host memory: `source.device` downloads, `destination.device` uploads.
+  hal::Device *copier = nullptr;
+  bool staging = false;
   std::vector<uint32_t> deps;
   double predictedStart;
   double predictedFinish;
@@ -101,8 +97,8 @@ public:
 private:
   Session();
 
-  /// The completion flag of one step in the current run. A GPU step is Done
-  /// once it is enqueued and its CUevent recorded.
+  /// The completion flag of one step in the current run. An asynchronous
+  /// step is Done once it is enqueued and its event recorded.
   struct StepEvent {
     enum class State { Pending, Done, Failed };
     std::mutex mutex;
@@ -115,59 +111,57 @@ private:
     State wait();
   };
 
-  /// Host memory from mmap, or device memory of `gpu`.
+  /// An arena: allocated by the device of its memory space.
   struct Arena {
     void *base = nullptr;
-    /// The bytes mapped, or allocated on the GPU.
-    size_t mappedBytes = 0;
-    CudaDevice *gpu = nullptr;
+    /// The bytes allocated (at least 1).
+    size_t bytes = 0;
+    /// The device, or null when the device is not used.
+    hal::Device *device = nullptr;
   };
 
-  bool createCudaDevices(const Artifact &artifact, std::string &error);
+  /// Creates the devices of the artifact that the plan uses.
+  bool createDevices(const Artifact &artifact, std::string &error);
   bool allocateArenas(const Artifact &artifact, std::string &error);
-  /// Copies the constants, loads the kernels, resolves the steps and pins the
-  /// host arenas that GPUs copy to or from.
+  /// Copies the constants, prepares the kernels, resolves the steps and pins
+  /// the host arenas that asynchronous devices copy to or from.
   bool prepareSteps(const Artifact &artifact, std::string &error);
-  /// Resolves launch step `index` on its CUDA device into `step`.
-  bool prepareGpuLaunch(const Artifact &artifact, size_t index,
-                        PreparedStep &step, std::string &error);
+  /// Resolves copy step `desc` into `step`.
+  void prepareCopy(const Artifact &artifact, const StepDesc &desc,
+                   PreparedStep &step);
+  /// Saves what the devices' calls change in the calling thread.
+  std::vector<std::unique_ptr<hal::CallerState>> saveCallerStates() const;
+  /// The memory of value `valueId`: host memory for host-memory devices.
+  hal::Memory memoryOf(const Artifact &artifact, uint32_t valueId) const;
   void startWorkers();
   void workerMain(size_t device);
   void executeStep(size_t index);
   /// Waits for the dependencies of step `index`; on failure finishes its
   /// event as failed and returns false.
   bool waitForDeps(size_t index);
-  /// Enqueues a GPU step on its stream and records its event.
-  bool enqueueGpuStep(const PreparedStep &step, std::string &error);
-  /// Runs a copy that is not a GPU step, waiting for any GPU copy it makes.
+  /// Runs a copy that is not asynchronous.
   bool runCopy(const PreparedStep &step, std::string &error);
-  /// Waits for the GPU steps of `device`'s queue in order and takes their end
-  /// times.
-  void finishGpuSteps(size_t device);
+  /// Waits for the asynchronous steps of `device`'s queue in order and
+  /// takes their end times.
+  void finishAsyncSteps(size_t device);
   uint64_t nowNs() const;
 
-  /// The CUDA driver, when the artifact has a CUDA device.
-  const CudaDriver *cudaDriver = nullptr;
-  /// Per artifact device: its CUDA device, or null for a CPU.
-  std::vector<std::unique_ptr<CudaDevice>> cudaDevices;
-  /// Whether the plan uses each device (a step on it or a non-empty arena);
-  /// unused GPUs are not opened.
-  std::vector<bool> usedDevices;
+  /// Per artifact device: the device, or null when the plan does not use
+  /// it (no step runs on it, none of its memory spaces holds a byte).
+  std::vector<std::unique_ptr<hal::Device>> devices;
   std::vector<Arena> arenas;
-  std::vector<std::unique_ptr<LoadedBinary>> binaries;
-  /// The parsed GPU module bundles among the binaries, by binary index.
-  std::vector<std::unique_ptr<GpuBundle>> bundles;
+  /// Events of the steps, owned here, recorded by their devices.
+  std::vector<std::unique_ptr<hal::Event>> stepEvents;
   std::vector<PreparedStep> steps;
   std::vector<std::unique_ptr<StepEvent>> events;
   /// The step indices of each device's queue, in plan order.
   std::vector<std::vector<uint32_t>> queues;
 
   struct Slot {
-    void *address;
     size_t bytes;
     std::string name;
-    /// The CUDA device whose memory holds the slot, or null.
-    CudaDevice *gpu;
+    /// Where the slot is.
+    hal::Memory memory;
   };
   std::vector<Slot> inputSlots;
   std::vector<Slot> outputSlots;

@@ -7,23 +7,24 @@
 // `orchestra-run --describe`: the plan of an artifact without running it
 // (no driver needed): its devices, memory, entry, kernels and steps, and for
 // each GPU module bundle the modules and every launch with its grid, block,
-// shared memory and parameters, tensor maps included.
+// shared memory and parameters, tensor maps included. As text for people,
+// and with `--describe=json` as JSON for tools (docs/UserGuide.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Describe.h"
+#include "JsonWriter.h"
 
 #include "orchestra_rt/Artifact.h"
 #include "orchestra_rt/GpuBundle.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
-
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 using namespace orx;
+using orchestra::JsonWriter;
 
 static const char *tensorMapDataTypeName(uint32_t type) {
   static const char *names[] = {"u8",        "u16",  "u32",       "i32", "u64",
@@ -73,7 +74,7 @@ static std::string describeArg(const GpuArgDesc &arg) {
   return "?";
 }
 
-static void describeBundle(const BinaryDesc &binary, llvm::raw_ostream &os) {
+static void describeBundle(const BinaryDesc &binary, std::ostream &os) {
   GpuBundle bundle;
   std::string error;
   if (!parseGpuBundle(binary.data.data(), binary.data.size(), bundle, error)) {
@@ -83,9 +84,11 @@ static void describeBundle(const BinaryDesc &binary, llvm::raw_ostream &os) {
   os << "    chip " << bundle.chip << "\n";
   for (size_t i = 0; i < bundle.modules.size(); ++i) {
     const GpuModuleDesc &module = bundle.modules[i];
-    os << "    module " << i << " '" << module.name
-       << "': " << module.image.size() << " bytes of cubin, "
-       << module.ptx.size() << " bytes of PTX\n";
+    os << "    module " << i << " '" << module.name << "':";
+    for (size_t j = 0; j < module.images.size(); ++j)
+      os << (j ? ", " : " ") << module.images[j].kind << " "
+         << module.images[j].data.size() << " B";
+    os << "\n";
   }
   for (const GpuKernelDesc &kernel : bundle.kernels) {
     os << "    kernel " << kernel.symbol;
@@ -97,13 +100,12 @@ static void describeBundle(const BinaryDesc &binary, llvm::raw_ostream &os) {
     os << "\n";
     for (size_t i = 0; i < kernel.launches.size(); ++i) {
       const GpuLaunchDesc &launch = kernel.launches[i];
-      os << llvm::formatv("      launch {0}: {1} of module {2}, grid "
-                          "{3}x{4}x{5}, block {6}x{7}x{8}, {9} B of dynamic "
-                          "shared memory\n",
-                          i, launch.function, launch.module, launch.grid[0],
-                          launch.grid[1], launch.grid[2], launch.block[0],
-                          launch.block[1], launch.block[2],
-                          launch.dynamicSharedBytes);
+      os << "      launch " << i << ": " << launch.function << " of module "
+         << launch.module << ", grid " << launch.grid[0] << "x"
+         << launch.grid[1] << "x" << launch.grid[2] << ", block "
+         << launch.block[0] << "x" << launch.block[1] << "x" << launch.block[2]
+         << ", " << launch.dynamicSharedBytes
+         << " B of dynamic shared memory\n";
       for (size_t j = 0; j < launch.args.size(); ++j)
         os << "        param " << j << ": " << describeArg(launch.args[j])
            << "\n";
@@ -116,27 +118,31 @@ bool orchestra::dumpConstants(const std::string &path, const std::string &dir,
   Artifact artifact;
   if (!readArtifactFile(path, artifact, error))
     return false;
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
     error = "cannot create '" + dir + "': " + ec.message();
     return false;
   }
   for (const ConstantDesc &constant : artifact.constants) {
-    llvm::SmallString<128> file(dir);
-    llvm::sys::path::append(file,
-                            "value_" + std::to_string(constant.value) + ".bin");
-    std::error_code ec;
-    llvm::raw_fd_ostream os(file, ec);
-    if (ec) {
-      error = "cannot write '" + file.str().str() + "': " + ec.message();
+    std::string file = (std::filesystem::path(dir) /
+                        ("value_" + std::to_string(constant.value) + ".bin"))
+                           .string();
+    std::ofstream os(file, std::ios::binary | std::ios::trunc);
+    if (os)
+      os.write(reinterpret_cast<const char *>(constant.data.data()),
+               static_cast<std::streamsize>(constant.data.size()));
+    if (os)
+      os.close();
+    if (!os) {
+      error = "cannot write '" + file + "'";
       return false;
     }
-    os.write(reinterpret_cast<const char *>(constant.data.data()),
-             constant.data.size());
   }
   return true;
 }
 
-bool orchestra::describeArtifact(const std::string &path, llvm::raw_ostream &os,
+bool orchestra::describeArtifact(const std::string &path, std::ostream &os,
                                  std::string &error) {
   Artifact artifact;
   if (!readArtifactFile(path, artifact, error))
@@ -148,7 +154,7 @@ bool orchestra::describeArtifact(const std::string &path, llvm::raw_ostream &os,
     const DeviceDesc &device = artifact.devices[i];
     os << "device " << i << " '" << device.name << "': " << device.arch
        << ", id " << device.deviceId << ", " << device.numThreads
-       << " thread(s)\n";
+       << " thread(s), driver " << device.driver << "\n";
   }
   for (size_t i = 0; i < artifact.memorySpaces.size(); ++i) {
     const MemorySpaceDesc &space = artifact.memorySpaces[i];
@@ -214,5 +220,234 @@ bool orchestra::describeArtifact(const std::string &path, llvm::raw_ostream &os,
     }
     os << "\n";
   }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// --describe=json
+//===----------------------------------------------------------------------===//
+
+static const char *argKindName(GpuArgKind kind) {
+  switch (kind) {
+  case GpuArgKind::Buffer:
+    return "buffer";
+  case GpuArgKind::Scratch:
+    return "scratch";
+  case GpuArgKind::Immediate:
+    return "immediate";
+  case GpuArgKind::TensorMap:
+    return "tensor_map";
+  }
+  return "?";
+}
+
+template <typename T, size_t N>
+static std::vector<uint64_t> firstN(const T (&values)[N], size_t n) {
+  return std::vector<uint64_t>(values, values + std::min(n, N));
+}
+
+static void writeBundleJson(const GpuBundle &bundle, JsonWriter &json) {
+  json.beginObject();
+  json.member("chip", bundle.chip);
+  json.key("modules");
+  json.beginArray();
+  for (const GpuModuleDesc &module : bundle.modules) {
+    json.beginObject();
+    json.member("name", module.name);
+    json.key("images");
+    json.beginArray();
+    for (const GpuImageDesc &image : module.images) {
+      json.beginObject();
+      json.member("kind", image.kind);
+      json.member("bytes", static_cast<uint64_t>(image.data.size()));
+      json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+  }
+  json.endArray();
+  json.key("kernels");
+  json.beginArray();
+  for (const GpuKernelDesc &kernel : bundle.kernels) {
+    json.beginObject();
+    json.member("symbol", kernel.symbol);
+    json.numbers("scratch_bytes", kernel.scratchBytes);
+    json.key("launches");
+    json.beginArray();
+    for (const GpuLaunchDesc &launch : kernel.launches) {
+      json.beginObject();
+      json.member("module", launch.module);
+      json.member("function", launch.function);
+      json.numbers("grid", firstN(launch.grid, 3));
+      json.numbers("block", firstN(launch.block, 3));
+      json.member("dynamic_shared_bytes", launch.dynamicSharedBytes);
+      json.key("params");
+      json.beginArray();
+      for (const GpuArgDesc &arg : launch.args) {
+        json.beginObject();
+        json.member("kind", argKindName(arg.kind));
+        if (arg.kind == GpuArgKind::Immediate) {
+          json.member("value", arg.value);
+          json.member("size", arg.size);
+        } else if (arg.kind != GpuArgKind::TensorMap) {
+          json.member("index", arg.value);
+        } else {
+          const GpuTensorMapDesc &map = arg.tensorMap;
+          json.member("source", argKindName(map.source));
+          json.member("source_index", map.sourceIndex);
+          json.member("data_type", map.dataType);
+          json.member("rank", map.rank);
+          json.numbers("global_dim", firstN(map.globalDim, map.rank));
+          json.numbers("global_strides",
+                       firstN(map.globalStrides, map.rank ? map.rank - 1 : 0));
+          json.numbers("box_dim", firstN(map.boxDim, map.rank));
+          json.numbers("element_strides", firstN(map.elementStrides, map.rank));
+          json.member("interleave", map.interleave);
+          json.member("swizzle", map.swizzle);
+          json.member("l2_promotion", map.l2Promotion);
+          json.member("oob_fill", map.oobFill);
+        }
+        json.endObject();
+      }
+      json.endArray();
+      json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+  }
+  json.endArray();
+  json.endObject();
+}
+
+static void writeTensorJson(const TensorDesc &desc, uint32_t value,
+                            JsonWriter &json) {
+  json.beginObject();
+  json.member("name", desc.name);
+  json.member("dtype", dtypeName(desc.dtype));
+  json.numbers("shape", desc.shape);
+  json.member("value", value);
+  json.endObject();
+}
+
+bool orchestra::describeArtifactJson(const std::string &path, std::ostream &os,
+                                     std::string &error) {
+  Artifact artifact;
+  if (!readArtifactFile(path, artifact, error))
+    return false;
+  JsonWriter json(os);
+  json.beginObject();
+  json.member("format", std::to_string(artifact.versionMajor) + "." +
+                            std::to_string(artifact.versionMinor));
+  json.member("producer", artifact.producer);
+  json.member("topology", artifact.topologyName);
+  json.key("devices");
+  json.beginArray();
+  for (const DeviceDesc &device : artifact.devices) {
+    json.beginObject();
+    json.member("name", device.name);
+    json.member("arch", device.arch);
+    json.member("driver", device.driver);
+    json.member("device_id", device.deviceId);
+    json.member("num_threads", device.numThreads);
+    json.endObject();
+  }
+  json.endArray();
+  json.key("memory_spaces");
+  json.beginArray();
+  for (const MemorySpaceDesc &space : artifact.memorySpaces) {
+    json.beginObject();
+    json.member("name", space.name);
+    json.member("device", space.device);
+    json.member("arena_bytes", space.arenaBytes);
+    json.endObject();
+  }
+  json.endArray();
+  json.member("entry", artifact.entryName);
+  json.key("inputs");
+  json.beginArray();
+  for (size_t i = 0; i < artifact.inputs.size(); ++i)
+    writeTensorJson(artifact.inputs[i], artifact.inputValues[i], json);
+  json.endArray();
+  json.key("outputs");
+  json.beginArray();
+  for (size_t i = 0; i < artifact.outputs.size(); ++i)
+    writeTensorJson(artifact.outputs[i], artifact.outputValues[i], json);
+  json.endArray();
+  json.key("values");
+  json.beginArray();
+  for (const ValueDesc &value : artifact.values) {
+    json.beginObject();
+    json.member("space", value.space);
+    json.member("offset", value.offset);
+    json.member("bytes", value.bytes);
+    json.endObject();
+  }
+  json.endArray();
+  json.key("constants");
+  json.beginArray();
+  for (const ConstantDesc &constant : artifact.constants) {
+    json.beginObject();
+    json.member("value", constant.value);
+    json.member("bytes", static_cast<uint64_t>(constant.data.size()));
+    json.endObject();
+  }
+  json.endArray();
+  json.key("binaries");
+  json.beginArray();
+  for (size_t i = 0; i < artifact.binaries.size(); ++i) {
+    const BinaryDesc &binary = artifact.binaries[i];
+    json.beginObject();
+    json.member("arch", binary.arch);
+    json.member("format", binary.format);
+    json.member("bytes", static_cast<uint64_t>(binary.data.size()));
+    json.key("required_features");
+    json.beginArray();
+    for (const std::string &feature : binary.requiredFeatures)
+      json.value(feature);
+    json.endArray();
+    if (isGpuBundle(binary)) {
+      GpuBundle bundle;
+      std::string bundleError;
+      if (!parseGpuBundleBinary(binary, i, bundle, bundleError)) {
+        json.member("invalid", bundleError);
+      } else {
+        json.key("bundle");
+        writeBundleJson(bundle, json);
+      }
+    }
+    json.endObject();
+  }
+  json.endArray();
+  json.key("kernels");
+  json.beginArray();
+  for (const KernelDesc &kernel : artifact.kernels) {
+    json.beginObject();
+    json.member("symbol", kernel.symbol);
+    json.member("binary", kernel.binary);
+    json.endObject();
+  }
+  json.endArray();
+  json.key("steps");
+  json.beginArray();
+  for (const StepDesc &step : artifact.steps) {
+    json.beginObject();
+    json.member("kind", step.kind == StepKind::Launch ? "launch" : "copy");
+    json.member("device", step.device);
+    json.member("name", step.name);
+    if (step.kind == StepKind::Launch) {
+      json.member("kernel", step.kernel);
+      json.member("num_inputs", step.numInputs);
+    }
+    json.numbers("args", step.args);
+    json.numbers("deps", step.deps);
+    if (step.predictedStart >= 0)
+      json.member("predicted_start", step.predictedStart);
+    if (step.predictedFinish >= 0)
+      json.member("predicted_finish", step.predictedFinish);
+    json.endObject();
+  }
+  json.endArray();
+  json.endObject();
+  json.finish();
   return true;
 }

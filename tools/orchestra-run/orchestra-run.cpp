@@ -11,95 +11,114 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CommandLine.h"
 #include "Describe.h"
+#include "JsonWriter.h"
 
 #include "orchestra/Support/Npy.h"
-
-#include "orchestra/Target/TargetRegistry.h"
-#include "orchestra/Topology/Topology.h"
 #include "orchestra_rt/orchestra_rt.hpp"
-
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/WithColor.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
 
 using namespace orchestra;
-using llvm::StringRef;
 
-static llvm::cl::OptionCategory runCategory("orchestra-run options");
+/// The host template (topologies/host.json) that `--topology host` names,
+/// embedded at build time as the compiler embeds it.
+static constexpr const char *kHostTopology =
+#include "HostTopology.inc"
+    ;
 
-static llvm::cl::opt<std::string>
-    artifactPath(llvm::cl::Positional, llvm::cl::Required,
-                 llvm::cl::desc("<artifact.orcx>"), llvm::cl::cat(runCategory));
+static std::string artifactPath;
+static bool describe = false;
+/// "json" for --describe=json.
+static std::string describeFormat;
+static std::string dumpConstantsDir;
+static std::vector<std::string> inputArgs;
+static std::string outputDir;
+static std::string traceFile;
+static std::string repeatText;
+static unsigned repeat = 0;
+static std::string topologySpec;
+static bool quiet = false;
 
-static llvm::cl::opt<bool> describe(
-    "describe",
-    llvm::cl::desc("Print the artifact's plan (devices, memory, entry, "
-                   "binaries, GPU launches and their parameters, steps) "
-                   "instead of running it"),
-    llvm::cl::cat(runCategory));
+static void parseCommandLine(int argc, char **argv) {
+  CommandLine cl("orchestra-run",
+                 "OrchestraOS artifact runner\n\nRuns the plan of an artifact "
+                 "written by orchestra-compile on this machine.",
+                 "<artifact.orcx>");
+  cl.flag("describe",
+          "Print the artifact's plan (devices, memory, entry, binaries, GPU "
+          "launches and their parameters, steps) instead of running it; "
+          "--describe=json prints it as JSON",
+          &describe, &describeFormat, "json");
+  cl.option("dump-constants", "DIR",
+            "Write each constant's data to DIR/value_<value>.bin (raw bytes) "
+            "instead of running (with --describe: both)",
+            &dumpConstantsDir);
+  cl.list("input", "[NAME=]FILE",
+          "An input as a .npy file: FILE (in entry-argument order) or "
+          "NAME=FILE (by input name); repeat for each input",
+          &inputArgs);
+  cl.option("output-dir", "DIR",
+            "Write the outputs to DIR/output_<i>.npy (created if missing); "
+            "without it no output is written",
+            &outputDir);
+  cl.flag("quiet", "Print nothing on success but --repeat's latency line",
+          &quiet);
+  cl.option("repeat", "N",
+            "After the first (warm-up) run, time N more runs and print their "
+            "median and minimum latency, and of their steps alone (without "
+            "copying inputs and outputs in and out); with steps on "
+            "asynchronous devices (GPUs), also of their device time (timing "
+            "events around each, summed per run)",
+            &repeatText);
+  cl.option("topology", "NAME|PATH",
+            "Refuse to run unless the artifact was built for this topology "
+            "('host' or a JSON file)",
+            &topologySpec);
+  cl.option("trace", "FILE", "Write a Chrome trace (JSON) of the last run",
+            &traceFile);
+  cl.parse(argc, argv, artifactPath, "OrchestraOS version " ORCHESTRA_VERSION);
+  if (!repeatText.empty()) {
+    char *end = nullptr;
+    errno = 0;
+    unsigned long value = std::strtoul(repeatText.c_str(), &end, 10);
+    if (repeatText[0] == '-' || *end != '\0' || errno || value > 1000000000) {
+      std::cerr << "orchestra-run: error: --repeat takes a count, got '"
+                << repeatText << "'\n";
+      std::exit(1);
+    }
+    repeat = static_cast<unsigned>(value);
+  }
+}
 
-static llvm::cl::opt<std::string> dumpConstantsDir(
-    "dump-constants",
-    llvm::cl::desc("Write each constant's data to DIR/value_<value>.bin "
-                   "(raw bytes) instead of running (with --describe: both)"),
-    llvm::cl::value_desc("DIR"), llvm::cl::cat(runCategory));
+/// A failure: the message printed after "orchestra-run: error: ".
+namespace {
+struct Failure {
+  std::string message;
+};
+} // namespace
 
-static llvm::cl::list<std::string> inputArgs(
-    "input",
-    llvm::cl::desc("An input as a .npy file: FILE (in entry-argument order) "
-                   "or NAME=FILE (by input name); repeat for each input"),
-    llvm::cl::value_desc("[NAME=]FILE"), llvm::cl::cat(runCategory));
-
-static llvm::cl::opt<std::string> outputDir(
-    "output-dir",
-    llvm::cl::desc("Write the outputs to DIR/output_<i>.npy (created if "
-                   "missing); without it no output is written"),
-    llvm::cl::value_desc("DIR"), llvm::cl::cat(runCategory));
-
-static llvm::cl::opt<std::string>
-    traceFile("trace",
-              llvm::cl::desc("Write a Chrome trace (JSON) of the last run"),
-              llvm::cl::value_desc("FILE"), llvm::cl::cat(runCategory));
-
-static llvm::cl::opt<unsigned> repeat(
-    "repeat",
-    llvm::cl::desc("After the first (warm-up) run, time N more runs and print "
-                   "their median and minimum latency, and of their steps "
-                   "alone (without copying inputs and outputs in and out); "
-                   "with GPU steps, also of the GPU time of those steps "
-                   "(CUDA events around each, summed per run)"),
-    llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(runCategory));
-
-static llvm::cl::opt<std::string> topologySpec(
-    "topology",
-    llvm::cl::desc("Refuse to run unless the artifact was built for this "
-                   "topology ('host' or a JSON file)"),
-    llvm::cl::value_desc("NAME|PATH"), llvm::cl::cat(runCategory));
-
-static llvm::cl::opt<bool>
-    quiet("quiet",
-          llvm::cl::desc("Print nothing on success but --repeat's "
-                         "latency line"),
-          llvm::cl::cat(runCategory));
-
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+/// Returns a failure (for `return fail(...)` in functions returning
+/// std::optional<Failure>).
+static std::optional<Failure> fail(std::string message) {
+  return Failure{std::move(message)};
 }
 
 namespace {
@@ -150,9 +169,9 @@ static std::optional<npy::ElementType> getNpyType(uint32_t dtype) {
   }
 }
 
-static std::string formatType(StringRef elementType,
-                              llvm::ArrayRef<int64_t> shape) {
-  std::string result = elementType.str() + "[";
+static std::string formatType(const std::string &elementType,
+                              const std::vector<int64_t> &shape) {
+  std::string result = elementType + "[";
   for (size_t i = 0; i < shape.size(); ++i)
     result += (i ? "x" : "") + std::to_string(shape[i]);
   return result + "]";
@@ -169,223 +188,241 @@ static TensorInfo makeTensorInfo(const orx_tensor_info_t &info) {
           info.byte_size};
 }
 
-/// A device as the topology check compares and prints it: name and arch.
-using DeviceKey = std::pair<std::string, std::string>;
-
-/// "cpu0:x86_64, cpu1:x86_64".
-static std::string joinDevices(llvm::ArrayRef<DeviceKey> devices) {
-  std::string result;
-  for (const DeviceKey &device : devices)
-    result += (result.empty() ? "" : ", ") + device.first + ":" + device.second;
-  return result;
-}
-
-/// Checks that the artifact was built for the topology --topology names: same
-/// name, same devices (name and arch) in the same order.
-static llvm::Error checkTopology(orx_artifact_t *artifact) {
-  llvm::Expected<mlir::orchestra::Topology> topology =
-      mlir::orchestra::Topology::resolve(topologySpec,
-                                         mlir::orchestra::getTargetRegistry());
-  if (!topology)
-    return makeError("cannot resolve topology '" + topologySpec +
-                     "': " + llvm::toString(topology.takeError()));
-  std::vector<DeviceKey> artifactDevices, topologyDevices;
-  for (size_t i = 0, e = orx_artifact_num_devices(artifact); i < e; ++i)
-    artifactDevices.emplace_back(orx_artifact_device_name(artifact, i),
-                                 orx_artifact_device_arch(artifact, i));
-  for (const mlir::orchestra::TopologyDevice &device : topology->devices)
-    topologyDevices.emplace_back(device.name, device.arch);
-  StringRef artifactTopology = orx_artifact_topology_name(artifact);
-  if (topology->name == artifactTopology && artifactDevices == topologyDevices)
-    return llvm::Error::success();
-  return makeError("artifact '" + artifactPath + "' was built for topology '" +
-                   artifactTopology + "' (devices " +
-                   joinDevices(artifactDevices) + "), not '" + topology->name +
-                   "' (" + joinDevices(topologyDevices) + ")");
+/// Checks that the artifact was built for the topology --topology names
+/// (the runtime compares the topology's name and devices with the
+/// artifact's).
+static std::optional<Failure> checkTopology(orx_artifact_t *artifact) {
+  std::string text = kHostTopology;
+  if (topologySpec != "host") {
+    std::ifstream file(topologySpec, std::ios::binary);
+    if (!file)
+      return fail("cannot resolve topology '" + topologySpec +
+                  "': cannot read it: " + std::strerror(errno));
+    text.assign(std::istreambuf_iterator<char>(file),
+                std::istreambuf_iterator<char>());
+  }
+  Status status{
+      orx_artifact_check_topology(artifact, text.data(), text.size())};
+  if (!status)
+    return std::nullopt;
+  std::string message = orx_status_message(status.get());
+  // A mismatch names both topologies ("the artifact was built for ..."):
+  // say which artifact; anything else is about the file.
+  const std::string subject = "the artifact";
+  if (message.rfind(subject + " was built", 0) == 0)
+    return fail("artifact '" + artifactPath + "'" +
+                message.substr(subject.size()));
+  return fail("cannot resolve topology '" + topologySpec + "': " + message);
 }
 
 /// Reads the --input files in entry-argument order into `arrays`.
-static llvm::Error readInputs(llvm::ArrayRef<TensorInfo> inputs,
-                              std::vector<npy::Array> &arrays) {
+static std::optional<Failure> readInputs(const std::vector<TensorInfo> &inputs,
+                                         std::vector<npy::Array> &arrays) {
   // An argument is NAME=FILE when NAME is an input of the entry.
-  llvm::StringMap<size_t> indexByName;
+  std::map<std::string, size_t> indexByName;
   for (size_t i = 0; i < inputs.size(); ++i)
-    indexByName.try_emplace(inputs[i].name, i);
+    indexByName.emplace(inputs[i].name, i);
   std::vector<std::string> files(inputs.size());
   std::vector<bool> given(inputs.size(), false);
   size_t numNamed = 0, numPositional = 0;
   for (const std::string &arg : inputArgs) {
-    auto [name, file] = StringRef(arg).split('=');
+    size_t equals = arg.find('=');
+    std::string name = arg.substr(0, equals);
+    std::string file =
+        equals == std::string::npos ? std::string() : arg.substr(equals + 1);
     auto it = indexByName.find(name);
     if (!file.empty() && it != indexByName.end()) {
       if (given[it->second])
-        return makeError("input '" + name + "' is given twice");
+        return fail("input '" + name + "' is given twice");
       given[it->second] = true;
-      files[it->second] = file.str();
+      files[it->second] = file;
       ++numNamed;
       continue;
     }
-    if (!file.empty() && !llvm::sys::fs::exists(arg)) {
+    std::error_code ec;
+    if (!file.empty() && !std::filesystem::exists(arg, ec)) {
       std::string known;
       for (const TensorInfo &input : inputs)
         known += (known.empty() ? "'" : ", '") + input.name + "'";
-      return makeError("the entry has no input named '" + name +
-                       "' (its inputs: " + (known.empty() ? "none" : known) +
-                       ")");
+      return fail("the entry has no input named '" + name +
+                  "' (its inputs: " + (known.empty() ? "none" : known) + ")");
     }
     if (numPositional < files.size())
       files[numPositional] = arg;
     ++numPositional;
   }
   if (numNamed && numPositional)
-    return makeError("--input mixes NAME=FILE and plain FILE arguments; use "
-                     "one form for all inputs");
+    return fail("--input mixes NAME=FILE and plain FILE arguments; use "
+                "one form for all inputs");
   if (!numNamed && numPositional != inputs.size())
-    return makeError("the entry takes " + llvm::Twine(inputs.size()) +
-                     " inputs, got " + llvm::Twine(numPositional) +
-                     " --input files");
+    return fail("the entry takes " + std::to_string(inputs.size()) +
+                " inputs, got " + std::to_string(numPositional) +
+                " --input files");
   for (size_t i = 0; i < inputs.size(); ++i)
     if (numNamed && !given[i])
-      return makeError("missing input " + llvm::Twine(i) + " ('" +
-                       inputs[i].name + "', " + formatType(inputs[i]) + ")");
+      return fail("missing input " + std::to_string(i) + " ('" +
+                  inputs[i].name + "', " + formatType(inputs[i]) + ")");
 
   for (size_t i = 0; i < inputs.size(); ++i) {
-    llvm::Expected<npy::Array> array = npy::readFile(files[i]);
-    if (!array)
-      return makeError("input " + llvm::Twine(i) + " ('" + inputs[i].name +
-                       "'): " + llvm::toString(array.takeError()));
+    npy::Array array;
+    std::string error;
+    if (!npy::readFile(files[i], array, error))
+      return fail("input " + std::to_string(i) + " ('" + inputs[i].name +
+                  "'): " + error);
     std::optional<npy::ElementType> expected = getNpyType(inputs[i].dtype);
-    if (!expected || array->type != *expected ||
-        array->shape != inputs[i].shape) {
+    if (!expected || array.type != *expected ||
+        array.shape != inputs[i].shape) {
       std::string hint = inputs[i].dtype == ORX_DTYPE_BF16
                              ? " (bf16 data is passed as its uint16 bits)"
                              : "";
-      return makeError(
-          "input " + llvm::Twine(i) + " ('" + inputs[i].name + "'): expected " +
-          formatType(inputs[i]) + ", got " +
-          formatType(npy::getElementTypeName(array->type), array->shape) +
-          " from '" + files[i] + "'" + hint);
+      return fail("input " + std::to_string(i) + " ('" + inputs[i].name +
+                  "'): expected " + formatType(inputs[i]) + ", got " +
+                  formatType(npy::getElementTypeName(array.type), array.shape) +
+                  " from '" + files[i] + "'" + hint);
     }
-    arrays.push_back(std::move(*array));
+    arrays.push_back(std::move(array));
   }
-  return llvm::Error::success();
+  return std::nullopt;
 }
 
 /// Writes the trace of the session's last run as Chrome trace JSON.
-static llvm::Error writeTrace(orx_artifact_t *artifact,
-                              orx_session_t *session) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(traceFile, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return makeError("cannot write '" + traceFile + "': " + ec.message());
-  llvm::json::Array events;
-  events.push_back(llvm::json::Object{
-      {"name", "process_name"},
-      {"ph", "M"},
-      {"pid", 0},
-      {"args", llvm::json::Object{
-                   {"name", std::string(orx_artifact_entry_name(artifact))}}}});
+static std::optional<Failure> writeTrace(orx_artifact_t *artifact,
+                                         orx_session_t *session) {
+  std::ofstream file(traceFile, std::ios::trunc);
+  if (!file)
+    return fail("cannot write '" + traceFile + "': " + std::strerror(errno));
+  std::ostringstream text;
+  JsonWriter json(text);
+  std::string entry = orx_artifact_entry_name(artifact);
+  // Keys in alphabetical order, as viewers and earlier traces have them.
+  auto metadata = [&](const char *name, int64_t pid, int64_t tid,
+                      const std::string &value) {
+    json.beginObject();
+    json.key("args");
+    json.beginObject();
+    json.member("name", value);
+    json.endObject();
+    json.member("name", name);
+    json.member("ph", "M");
+    json.member("pid", pid);
+    if (tid >= 0)
+      json.member("tid", tid);
+    json.endObject();
+  };
+  json.beginObject();
+  json.member("displayTimeUnit", "ms");
+  json.key("traceEvents");
+  json.beginArray();
   // Process 1 holds the scheduler's prediction, one row per device like the
   // measurement, so the two line up in the viewer.
   for (int64_t pid : {0, 1}) {
-    if (pid == 1)
-      events.push_back(llvm::json::Object{
-          {"name", "process_name"},
-          {"ph", "M"},
-          {"pid", 1},
-          {"args", llvm::json::Object{
-                       {"name", std::string(orx_artifact_entry_name(artifact)) +
-                                    " (predicted by the scheduler)"}}}});
+    metadata("process_name", pid, -1,
+             pid == 0 ? entry : entry + " (predicted by the scheduler)");
     for (size_t i = 0, e = orx_artifact_num_devices(artifact); i < e; ++i)
-      events.push_back(llvm::json::Object{
-          {"name", "thread_name"},
-          {"ph", "M"},
-          {"pid", pid},
-          {"tid", static_cast<int64_t>(i)},
-          {"args",
-           llvm::json::Object{
-               {"name", std::string(orx_artifact_device_name(artifact, i)) +
-                            " (" + orx_artifact_device_arch(artifact, i) +
-                            ")"}}}});
+      metadata("thread_name", pid, static_cast<int64_t>(i),
+               std::string(orx_artifact_device_name(artifact, i)) + " (" +
+                   orx_artifact_device_arch(artifact, i) + ")");
   }
+  // Predictions are in seconds; the trace shows microseconds, rounded to
+  // nanoseconds like the measured times.
+  auto toMicroseconds = [](double seconds) {
+    return std::round(seconds * 1e9) / 1e3;
+  };
+  auto span = [&](const char *name, const char *category, int64_t pid,
+                  uint32_t device, double start, double duration) {
+    json.member("cat", category);
+    json.member("dur", duration);
+    json.member("name", name);
+    json.member("ph", "X");
+    json.member("pid", pid);
+    json.member("tid", static_cast<int64_t>(device));
+    json.member("ts", start);
+  };
   for (size_t i = 0, e = orx_session_trace_size(session); i < e; ++i) {
     orx_trace_event_t event;
     if (Status status{orx_session_trace_event(session, i, &event)})
-      return makeError(orx_status_message(status.get()));
-    // Predictions are in seconds; the trace shows microseconds, rounded to
-    // nanoseconds like the measured times.
-    auto toMicroseconds = [](double seconds) {
-      return std::round(seconds * 1e9) / 1e3;
-    };
-    llvm::json::Object args{{"step", static_cast<int64_t>(i)}};
-    if (event.predicted_start >= 0)
-      args["predicted_start_us"] = toMicroseconds(event.predicted_start);
-    if (event.predicted_finish >= 0)
-      args["predicted_finish_us"] = toMicroseconds(event.predicted_finish);
+      return fail(orx_status_message(status.get()));
+    const char *category = event.kind == ORX_STEP_COPY ? "transfer" : "task";
+    json.beginObject();
+    json.key("args");
+    json.beginObject();
     if (event.device_ns)
-      args["gpu_us"] = static_cast<double>(event.device_ns) / 1e3;
-    events.push_back(llvm::json::Object{
-        {"name", event.name},
-        {"cat", event.kind == ORX_STEP_COPY ? "transfer" : "task"},
-        {"ph", "X"},
-        {"pid", 0},
-        {"tid", static_cast<int64_t>(event.device)},
-        {"ts", static_cast<double>(event.start_ns) / 1e3},
-        {"dur", static_cast<double>(event.end_ns - event.start_ns) / 1e3},
-        {"args", std::move(args)}});
-    if (event.predicted_start >= 0 && event.predicted_finish >= 0)
-      events.push_back(llvm::json::Object{
-          {"name", event.name},
-          {"cat", event.kind == ORX_STEP_COPY ? "transfer" : "task"},
-          {"ph", "X"},
-          {"pid", 1},
-          {"tid", static_cast<int64_t>(event.device)},
-          {"ts", toMicroseconds(event.predicted_start)},
-          {"dur", toMicroseconds(event.predicted_finish) -
-                      toMicroseconds(event.predicted_start)},
-          {"args", llvm::json::Object{{"step", static_cast<int64_t>(i)}}}});
+      json.member("gpu_us", static_cast<double>(event.device_ns) / 1e3);
+    if (event.predicted_finish >= 0)
+      json.member("predicted_finish_us",
+                  toMicroseconds(event.predicted_finish));
+    if (event.predicted_start >= 0)
+      json.member("predicted_start_us", toMicroseconds(event.predicted_start));
+    json.member("step", static_cast<int64_t>(i));
+    json.endObject();
+    span(event.name, category, 0, event.device,
+         static_cast<double>(event.start_ns) / 1e3,
+         static_cast<double>(event.end_ns - event.start_ns) / 1e3);
+    json.endObject();
+    if (event.predicted_start < 0 || event.predicted_finish < 0)
+      continue;
+    json.beginObject();
+    json.key("args");
+    json.beginObject();
+    json.member("step", static_cast<int64_t>(i));
+    json.endObject();
+    span(event.name, category, 1, event.device,
+         toMicroseconds(event.predicted_start),
+         toMicroseconds(event.predicted_finish) -
+             toMicroseconds(event.predicted_start));
+    json.endObject();
   }
-  os << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
-                                     {"traceEvents", std::move(events)},
-                                     {"displayTimeUnit", "ms"}}));
-  return llvm::Error::success();
+  json.endArray();
+  json.endObject();
+  json.finish();
+  file << text.str();
+  file.close();
+  if (!file)
+    return fail("cannot write '" + traceFile + "': " + std::strerror(errno));
+  return std::nullopt;
+}
+
+static std::string formatMilliseconds(double milliseconds) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.3f", milliseconds);
+  return buffer;
 }
 
 /// Loads the artifact, checks and reads the inputs, runs the plan (once, then
 /// --repeat times) and writes the outputs, the trace and the summary.
-static llvm::Error runArtifact() {
+static std::optional<Failure> runArtifact() {
   orx_artifact_t *rawArtifact = nullptr;
   if (Status status{orx_artifact_load_file(artifactPath.c_str(), &rawArtifact)})
-    return makeError("cannot load '" + artifactPath +
-                     "': " + orx_status_message(status.get()));
+    return fail("cannot load '" + artifactPath +
+                "': " + orx_status_message(status.get()));
   Artifact artifact(rawArtifact);
 
   if (!topologySpec.empty())
-    if (llvm::Error err = checkTopology(artifact.get()))
-      return err;
+    if (std::optional<Failure> failure = checkTopology(artifact.get()))
+      return failure;
 
   std::vector<TensorInfo> inputs, outputs;
   for (size_t i = 0, e = orx_artifact_num_inputs(artifact.get()); i < e; ++i) {
     orx_tensor_info_t info;
     if (Status status{orx_artifact_input_info(artifact.get(), i, &info)})
-      return makeError(orx_status_message(status.get()));
+      return fail(orx_status_message(status.get()));
     inputs.push_back(makeTensorInfo(info));
   }
   for (size_t i = 0, e = orx_artifact_num_outputs(artifact.get()); i < e; ++i) {
     orx_tensor_info_t info;
     if (Status status{orx_artifact_output_info(artifact.get(), i, &info)})
-      return makeError(orx_status_message(status.get()));
+      return fail(orx_status_message(status.get()));
     outputs.push_back(makeTensorInfo(info));
   }
 
   std::vector<npy::Array> inputArrays;
-  if (llvm::Error err = readInputs(inputs, inputArrays))
-    return err;
+  if (std::optional<Failure> failure = readInputs(inputs, inputArrays))
+    return failure;
 
   orx_session_t *rawSession = nullptr;
   if (Status status{orx_session_create(artifact.get(), &rawSession)})
-    return makeError("cannot prepare '" + artifactPath +
-                     "': " + orx_status_message(status.get()));
+    return fail("cannot prepare '" + artifactPath +
+                "': " + orx_status_message(status.get()));
   Session session(rawSession);
 
   std::vector<const void *> inputData;
@@ -400,8 +437,8 @@ static llvm::Error runArtifact() {
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::optional<npy::ElementType> type = getNpyType(outputs[i].dtype);
     if (!type)
-      return makeError("output " + llvm::Twine(i) +
-                       " has an unknown element type");
+      return fail("output " + std::to_string(i) +
+                  " has an unknown element type");
     outputArrays[i].type = *type;
     outputArrays[i].shape = outputs[i].shape;
     outputArrays[i].data.resize(outputs[i].byteSize);
@@ -409,136 +446,139 @@ static llvm::Error runArtifact() {
     outputSizes.push_back(outputs[i].byteSize);
   }
 
-  // Runs the plan once; returns the milliseconds it took.
-  auto runOnce = [&]() -> llvm::Expected<double> {
+  // Runs the plan once; sets the milliseconds it took.
+  auto runOnce = [&](double &milliseconds) -> std::optional<Failure> {
     auto start = std::chrono::steady_clock::now();
     Status status{orx_session_run(
         session.get(), inputData.data(), inputSizes.data(), inputData.size(),
         outputData.data(), outputSizes.data(), outputData.size())};
     auto end = std::chrono::steady_clock::now();
     if (status)
-      return makeError("running '" + artifactPath +
-                       "' failed: " + orx_status_message(status.get()));
-    return std::chrono::duration<double, std::milli>(end - start).count();
+      return fail("running '" + artifactPath +
+                  "' failed: " + orx_status_message(status.get()));
+    milliseconds =
+        std::chrono::duration<double, std::milli>(end - start).count();
+    return std::nullopt;
   };
 
-  // The span of the last run's steps, from the first step's start to the
-  // last one's end, in milliseconds: the run without the staging of inputs
-  // and outputs (copies between the caller's buffers and the session's).
-  auto stepSpan = [&]() -> llvm::Expected<double> {
-    uint64_t first = UINT64_MAX, last = 0;
+  // Of the last run: the span of its steps, from the first step's start to
+  // the last one's end (the run without the staging of inputs and outputs),
+  // and the sum of its steps' device times (0 when it ran nothing on an
+  // asynchronous device), in milliseconds.
+  auto measureSteps = [&](double &span,
+                          double &deviceTime) -> std::optional<Failure> {
+    uint64_t first = UINT64_MAX, last = 0, total = 0;
     for (size_t i = 0, e = orx_session_trace_size(session.get()); i < e; ++i) {
       orx_trace_event_t event;
       if (Status status{orx_session_trace_event(session.get(), i, &event)})
-        return makeError(orx_status_message(status.get()));
+        return fail(orx_status_message(status.get()));
       first = std::min(first, event.start_ns);
       last = std::max(last, event.end_ns);
-    }
-    return first < last ? (last - first) / 1e6 : 0.0;
-  };
-
-  // The sum of the last run's GPU times (CUDA events around each GPU step),
-  // in milliseconds; 0 when it ran nothing on a GPU.
-  auto gpuTime = [&]() -> llvm::Expected<double> {
-    uint64_t total = 0;
-    for (size_t i = 0, e = orx_session_trace_size(session.get()); i < e; ++i) {
-      orx_trace_event_t event;
-      if (Status status{orx_session_trace_event(session.get(), i, &event)})
-        return makeError(orx_status_message(status.get()));
       total += event.device_ns;
     }
-    return total / 1e6;
+    span = first < last ? (last - first) / 1e6 : 0.0;
+    deviceTime = total / 1e6;
+    return std::nullopt;
   };
 
   // The first run also warms up the caches and the workers.
-  llvm::Expected<double> firstRun = runOnce();
-  if (!firstRun)
-    return firstRun.takeError();
-  std::vector<double> latencies, spans, gpuTimes;
+  double firstRun = 0;
+  if (std::optional<Failure> failure = runOnce(firstRun))
+    return failure;
+  std::vector<double> latencies, spans, deviceTimes;
   for (unsigned i = 0; i < repeat; ++i) {
-    llvm::Expected<double> latency = runOnce();
-    if (!latency)
-      return latency.takeError();
-    latencies.push_back(*latency);
-    llvm::Expected<double> span = stepSpan();
-    if (!span)
-      return span.takeError();
-    spans.push_back(*span);
-    llvm::Expected<double> gpu = gpuTime();
-    if (!gpu)
-      return gpu.takeError();
-    if (*gpu > 0)
-      gpuTimes.push_back(*gpu);
+    double latency = 0, span = 0, deviceTime = 0;
+    if (std::optional<Failure> failure = runOnce(latency))
+      return failure;
+    if (std::optional<Failure> failure = measureSteps(span, deviceTime))
+      return failure;
+    latencies.push_back(latency);
+    spans.push_back(span);
+    if (deviceTime > 0)
+      deviceTimes.push_back(deviceTime);
   }
 
   if (!outputDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
-      return makeError("cannot create '" + outputDir + "': " + ec.message());
+    std::error_code ec;
+    std::filesystem::create_directories(outputDir, ec);
+    if (ec)
+      return fail("cannot create '" + outputDir + "': " + ec.message());
     for (size_t i = 0; i < outputArrays.size(); ++i) {
-      llvm::SmallString<128> path(outputDir);
-      llvm::sys::path::append(path, "output_" + std::to_string(i) + ".npy");
-      if (llvm::Error err = npy::writeFile(path, outputArrays[i]))
-        return err;
+      std::string path = (std::filesystem::path(outputDir) /
+                          ("output_" + std::to_string(i) + ".npy"))
+                             .string();
+      std::string error;
+      if (!npy::writeFile(path, outputArrays[i], error))
+        return fail(error);
     }
   }
   if (!traceFile.empty())
-    if (llvm::Error err = writeTrace(artifact.get(), session.get()))
-      return err;
+    if (std::optional<Failure> failure =
+            writeTrace(artifact.get(), session.get()))
+      return failure;
 
-  llvm::raw_ostream &os = llvm::outs();
+  std::ostream &os = std::cout;
   if (!quiet) {
     for (size_t i = 0; i < outputs.size(); ++i)
       os << "output_" << i << ": " << formatType(outputs[i]) << "\n";
-    os << "run time: " << llvm::format("%.3f", *firstRun) << " ms\n";
+    os << "run time: " << formatMilliseconds(firstRun) << " ms\n";
   }
-  auto printStatistics = [&](llvm::StringRef what, std::vector<double> &v) {
+  auto printStatistics = [&](const char *what, std::vector<double> &v) {
     std::sort(v.begin(), v.end());
     size_t n = v.size();
     double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    os << what << ": median " << llvm::format("%.3f", median) << " ms, min "
-       << llvm::format("%.3f", v.front()) << " ms\n";
+    os << what << ": median " << formatMilliseconds(median) << " ms, min "
+       << formatMilliseconds(v.front()) << " ms\n";
   };
   if (!latencies.empty()) {
     printStatistics("latency", latencies);
     printStatistics("steps", spans);
-    if (gpuTimes.size() == latencies.size())
-      printStatistics("gpu", gpuTimes);
+    if (deviceTimes.size() == latencies.size())
+      printStatistics("gpu", deviceTimes);
   }
-  return llvm::Error::success();
+  return std::nullopt;
+}
+
+/// On a crash: a one-line hint instead of a bare signal. Only
+/// async-signal-safe calls.
+static void handleCrash(int signal) {
+  const char message[] =
+      "orchestra-run: crashed (fatal signal); this is a bug in OrchestraOS or "
+      "in a kernel of the artifact. Please report it with the artifact and "
+      "the command line.\n";
+  ssize_t ignored = ::write(STDERR_FILENO, message, sizeof(message) - 1);
+  (void)ignored;
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+static int reportError(const std::string &message) {
+  std::cerr << "orchestra-run: error: " << message << "\n";
+  return 1;
 }
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  llvm::cl::HideUnrelatedOptions(runCategory);
-  llvm::cl::ParseCommandLineOptions(
-      argc, argv,
-      "OrchestraOS artifact runner\n\n"
-      "Runs the plan of an artifact written by orchestra-compile on this "
-      "machine.\n");
+  for (int signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+    std::signal(signal, handleCrash);
+  parseCommandLine(argc, argv);
   if (!dumpConstantsDir.empty()) {
     std::string error;
-    if (!dumpConstants(artifactPath, dumpConstantsDir, error)) {
-      llvm::WithColor::error(llvm::errs(), "orchestra-run")
-          << "cannot dump the constants of '" << artifactPath << "': " << error
-          << "\n";
-      return 1;
-    }
+    if (!dumpConstants(artifactPath, dumpConstantsDir, error))
+      return reportError("cannot dump the constants of '" + artifactPath +
+                         "': " + error);
     if (!describe)
       return 0;
   }
   if (describe) {
     std::string error;
-    if (!describeArtifact(artifactPath, llvm::outs(), error)) {
-      llvm::WithColor::error(llvm::errs(), "orchestra-run")
-          << "cannot describe '" << artifactPath << "': " << error << "\n";
-      return 1;
-    }
+    bool described = describeFormat == "json"
+                         ? describeArtifactJson(artifactPath, std::cout, error)
+                         : describeArtifact(artifactPath, std::cout, error);
+    if (!described)
+      return reportError("cannot describe '" + artifactPath + "': " + error);
     return 0;
   }
-  if (llvm::Error err = runArtifact()) {
-    llvm::WithColor::error(llvm::errs(), "orchestra-run")
-        << llvm::toString(std::move(err)) << "\n";
-    return 1;
-  }
+  if (std::optional<Failure> failure = runArtifact())
+    return reportError(failure->message);
   return 0;
 }

@@ -46,6 +46,7 @@ static void printText(const TargetInfo &info, llvm::raw_ostream &os) {
   os << info.arch << " - " << info.description << "\n";
   os << "  executable format: "
      << stringifyExecutableFormat(info.executableFormat) << "\n";
+  os << "  runtime driver:    " << info.runtimeDriver << "\n";
   os << "  strategy script:   " << orNotYet(info.strategyScript) << "\n";
   if (!info.strategyLibraries.empty())
     os << "  strategy libraries: " << llvm::join(info.strategyLibraries, ", ")
@@ -81,6 +82,7 @@ static void printMarkdown(const TargetInfo &info, llvm::raw_ostream &os) {
   os << "| | |\n| --- | --- |\n";
   os << "| executable format | "
      << stringifyExecutableFormat(info.executableFormat) << " |\n";
+  os << "| runtime driver | `" << info.runtimeDriver << "` |\n";
   os << "| strategy script | " << orNotYet(info.strategyScript) << " |\n";
   if (!info.strategyLibraries.empty())
     os << "| strategy libraries | " << llvm::join(info.strategyLibraries, ", ")

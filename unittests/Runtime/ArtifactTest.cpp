@@ -191,10 +191,24 @@ TEST(ArtifactTest, BadMagic) {
 
 TEST(ArtifactTest, UnsupportedMajorVersion) {
   std::vector<uint8_t> bytes = serializeArtifact(makeCopyArtifact());
-  bytes[8] = 2;
+  bytes[8] = 3;
   bytes[12] = 3;
   EXPECT_EQ(parseError(bytes),
-            "artifact format version 2.3, this runtime reads 1.x");
+            "artifact format version 3.3, this runtime reads 2.x");
+  bytes[8] = 1;
+  bytes[12] = 0;
+  EXPECT_EQ(parseError(bytes),
+            "artifact format version 1.0, this runtime reads 2.x (compile the "
+            "model again with this release's orchestra-compile)");
+}
+
+TEST(ArtifactTest, DeviceWithoutDriver) {
+  Artifact artifact = makeCopyArtifact();
+  artifact.devices[1].driver.clear();
+  std::string error;
+  EXPECT_FALSE(verifyArtifact(artifact, error));
+  EXPECT_EQ(error, "invalid artifact: devices[1] ('cpu1') names no runtime "
+                   "driver");
 }
 
 TEST(ArtifactTest, NewerMinorVersionIsRead) {

@@ -111,9 +111,12 @@ GpuArgDesc immediate(uint64_t bits, uint32_t size) {
 GpuBundle makeFakeBundle() {
   GpuBundle bundle;
   bundle.chip = "sm_90a";
-  bundle.modules = {{"main",
-                     {'F', 'A', 'K', 'E', 'C', 'U', 'B', 'I', 'N', 0},
-                     "//FAKEPTX main"}};
+  bundle.modules = {
+      {"main",
+       {{"cubin", {'F', 'A', 'K', 'E', 'C', 'U', 'B', 'I', 'N', 0}},
+        {"ptx",
+         {'/', '/', 'F', 'A', 'K', 'E', 'P', 'T', 'X', ' ', 'm', 'a', 'i',
+          'n'}}}}};
   GpuKernelDesc add;
   add.symbol = "orx_kernel_add";
   add.launches = {gpuLaunch("fake_add_f32", {buffer(0), buffer(1), buffer(2),
@@ -163,8 +166,8 @@ Artifact makeCpuGpuArtifact() {
   Artifact a;
   a.producer = "runtime unit tests";
   a.topologyName = "cpu+hopper";
-  a.devices = {{"cpu0", getTestHostArch(), 0, 1},
-               {"gpu0", "nvidia_hopper", 0, 1}};
+  a.devices = {{"cpu0", getTestHostArch(), "cpu", 0, 1},
+               {"gpu0", "nvidia_hopper", "cuda", 0, 1}};
   a.memorySpaces = {{"cpu0_dram", 0, 4 * kVectorBytes},
                     {"gpu0_hbm", 1, 5 * kVectorBytes}};
   a.entryName = "cpu_gpu";
@@ -462,7 +465,7 @@ TEST_F(CudaBackendTest, GpuOnlyWithEntryInDeviceMemory) {
   Artifact a;
   a.producer = "runtime unit tests";
   a.topologyName = "hopper";
-  a.devices = {{"gpu0", "nvidia_hopper", 0, 1}};
+  a.devices = {{"gpu0", "nvidia_hopper", "cuda", 0, 1}};
   a.memorySpaces = {{"gpu0_hbm", 0, 3 * kVectorBytes}};
   a.entryName = "add";
   a.inputs = {vectorDesc("a"), vectorDesc("b")};
@@ -495,8 +498,8 @@ TEST_F(CudaBackendTest, TwoGpusWithPeerCopy) {
   Artifact a;
   a.producer = "runtime unit tests";
   a.topologyName = "two-hopper";
-  a.devices = {{"gpu0", "nvidia_hopper", 0, 1},
-               {"gpu1", "nvidia_hopper", 1, 1}};
+  a.devices = {{"gpu0", "nvidia_hopper", "cuda", 0, 1},
+               {"gpu1", "nvidia_hopper", "cuda", 1, 1}};
   a.memorySpaces = {{"gpu0_hbm", 0, 3 * kVectorBytes},
                     {"gpu1_hbm", 1, 2 * kVectorBytes}};
   a.entryName = "two_gpus";
@@ -557,19 +560,29 @@ TEST_F(CudaBackendTest, ModuleLoadFailure) {
             "on device 'gpu0' (nvidia_hopper, CUDA device 0: Fake GPU 0, "
             "sm_90): its cubin: cuModuleLoadData failed: "
             "CUDA_ERROR_NO_BINARY_FOR_GPU (no kernel image is available for "
-            "execution on the device); its PTX, too: cuModuleLoadData failed: "
+            "execution on the device); its ptx: cuModuleLoadData failed: "
             "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)");
   expectAllReleased();
 
   Artifact artifact = makeCpuGpuArtifact();
   GpuBundle bundle = makeFakeBundle();
-  bundle.modules[0].ptx.clear();
+  bundle.modules[0].images.pop_back();
   artifact.binaries[1] = bundleBinary(bundle);
   EXPECT_EQ(sessionError(artifact),
             "cannot load module 'main' of kernel binary 1 (built for sm_90a) "
             "on device 'gpu0' (nvidia_hopper, CUDA device 0: Fake GPU 0, "
-            "sm_90): cuModuleLoadData failed: CUDA_ERROR_NO_BINARY_FOR_GPU "
-            "(no kernel image is available for execution on the device)");
+            "sm_90): its cubin: cuModuleLoadData failed: "
+            "CUDA_ERROR_NO_BINARY_FOR_GPU (no kernel image is available for "
+            "execution on the device)");
+  expectAllReleased();
+
+  // Images of kinds the driver does not know are skipped.
+  bundle.modules[0].images = {{"hsaco", {1, 2, 3}}};
+  artifact.binaries[1] = bundleBinary(bundle);
+  EXPECT_EQ(sessionError(artifact),
+            "cannot load module 'main' of kernel binary 1 (built for sm_90a) "
+            "on device 'gpu0' (nvidia_hopper, CUDA device 0: Fake GPU 0, "
+            "sm_90): it has no cubin or PTX image");
   expectAllReleased();
 }
 
@@ -703,9 +716,9 @@ TEST_F(CudaBackendTest, KernelOfTheWrongKind) {
   artifact = makeCpuGpuArtifact();
   artifact.steps[2].kernel = 0;
   EXPECT_EQ(sessionError(artifact),
-            "step 2 ('add') runs on device 'gpu0' (nvidia_hopper), but its "
-            "kernel 'scale2' is in kernel binary 0 of format "
-            "'elf-shared-object', not a GPU module bundle");
+            "step 2 ('add') runs on device 'gpu0' (nvidia_hopper, CUDA device "
+            "0: Fake GPU 0, sm_90), but its kernel 'scale2' is in kernel "
+            "binary 0 of format 'elf-shared-object', not a GPU module bundle");
   expectAllReleased();
 }
 

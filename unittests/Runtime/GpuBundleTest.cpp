@@ -40,13 +40,15 @@ GpuArgDesc tensorMap(uint32_t bufferIndex) {
   return arg;
 }
 
-/// Two modules (one with an image and PTX, one PTX only) and two kernels,
+/// Two modules (one with two images, one with one) and two kernels,
 /// one with two launches and scratch buffers, one with nothing.
 GpuBundle makeBundle() {
   GpuBundle bundle;
   bundle.chip = "sm_90a";
-  bundle.modules = {{"main", {0x7f, 'E', 'L', 'F', 0, 1, 2}, "// ptx\n"},
-                    {"ptx_only", {}, ".version 8.0\n"}};
+  bundle.modules = {{"main",
+                     {{"binary", {0x7f, 'E', 'L', 'F', 0, 1, 2}},
+                      {"text", {'/', '/', '\n'}}}},
+                    {"text_only", {{"text", {'.', 'v', '\n'}}}}};
   GpuKernelDesc matmul;
   matmul.symbol = "orx_kernel_matmul";
   matmul.scratchBytes = {4096, 0};
@@ -105,10 +107,17 @@ TEST(GpuBundleTest, RoundTrip) {
   EXPECT_EQ(parsed.chip, "sm_90a");
   ASSERT_EQ(parsed.modules.size(), 2u);
   EXPECT_EQ(parsed.modules[0].name, "main");
-  EXPECT_EQ(parsed.modules[0].image, original.modules[0].image);
-  EXPECT_EQ(parsed.modules[0].ptx, "// ptx\n");
-  EXPECT_TRUE(parsed.modules[1].image.empty());
-  EXPECT_EQ(parsed.modules[1].ptx, ".version 8.0\n");
+  ASSERT_EQ(parsed.modules[0].images.size(), 2u);
+  EXPECT_EQ(parsed.modules[0].images[0].kind, "binary");
+  EXPECT_EQ(parsed.modules[0].images[0].data,
+            original.modules[0].images[0].data);
+  EXPECT_EQ(parsed.modules[0].images[1].kind, "text");
+  EXPECT_EQ(parsed.modules[0].lookupImage("text"),
+            &parsed.modules[0].images[1]);
+  EXPECT_EQ(parsed.modules[0].lookupImage("other"), nullptr);
+  ASSERT_EQ(parsed.modules[1].images.size(), 1u);
+  EXPECT_EQ(parsed.modules[1].images[0].data,
+            (std::vector<uint8_t>{'.', 'v', '\n'}));
   ASSERT_EQ(parsed.kernels.size(), 2u);
   const GpuKernelDesc &matmul = parsed.kernels[0];
   EXPECT_EQ(matmul.symbol, "orx_kernel_matmul");
@@ -172,32 +181,12 @@ TEST(GpuBundleTest, BadMagic) {
 
 TEST(GpuBundleTest, OtherVersion) {
   std::vector<uint8_t> bytes = serializeGpuBundle(makeBundle());
-  bytes[8] = 3;
-  EXPECT_EQ(parseError(bytes),
-            "GPU module bundle: GPU module bundle version 3, this runtime "
-            "reads 1 to 2");
-  bytes[8] = 0;
-  EXPECT_EQ(parseError(bytes),
-            "GPU module bundle: GPU module bundle version 0, this runtime "
-            "reads 1 to 2");
-}
-
-// Version 1 had no tensor maps: its bundles still read, and a tensor map in
-// one is not a parameter kind.
-TEST(GpuBundleTest, Version1) {
-  GpuBundle bundle = makeBundle();
-  bundle.kernels[0].launches[1].args.pop_back();
-  std::vector<uint8_t> bytes = serializeGpuBundle(bundle);
-  bytes[8] = 1;
-  GpuBundle parsed;
-  std::string error;
-  EXPECT_TRUE(parseGpuBundle(bytes.data(), bytes.size(), parsed, error))
-      << error;
-  bytes = serializeGpuBundle(makeBundle());
-  bytes[8] = 1;
-  EXPECT_EQ(parseError(bytes),
-            "GPU module bundle: kernels[0].launches[1].args[2].kind = 3 is "
-            "not a parameter kind");
+  for (uint8_t version : {0, 2, 4}) {
+    bytes[8] = version;
+    EXPECT_EQ(parseError(bytes),
+              "GPU module bundle: GPU module bundle version " +
+                  std::to_string(version) + ", this runtime reads 3");
+  }
 }
 
 TEST(GpuBundleTest, BadTensorMaps) {
@@ -258,8 +247,10 @@ TEST(GpuBundleTest, HugeCountIsRejectedBeforeAllocating) {
 }
 
 TEST(GpuBundleTest, ModuleWithoutCode) {
-  EXPECT_EQ(editError([](GpuBundle &b) { b.modules[1].ptx.clear(); }),
-            "GPU module bundle: modules[1] has neither an image nor PTX");
+  EXPECT_EQ(editError([](GpuBundle &b) { b.modules[1].images.clear(); }),
+            "GPU module bundle: modules[1] has no image");
+  EXPECT_EQ(editError([](GpuBundle &b) { b.modules[1].images[0].kind = ""; }),
+            "GPU module bundle: modules[1].images[0].kind is empty");
 }
 
 TEST(GpuBundleTest, ModuleOutOfRange) {

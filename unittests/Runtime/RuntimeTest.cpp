@@ -263,6 +263,23 @@ TEST(RuntimeTest, MissingKernelSymbol) {
             "kernel 'no_such_kernel' is not defined in kernel binary 0");
 }
 
+TEST(RuntimeTest, UnknownDriver) {
+  Artifact artifact = makeAddArtifact();
+  artifact.devices[0].driver = "warp_drive";
+  // The list of drivers depends on ORCHESTRA_RUNTIME_DRIVERS; 'cpu' is
+  // always first.
+  EXPECT_EQ(sessionError(artifact).rfind(
+                std::string("device 'cpu0' (") + getTestHostArch() +
+                    ") needs the runtime driver 'warp_drive', which this "
+                    "runtime was built without (it has 'cpu'",
+                0),
+            0u);
+  // A device the plan does not use needs no driver.
+  artifact = makeTwoDeviceArtifact();
+  artifact.devices.push_back({"idle", "idle_arch", "warp_drive", 0, 1});
+  EXPECT_TRUE(createSession(artifact));
+}
+
 TEST(RuntimeTest, WrongArch) {
   Artifact artifact = makeAddArtifact();
   artifact.binaries[0].arch = getOtherArch();
@@ -438,4 +455,63 @@ TEST(RuntimeTest, KernelScratchBuffersAreReused) {
     EXPECT_EQ(outputs[0][2], 1.0f) << "the freed block was not reused";
     EXPECT_EQ(outputs[0][3], 1.0f) << "a block of another size was reused";
   }
+}
+
+/// orx_artifact_check_topology's message for `json`, or "" when it accepts.
+static std::string topologyError(const Artifact &artifact,
+                                 const std::string &json) {
+  ArtifactPtr loaded = load(artifact);
+  if (!loaded)
+    return "artifact did not load";
+  Status status{
+      orx_artifact_check_topology(loaded.get(), json.data(), json.size())};
+  return status ? message(status) : "";
+}
+
+TEST(RuntimeTest, TopologyCheck) {
+  Artifact artifact = makeTwoDeviceArtifact();
+  std::string arch = getTestHostArch();
+  std::string devices = "[{\"name\": \"cpu0\", \"arch\": \"" + arch +
+                        "\", \"peak_flops\": {\"f32\": 1e11}}, "
+                        "{\"name\": \"cpu1\", \"arch\": \"" +
+                        arch + "\"}]";
+  EXPECT_EQ(topologyError(artifact, "{\"name\": \"two-cpu\", \"devices\": " +
+                                        devices + ", \"links\": []}"),
+            "");
+  EXPECT_EQ(
+      topologyError(artifact,
+                    "{\"name\": \"other\", \"devices\": " + devices + "}"),
+      "the artifact was built for topology 'two-cpu' (devices cpu0:" + arch +
+          ", cpu1:" + arch + "), not 'other' (cpu0:" + arch + ", cpu1:" + arch +
+          ")");
+  EXPECT_EQ(
+      topologyError(artifact, "{\"name\": \"two-cpu\", \"devices\": "
+                              "[{\"name\": \"cpu0\", \"arch\": \"" +
+                                  arch + "\"}]}"),
+      "the artifact was built for topology 'two-cpu' (devices cpu0:" + arch +
+          ", cpu1:" + arch + "), not 'two-cpu' (cpu0:" + arch + ")");
+  // Malformed text: where and what.
+  EXPECT_EQ(topologyError(artifact, "{\"name\": \"two-cpu\",\n  \"devices\": "
+                                    "[1, }"),
+            "line 2, column 18: invalid value");
+  EXPECT_EQ(topologyError(artifact, "{\"name\": \"a\\qb\"}"),
+            "line 1, column 13: invalid escape in a string");
+  EXPECT_EQ(topologyError(artifact, "[]"),
+            "not a topology: expected an object with a string 'name' and an "
+            "array 'devices'");
+  EXPECT_EQ(topologyError(artifact, "{\"name\": \"x\", \"devices\": [{}]}"),
+            "not a topology: devices[0] has no string 'name' and 'arch'");
+  EXPECT_EQ(topologyError(artifact, "{} {}"),
+            "line 1, column 4: unexpected text after the value");
+  EXPECT_EQ(topologyError(artifact, "\"abc"),
+            "line 1, column 5: unterminated string");
+  // Hostile nesting is bounded, not a stack overflow.
+  EXPECT_EQ(topologyError(artifact, std::string(100000, '[')),
+            "line 1, column 129: nested deeper than 128");
+  // Escapes and surrogate pairs decode.
+  EXPECT_NE(topologyError(artifact,
+                          "{\"name\": \"\\u0074wo-cpu\\ud83d\\ude00\","
+                          " \"devices\": []}")
+                .find("not 'two-cpu\xf0\x9f\x98\x80' ()"),
+            std::string::npos);
 }

@@ -86,7 +86,7 @@ inline Artifact makeAddArtifact() {
   Artifact a;
   a.producer = "runtime unit tests";
   a.topologyName = "host";
-  a.devices = {{"cpu0", getTestHostArch(), 0, 1}};
+  a.devices = {{"cpu0", getTestHostArch(), "cpu", 0, 1}};
   a.memorySpaces = {{"host_dram", 0, 3 * kVectorBytes}};
   a.entryName = "add";
   a.inputs = {vectorDesc("a"), vectorDesc("b")};
@@ -110,8 +110,8 @@ inline Artifact makeTwoDeviceArtifact() {
   Artifact a;
   a.producer = "runtime unit tests";
   a.topologyName = "two-cpu";
-  a.devices = {{"cpu0", getTestHostArch(), 0, 1},
-               {"cpu1", getTestHostArch(), 1, 1}};
+  a.devices = {{"cpu0", getTestHostArch(), "cpu", 0, 1},
+               {"cpu1", getTestHostArch(), "cpu", 1, 1}};
   a.memorySpaces = {{"cpu0_dram", 0, 3 * kVectorBytes},
                     {"cpu1_dram", 1, 2 * kVectorBytes}};
   a.entryName = "two_device";
@@ -164,8 +164,8 @@ inline Artifact makeCopyArtifact() {
   Artifact a;
   a.producer = "runtime unit tests";
   a.topologyName = "two-cpu";
-  a.devices = {{"cpu0", getTestHostArch(), 0, 1},
-               {"cpu1", getTestHostArch(), 1, 1}};
+  a.devices = {{"cpu0", getTestHostArch(), "cpu", 0, 1},
+               {"cpu1", getTestHostArch(), "cpu", 1, 1}};
   a.memorySpaces = {{"cpu0_dram", 0, 48}, {"cpu1_dram", 1, 40}};
   a.entryName = "copy";
   a.inputs = {{"x", DType::F32, {2, 3}}};

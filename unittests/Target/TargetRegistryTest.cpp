@@ -48,6 +48,7 @@ protected:
     info.memorySpaces = {{"dram", MemoryScope::Device, "memory"},
                          {"scratch", MemoryScope::Kernel, "scratchpad"}};
     info.defaultMemorySpace = "dram";
+    info.runtimeDriver = "test";
     llvm::cantFail(registry.registerTarget(std::move(info)));
   }
 
@@ -189,6 +190,13 @@ TEST_F(TargetRegistryTest, RejectsMalformedEntries) {
   EXPECT_NE(registerInfo(reserved).find("common to every arch"),
             std::string::npos);
 
+  TargetInfo noDriver;
+  noDriver.arch = "other";
+  noDriver.memorySpaces = {{"dram", MemoryScope::Device, ""}};
+  noDriver.defaultMemorySpace = "dram";
+  EXPECT_NE(registerInfo(noDriver).find("names no runtime driver"),
+            std::string::npos);
+
   TargetInfo empty;
   EXPECT_NE(registerInfo(empty).find("the arch string is empty"),
             std::string::npos);
@@ -208,6 +216,9 @@ TEST(GlobalTargetRegistryTest, HasTheSpecArchs) {
   ASSERT_NE(cdna3->lookupKey("lds_size"), nullptr);
   EXPECT_EQ(cdna3->lookupKey("lds_size")->type, TargetKeyType::Integer);
   EXPECT_EQ(cdna3->executableFormat, ExecutableFormat::HSACO);
+  for (StringRef arch : archs)
+    EXPECT_FALSE(registry.lookup(arch)->runtimeDriver.empty()) << arch.str();
+  EXPECT_EQ(registry.lookup("x86_64")->runtimeDriver, "cpu");
   ASSERT_NE(cdna3->lookupMemorySpace("lds"), nullptr);
   EXPECT_EQ(cdna3->lookupMemorySpace("lds")->scope, MemoryScope::Kernel);
 

@@ -5,15 +5,14 @@
 //===----------------------------------------------------------------------===//
 //
 // The subset of the .npy format (versions 1.0, 2.0 and 3.0) orchestra-run
-// needs: C-order arrays of little-endian numbers and booleans.
+// and the compiler's constant import need: C-order arrays of little-endian
+// numbers and booleans. Standard C++ only (the library OrchestraNpy links
+// neither MLIR nor LLVM), so that orchestra-run can use it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ORCHESTRA_SUPPORT_NPY_H
 #define ORCHESTRA_SUPPORT_NPY_H
-
-#include "llvm/ADT/StringRef.h"
-#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <string>
@@ -40,7 +39,7 @@ enum class ElementType {
 
 /// "f32", "f64", "f16", "i1" (bool), "i8", "i16", "i32", "i64", "u8", "u16",
 /// "u32", "u64".
-llvm::StringRef getElementTypeName(ElementType type);
+const char *getElementTypeName(ElementType type);
 size_t getElementTypeSize(ElementType type);
 
 /// A C-order array.
@@ -51,17 +50,17 @@ struct Array {
 };
 
 /// Parses the contents of a .npy file. Errors say what is malformed.
-llvm::Expected<Array> parse(llvm::StringRef bytes);
+bool parse(const std::string &bytes, Array &out, std::string &error);
 
 /// Serialises `array` as a version 1.0 .npy file (2.0 when the header needs
 /// it).
 std::string serialize(const Array &array);
 
 /// Reads the .npy file at `path`; errors name the file.
-llvm::Expected<Array> readFile(llvm::StringRef path);
+bool readFile(const std::string &path, Array &out, std::string &error);
 
 /// Writes `array` to `path`.
-llvm::Error writeFile(llvm::StringRef path, const Array &array);
+bool writeFile(const std::string &path, const Array &array, std::string &error);
 
 } // namespace orchestra::npy
 

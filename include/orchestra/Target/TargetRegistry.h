@@ -117,6 +117,9 @@ struct TargetInfo {
   /// compiled with the plain lowering (`--strategy=none`).
   bool loweringNeedsStrategy = false;
   ExecutableFormat executableFormat = ExecutableFormat::NativeObject;
+  /// The runtime driver that runs devices of this arch (the artifact's
+  /// DeviceDesc::driver; runtime/src/drivers/<name>).
+  std::string runtimeDriver;
   /// Whether tasks on this arch may carry `nki_source`.
   bool acceptsNKISource = false;
   /// The ops the arch's compilation path takes: the scheduler's support

@@ -47,5 +47,6 @@ void mlir::orchestra::registerAMDTargets(TargetRegistry &registry) {
   };
   cdna3.defaultMemorySpace = "hbm";
   cdna3.executableFormat = ExecutableFormat::HSACO;
+  cdna3.runtimeDriver = "hip";
   llvm::cantFail(registry.registerTarget(std::move(cdna3)));
 }

@@ -31,6 +31,7 @@ void mlir::orchestra::registerAWSTargets(TargetRegistry &registry) {
   };
   trn2.defaultMemorySpace = "hbm";
   trn2.executableFormat = ExecutableFormat::StableHLO;
+  trn2.runtimeDriver = "pjrt";
   trn2.supportsOp = isStableHLOExpressible;
   trn2.acceptsNKISource = true;
   llvm::cantFail(registry.registerTarget(std::move(trn2)));

@@ -87,5 +87,6 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       "orchestra-cpu-kernel-abi,"
       "orchestra-cpu-emit-binary";
   x86.executableFormat = ExecutableFormat::NativeObject;
+  x86.runtimeDriver = "cpu";
   llvm::cantFail(registry.registerTarget(std::move(x86)));
 }

@@ -27,6 +27,7 @@ void mlir::orchestra::registerGoogleTargets(TargetRegistry &registry) {
   };
   tpu.defaultMemorySpace = "hbm";
   tpu.executableFormat = ExecutableFormat::StableHLO;
+  tpu.runtimeDriver = "pjrt";
   tpu.supportsOp = isStableHLOExpressible;
   llvm::cantFail(registry.registerTarget(std::move(tpu)));
 }

@@ -35,6 +35,10 @@ using namespace mlir;
 
 /// The symbol the artifact names a task kernel by (as for CPU kernels).
 static constexpr StringLiteral kKernelSymbolPrefix = "orx_kernel_";
+/// The kinds of the bundle images the runtime's `cuda` driver loads
+/// (docs/Artifact.md).
+static constexpr const char *kCubinImageKind = "cubin";
+static constexpr const char *kPtxImageKind = "ptx";
 
 /// Returns the CUDA toolkit to take `ptxas` from.
 static std::string getToolkitPath(StringRef option) {
@@ -123,12 +127,16 @@ LogicalResult NVIDIAEmitBinaryPass::serialize(gpu::GPUModuleOp module,
       serializer.serializeToObject(module, ptxOptions);
   if (!ptx)
     return module.emitError() << "cannot generate PTX for " << chipName;
-  desc.ptx.assign(ptx->begin(), ptx->end());
-  while (!desc.ptx.empty() && desc.ptx.back() == '\0')
-    desc.ptx.pop_back();
+  // The images in the runtime driver's order of preference: the cubin, then
+  // the PTX the driver JIT-compiles when the cubin does not load.
+  orx::GpuImageDesc ptxImage{kPtxImageKind, {ptx->begin(), ptx->end()}};
+  while (!ptxImage.data.empty() && ptxImage.data.back() == '\0')
+    ptxImage.data.pop_back();
 
-  if (!havePtxas)
+  if (!havePtxas) {
+    desc.images.push_back(std::move(ptxImage));
     return success();
+  }
   gpu::TargetOptions cubinOptions(toolkit, {}, {}, {},
                                   gpu::CompilationTarget::Binary, getSymbols);
   std::optional<SmallVector<char, 0>> cubin =
@@ -136,7 +144,8 @@ LogicalResult NVIDIAEmitBinaryPass::serialize(gpu::GPUModuleOp module,
   if (!cubin)
     return module.emitError()
            << "ptxas could not assemble the PTX for " << chipName;
-  desc.image.assign(cubin->begin(), cubin->end());
+  desc.images.push_back({kCubinImageKind, {cubin->begin(), cubin->end()}});
+  desc.images.push_back(std::move(ptxImage));
   return success();
 }
 
@@ -423,13 +432,12 @@ LogicalResult NVIDIAEmitBinaryPass::dump(StringRef dir, StringRef kernelModule,
     os << bytes;
     return success();
   };
-  if (failed(write(".ptx", desc.ptx)))
-    return failure();
-  if (!desc.image.empty() &&
-      failed(write(".cubin",
-                   StringRef(reinterpret_cast<const char *>(desc.image.data()),
-                             desc.image.size()))))
-    return failure();
+  // One file per image, named by its kind (.cubin, .ptx).
+  for (const orx::GpuImageDesc &image : desc.images)
+    if (failed(write("." + image.kind, StringRef(reinterpret_cast<const char *>(
+                                                     image.data.data()),
+                                                 image.data.size()))))
+      return failure();
   return success();
 }
 

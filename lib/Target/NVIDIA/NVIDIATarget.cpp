@@ -187,6 +187,7 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
       getNVIDIALoweringPipeline(hopper.arch, "sm_90a", "+ptx83");
   hopper.loweringNeedsStrategy = true;
   hopper.executableFormat = ExecutableFormat::Cubin;
+  hopper.runtimeDriver = "cuda";
   hopper.supportsOp = isNVIDIAMappable;
   llvm::cantFail(registry.registerTarget(std::move(hopper)));
 
@@ -231,6 +232,7 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
       getNVIDIALoweringPipeline(blackwell.arch, "sm_100a", "+ptx86");
   blackwell.loweringNeedsStrategy = true;
   blackwell.executableFormat = ExecutableFormat::Cubin;
+  blackwell.runtimeDriver = "cuda";
   blackwell.supportsOp = isNVIDIAMappable;
   llvm::cantFail(registry.registerTarget(std::move(blackwell)));
 }

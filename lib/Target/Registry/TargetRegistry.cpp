@@ -96,6 +96,8 @@ llvm::Error TargetRegistry::registerTarget(TargetInfo info) {
   if (!defaultSpace || defaultSpace->scope != MemoryScope::Device)
     return fail("default memory space '" + info.defaultMemorySpace +
                 "' is not one of its device-scope memory spaces");
+  if (info.runtimeDriver.empty())
+    return fail("it names no runtime driver");
   std::string arch = info.arch;
   targets.try_emplace(arch, std::move(info));
   return llvm::Error::success();

@@ -69,6 +69,10 @@ struct DeviceDesc {
   std::string name;
   /// An arch of the target registry, e.g. "x86_64".
   std::string arch;
+  /// The runtime driver that runs the device ("cpu", or the name a GPU or
+  /// accelerator backend registers); the compiler takes it from the arch's
+  /// entry in the target registry.
+  std::string driver;
   uint32_t deviceId = 0;
   /// Threads a kernel on this device may use.
   uint32_t numThreads = 1;
@@ -138,7 +142,7 @@ struct StepDesc {
   double predictedFinish = -1;
 };
 
-constexpr uint32_t kArtifactVersionMajor = 1;
+constexpr uint32_t kArtifactVersionMajor = 2;
 constexpr uint32_t kArtifactVersionMinor = 0;
 
 /// A whole artifact.

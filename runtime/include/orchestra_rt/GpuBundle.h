@@ -5,13 +5,16 @@
 //===----------------------------------------------------------------------===//
 //
 // The kernels of a GPU device are stored in the artifact as one binary of
-// format "gpu-module-bundle": the device modules the compiler produced (cubin
-// and PTX for NVIDIA), and for each task kernel of the plan the launches it
-// runs, in order, on its device's stream: the module function, the grid and
-// block sizes, the dynamic shared memory and what each kernel parameter is (a
-// buffer of the plan's launch step, a scratch buffer of the task, an
-// immediate, or a TMA tensor map of one of those buffers). docs/Artifact.md
-// documents the layout.
+// format "gpu-module-bundle": the device modules the compiler produced, each
+// as one or more images of a kind its runtime driver knows (e.g. a binary for
+// the chip and a portable form the driver can compile at load time), and for
+// each task kernel of the plan the launches it runs, in order, on its
+// device's queue: the module function, the grid and block sizes, the dynamic
+// shared memory and what each kernel parameter is (a buffer of the plan's
+// launch step, a scratch buffer of the task, an immediate, or a tensor map
+// of one of those buffers). The runtime core does not interpret image kinds
+// or tensor-map fields: the device's driver does. docs/Artifact.md documents
+// the layout.
 //
 // Like Artifact.h this depends on the C++ standard library only.
 //
@@ -19,6 +22,8 @@
 
 #ifndef ORCHESTRA_RT_GPUBUNDLE_H
 #define ORCHESTRA_RT_GPUBUNDLE_H
+
+#include "orchestra_rt/Artifact.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -29,18 +34,27 @@ namespace orx {
 
 /// The BinaryDesc::format of a GPU module bundle.
 constexpr const char *kGpuBundleFormat = "gpu-module-bundle";
-/// Version 2 added tensor-map parameters; readers accept 1 and 2.
-constexpr uint32_t kGpuBundleVersion = 2;
+/// Version 3 (artifact format 2) gave modules a list of typed images;
+/// readers accept 3 only.
+constexpr uint32_t kGpuBundleVersion = 3;
+
+/// One form of a device module.
+struct GpuImageDesc {
+  /// What `data` is, in the words of the driver that loads it (the backend
+  /// that wrote the bundle names it; see docs/Artifact.md for the kinds).
+  std::string kind;
+  std::vector<uint8_t> data;
+};
 
 /// One device module (one `gpu.module` of the compiler).
 struct GpuModuleDesc {
   std::string name;
-  /// The device binary: a cubin for NVIDIA; may be empty when only `ptx` was
-  /// produced.
-  std::vector<uint8_t> image;
-  /// The PTX the cubin was assembled from; the driver JIT-compiles it when
-  /// the cubin does not match the device. May be empty.
-  std::string ptx;
+  /// At least one image, in order of preference: a driver loads the first
+  /// one it can and falls back to the next when loading fails.
+  std::vector<GpuImageDesc> images;
+
+  /// Returns the first image of `kind`, or null.
+  const GpuImageDesc *lookupImage(const std::string &kind) const;
 };
 
 /// What one kernel parameter is.
@@ -52,20 +66,20 @@ enum class GpuArgKind : uint32_t {
   Scratch = 1,
   /// `size` (4 or 8) little-endian bytes of `value`.
   Immediate = 2,
-  /// A TMA tensor map (`CUtensorMap`, 128 bytes) of a buffer, described by
-  /// `tensorMap`: the runtime encodes it for the buffer's device address
-  /// (`cuTensorMapEncodeTiled`), copies it into device memory ahead of the
-  /// launch on the launch's stream, and passes that device pointer.
+  /// A tensor map (a descriptor of a tiled view of a buffer that the
+  /// device's copy engine reads), described by `tensorMap`: the driver
+  /// encodes it for the buffer's device address, copies it into device
+  /// memory once, and passes that device pointer.
   TensorMap = 3,
 };
 
-/// A tiled TMA tensor map, in the driver's terms (`cuTensorMapEncodeTiled`):
+/// A tiled tensor map, in the terms of the driver that encodes it:
 /// dimensions innermost first. The enums hold the driver's values.
 struct GpuTensorMapDesc {
   /// The buffer the map describes: a Buffer or Scratch index.
   GpuArgKind source = GpuArgKind::Buffer;
   uint32_t sourceIndex = 0;
-  /// CUtensorMapDataType (e.g. 6 = FLOAT16, 7 = FLOAT32, 9 = BFLOAT16).
+  /// The driver's element type code.
   uint32_t dataType = 0;
   /// 1 to 5.
   uint32_t rank = 0;
@@ -77,8 +91,8 @@ struct GpuTensorMapDesc {
   /// Elements of the box one copy moves, per dimension (at most 256 each).
   uint32_t boxDim[5] = {1, 1, 1, 1, 1};
   uint32_t elementStrides[5] = {1, 1, 1, 1, 1};
-  /// CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
-  /// CUtensorMapFloatOOBfill.
+  /// The driver's interleave, swizzle, L2 promotion and out-of-bounds fill
+  /// codes.
   uint32_t interleave = 0;
   uint32_t swizzle = 0;
   uint32_t l2Promotion = 0;
@@ -117,7 +131,7 @@ struct GpuKernelDesc {
 };
 
 struct GpuBundle {
-  /// The chip the images were built for, e.g. "sm_90a".
+  /// The chip the images were built for, in the backend's spelling.
   std::string chip;
   std::vector<GpuModuleDesc> modules;
   std::vector<GpuKernelDesc> kernels;
@@ -131,12 +145,21 @@ std::vector<uint8_t> serializeGpuBundle(const GpuBundle &bundle);
 
 /// Reads and validates a bundle: magic and version, every count against the
 /// bytes left, module indices, scratch indices, non-zero grid and block
-/// sizes, at most 1024 threads per block, immediate sizes of 4 or 8 bytes, a
-/// module with neither an image nor PTX, tensor maps (rank 1-5, a Buffer or
-/// in-range Scratch source, non-zero dimensions, boxes of 1-256 elements,
-/// strides that are multiples of 16 bytes). Returns false with `error` set.
+/// sizes, at most 1024 threads per block, immediate sizes of 4 or 8 bytes,
+/// modules with at least one image, each of a named kind, tensor maps (rank
+/// 1-5, a Buffer or in-range Scratch source, non-zero dimensions, boxes of
+/// 1-256 elements, strides that are multiples of 16 bytes). Returns false with
+/// `error` set.
 bool parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
                     std::string &error);
+
+/// Is `binary` a GPU module bundle (format kGpuBundleFormat)?
+bool isGpuBundle(const BinaryDesc &binary);
+
+/// Parses and validates the GPU module bundle `binary`, kernel binary `index`
+/// of its artifact (named so in the error).
+bool parseGpuBundleBinary(const BinaryDesc &binary, size_t index,
+                          GpuBundle &out, std::string &error);
 
 } // namespace orx
 

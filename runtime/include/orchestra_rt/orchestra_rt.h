@@ -102,6 +102,17 @@ ORX_API const char *orx_artifact_device_name(const orx_artifact_t *artifact,
                                              size_t device);
 ORX_API const char *orx_artifact_device_arch(const orx_artifact_t *artifact,
                                              size_t device);
+/** The runtime driver of the device (e.g. "cpu"). */
+ORX_API const char *orx_artifact_device_driver(const orx_artifact_t *artifact,
+                                               size_t device);
+/** Checks that the artifact was built for the topology that `topology_json`
+ * (`length` bytes: the text of a topology file, as orchestra-compile takes
+ * it) describes: the same topology name and the same devices (name and arch)
+ * in the same order. Returns NULL when it was, else a status that names
+ * both, or why the text is not a topology. */
+ORX_API orx_status_t orx_artifact_check_topology(const orx_artifact_t *artifact,
+                                                 const char *topology_json,
+                                                 size_t length);
 ORX_API size_t orx_artifact_num_memory_spaces(const orx_artifact_t *artifact);
 ORX_API const char *
 orx_artifact_memory_space_name(const orx_artifact_t *artifact, size_t space);
@@ -172,10 +183,11 @@ typedef struct orx_trace_event_t {
   uint64_t end_ns;
   double predicted_start; /* seconds, from the scheduler; < 0 when none */
   double predicted_finish;
-  /* A GPU step's time on the GPU (CUDA events recorded around it on its
-   * stream), in nanoseconds; 0 for the steps of CPU devices and where the
-   * driver cannot time. start_ns/end_ns of a GPU step are host times: from
-   * its enqueueing to the moment the host saw it complete. */
+  /* The time of a step of an asynchronous device (a GPU) on that device
+   * (timing events recorded around it on its queue), in nanoseconds; 0 for
+   * the steps of CPU devices and where the driver cannot time.
+   * start_ns/end_ns of such a step are host times: from its enqueueing to
+   * the moment the host saw it complete. */
   uint64_t device_ns;
 } orx_trace_event_t;
 

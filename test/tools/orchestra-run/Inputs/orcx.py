@@ -6,7 +6,8 @@ runtime/src/Artifact.cpp), using only the standard library.
 
   orcx.py artifact KIND OUT      KIND: copy, two-inputs, wrong-arch,
                                  missing-feature, garbage-binary,
-                                 bad-step-device, version-2, corrupted
+                                 bad-step-device, version-1, version-3,
+                                 unknown-driver, corrupted
   orcx.py npy DESCR SHAPE OUT    an arange array; SHAPE like 2x3 or "" (scalar);
                                  --fortran, --version N, --truncate N
   orcx.py dump-npy FILE          prints descr, shape and values
@@ -80,7 +81,8 @@ def copy_plan():
     return {
         "producer": "orcx.py",
         "topology": "two-cpu",
-        "devices": [("cpu0", "x86_64", 0, 1), ("cpu1", "x86_64", 1, 1)],
+        "devices": [("cpu0", "x86_64", "cpu", 0, 1),
+                    ("cpu1", "x86_64", "cpu", 1, 1)],
         "spaces": [("cpu0_dram", 0, 48), ("cpu1_dram", 1, 40)],
         "entry": "copy",
         "inputs": [("x", F32, [2, 3])],
@@ -112,9 +114,10 @@ def payload(plan):
     w.str(plan["producer"])
     w.str(plan["topology"])
     w.u32(len(plan["devices"]))
-    for name, arch, device_id, threads in plan["devices"]:
+    for name, arch, driver, device_id, threads in plan["devices"]:
         w.str(name)
         w.str(arch)
+        w.str(driver)
         w.u32(device_id)
         w.u32(threads)
     w.u32(len(plan["spaces"]))
@@ -164,7 +167,7 @@ def payload(plan):
     return bytes(w.out)
 
 
-def artifact(plan, major=1, minor=0):
+def artifact(plan, major=2, minor=0):
     body = payload(plan)
     header = b"ORCXART\0" + struct.pack(
         "<IIQQQ", major, minor, len(body), fnv1a64(body), 0
@@ -194,8 +197,13 @@ def make_artifact(kind):
     if kind == "bad-step-device":
         plan["steps"][1] = (COPY, 2) + plan["steps"][1][2:]
         return artifact(plan)
-    if kind == "version-2":
-        return artifact(plan, major=2, minor=1)
+    if kind == "version-3":
+        return artifact(plan, major=3, minor=1)
+    if kind == "version-1":
+        return artifact(plan, major=1, minor=0)
+    if kind == "unknown-driver":
+        plan["devices"][1] = ("cpu1", "x86_64", "warp_drive", 1, 1)
+        return artifact(plan)
     if kind == "corrupted":
         data = bytearray(artifact(plan))
         data[60] ^= 1

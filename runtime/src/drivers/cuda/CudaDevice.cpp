@@ -10,6 +10,28 @@
 
 using namespace orx;
 
+namespace {
+/// An event of a CUDA device: a CUevent that the device destroys.
+struct CudaEvent final : hal::Event {
+  explicit CudaEvent(CUevent event) : event(event) {}
+  CUevent event;
+};
+
+/// The launches of one step.
+struct CudaPreparedLaunch final : hal::PreparedLaunch {
+  std::vector<CudaLaunch> launches;
+};
+} // namespace
+
+/// The CUevent of an event of a CUDA device (every event a CUDA device sees
+/// is one: canWaitOnDevice admits CUDA devices only).
+static CUevent eventOf(const hal::Event &event) {
+  return static_cast<const CudaEvent &>(event).event;
+}
+static CUevent eventOf(const hal::Event *event) {
+  return event ? eventOf(*event) : nullptr;
+}
+
 CudaContextGuard::CudaContextGuard(const CudaDriver *driver) : driver(driver) {
   if (driver)
     saved = driver->cuCtxGetCurrent(&previous) == CUDA_SUCCESS;
@@ -23,7 +45,9 @@ CudaContextGuard::~CudaContextGuard() {
 std::unique_ptr<CudaDevice> CudaDevice::create(const CudaDriver &driver,
                                                const DeviceDesc &desc,
                                                std::string &error) {
-  std::unique_ptr<CudaDevice> result(new CudaDevice(driver));
+  // Creation makes the device's context current; restore the caller's.
+  CudaContextGuard guard(&driver);
+  std::unique_ptr<CudaDevice> result(new CudaDevice(driver, desc));
   CudaDevice &d = *result;
   std::string what = "device '" + desc.name + "' (" + desc.arch + ")";
   int count = 0;
@@ -116,17 +140,17 @@ bool CudaDevice::allocate(uint64_t bytes, const std::string &what,
                       context);
 }
 
-bool CudaDevice::registerHostMemory(void *pointer, size_t bytes,
-                                    const std::string &what,
-                                    std::string &error) {
-  if (!makeCurrent(error) ||
-      !driver.check(
+void CudaDevice::registerHostMemory(void *pointer, size_t bytes,
+                                    const std::string &what) {
+  // Where the driver cannot pin memory (some sandboxes), copies go from
+  // pageable memory: still correct, but the host waits for each.
+  std::string ignored;
+  if (makeCurrent(ignored) &&
+      driver.check(
           driver.cuMemHostRegister(pointer, bytes, CU_MEMHOSTREGISTER_PORTABLE),
-          "cuMemHostRegister_v2", error,
+          "cuMemHostRegister_v2", ignored,
           "cannot pin " + what + " for " + description))
-    return false;
-  registeredHostMemory.push_back(pointer);
-  return true;
+    registeredHostMemory.push_back(pointer);
 }
 
 bool CudaDevice::createEvent(CUevent &out, std::string &error, bool timing) {
@@ -140,11 +164,13 @@ bool CudaDevice::createEvent(CUevent &out, std::string &error, bool timing) {
   return true;
 }
 
-bool CudaDevice::elapsedNanoseconds(CUevent start, CUevent end, uint64_t &out,
+bool CudaDevice::elapsedNanoseconds(const hal::Event &start,
+                                    const hal::Event &end, uint64_t &out,
                                     std::string &error) const {
   float milliseconds = 0;
   if (!makeCurrent(error) ||
-      !driver.check(driver.cuEventElapsedTime(&milliseconds, start, end),
+      !driver.check(driver.cuEventElapsedTime(&milliseconds, eventOf(start),
+                                              eventOf(end)),
                     "cuEventElapsedTime", error, description))
     return false;
   out = static_cast<uint64_t>(std::max(0.0f, milliseconds) * 1e6f);
@@ -165,28 +191,32 @@ bool CudaDevice::loadModules(size_t binaryIndex, const GpuBundle &bundle,
     std::string what = "cannot load module '" + module.name +
                        "' of kernel binary " + std::to_string(binaryIndex) +
                        " (built for " + bundle.chip + ") on " + description;
+    // The images in the bundle's order of preference; the driver loads a
+    // cubin as is and JIT-compiles PTX for the device.
+    std::string failures;
     CUmodule handle = nullptr;
-    std::string imageError;
-    if (!module.image.empty()) {
-      CUresult result = driver.cuModuleLoadData(&handle, module.image.data());
-      if (result == CUDA_SUCCESS) {
-        loaded.push_back(handle);
+    for (const GpuImageDesc &image : module.images) {
+      if (image.kind != kCubinImageKind && image.kind != kPtxImageKind)
         continue;
+      // cuModuleLoadData needs PTX null-terminated.
+      std::vector<uint8_t> text;
+      const void *data = image.data.data();
+      if (image.kind == kPtxImageKind) {
+        text = image.data;
+        text.push_back(0);
+        data = text.data();
       }
-      imageError = driver.describeFailure("cuModuleLoadData", result);
-      if (module.ptx.empty()) {
-        error = what + ": " + imageError;
-        return false;
-      }
+      CUresult result = driver.cuModuleLoadData(&handle, data);
+      if (result == CUDA_SUCCESS)
+        break;
+      handle = nullptr;
+      failures += std::string(failures.empty() ? "" : "; ") + "its " +
+                  image.kind + ": " +
+                  driver.describeFailure("cuModuleLoadData", result);
     }
-    // The driver JIT-compiles PTX for the device (std::string is
-    // null-terminated, as cuModuleLoadData needs).
-    CUresult result = driver.cuModuleLoadData(&handle, module.ptx.c_str());
-    if (result != CUDA_SUCCESS) {
-      std::string ptxError = driver.describeFailure("cuModuleLoadData", result);
-      error = imageError.empty() ? what + " from its PTX: " + ptxError
-                                 : what + ": its cubin: " + imageError +
-                                       "; its PTX, too: " + ptxError;
+    if (!handle) {
+      error = what + ": " +
+              (failures.empty() ? "it has no cubin or PTX image" : failures);
       return false;
     }
     loaded.push_back(handle);
@@ -462,7 +492,7 @@ bool CudaDevice::synchronizeEvent(CUevent event, std::string &error) const {
                       error, description);
 }
 
-bool CudaDevice::synchronize(std::string &error) const {
+bool CudaDevice::synchronize(std::string &error) {
   if (!makeCurrent(error))
     return false;
   for (CUstream stream : {kernelStream, copyStream, hostStream})
@@ -476,4 +506,162 @@ bool CudaDevice::synchronizeContext(std::string &error) const {
   return makeCurrent(error) &&
          driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize", error,
                       description);
+}
+
+//===----------------------------------------------------------------------===//
+// hal::Device
+//===----------------------------------------------------------------------===//
+
+const std::string &CudaDevice::getDriverName() const {
+  static const std::string name = kCudaDriverName;
+  return name;
+}
+
+std::unique_ptr<hal::CallerState> CudaDevice::saveCallerState() const {
+  return std::make_unique<CudaContextGuard>(&driver);
+}
+
+bool CudaDevice::allocate(uint64_t bytes, const std::string &what, void *&out,
+                          std::string &error) {
+  CUdeviceptr base = 0;
+  if (!allocate(bytes, what, base, error))
+    return false;
+  out = reinterpret_cast<void *>(static_cast<uintptr_t>(base));
+  return true;
+}
+
+bool CudaDevice::upload(void *destination, const void *source, size_t bytes,
+                        std::string &error) {
+  return upload(deviceAddress(destination), source, bytes, error);
+}
+
+std::unique_ptr<hal::PreparedLaunch>
+CudaDevice::prepareLaunch(const Artifact &artifact, uint32_t kernelIndex,
+                          const std::vector<void *> &buffers,
+                          const std::string &step, std::string &error) {
+  const KernelDesc &kernel = artifact.kernels[kernelIndex];
+  const BinaryDesc &binary = artifact.binaries[kernel.binary];
+  if (!isGpuBundle(binary)) {
+    error = step + " runs on " + description + ", but its kernel '" +
+            kernel.symbol + "' is in kernel binary " +
+            std::to_string(kernel.binary) + " of format '" + binary.format +
+            "', not a GPU module bundle";
+    return nullptr;
+  }
+  std::unique_ptr<GpuBundle> &bundle = bundles[kernel.binary];
+  if (!bundle) {
+    auto parsed = std::make_unique<GpuBundle>();
+    if (!parseGpuBundleBinary(binary, kernel.binary, *parsed, error)) {
+      bundles.erase(kernel.binary);
+      return nullptr;
+    }
+    bundle = std::move(parsed);
+  }
+  if (!bundle->lookupKernel(kernel.symbol)) {
+    error = "kernel '" + kernel.symbol + "' is not defined in kernel binary " +
+            std::to_string(kernel.binary);
+    return nullptr;
+  }
+  // The device record's arch, not the bundle's chip: one arch may take
+  // images for several chips.
+  if (binary.arch != desc.arch) {
+    error = "kernel binary " + std::to_string(kernel.binary) +
+            " is for arch '" + binary.arch + "', device '" + desc.name +
+            "' is '" + desc.arch + "'";
+    return nullptr;
+  }
+  const CudaKernel *prepared =
+      prepareKernel(kernel.binary, *bundle, kernel.symbol, error);
+  if (!prepared)
+    return nullptr;
+  std::vector<CUdeviceptr> addresses;
+  for (void *buffer : buffers)
+    addresses.push_back(deviceAddress(buffer));
+  auto result = std::make_unique<CudaPreparedLaunch>();
+  if (!prepareLaunches(*prepared, addresses, result->launches, error)) {
+    error = step + ": " + error;
+    return nullptr;
+  }
+  return result;
+}
+
+bool CudaDevice::launch(hal::PreparedLaunch &prepared,
+                        const hal::StepEvents &events, std::string &error) {
+  auto &launch = static_cast<CudaPreparedLaunch &>(prepared);
+  return enqueueLaunches(launch.launches, eventOf(events.started), error) &&
+         (!events.finished ||
+          recordEvent(eventOf(events.finished), kernelStream, error)) &&
+         (!events.done ||
+          recordEvent(eventOf(events.done), kernelStream, error));
+}
+
+bool CudaDevice::canCopyWith(const hal::Device &other) const {
+  return other.getDriverName() == getDriverName();
+}
+
+/// The CUDA device of one side of a copy, or null for host memory.
+static const CudaDevice *cudaDeviceOf(hal::Memory memory) {
+  return static_cast<const CudaDevice *>(memory.device);
+}
+
+bool CudaDevice::enqueueCopy(hal::Memory destination, hal::Memory source,
+                             size_t bytes, const hal::StepEvents &events,
+                             std::string &error) {
+  return (!events.started ||
+          recordEvent(eventOf(events.started), copyStream, error)) &&
+         (bytes == 0 || enqueueCopy(copyStream, cudaDeviceOf(destination),
+                                    destination.address, cudaDeviceOf(source),
+                                    source.address, bytes, error)) &&
+         (!events.finished ||
+          recordEvent(eventOf(events.finished), copyStream, error)) &&
+         (!events.done || recordEvent(eventOf(events.done), copyStream, error));
+}
+
+bool CudaDevice::copyAndWait(hal::Memory destination, hal::Memory source,
+                             size_t bytes, std::string &error) {
+  return copyAndWait(cudaDeviceOf(destination), destination.address,
+                     cudaDeviceOf(source), source.address, bytes, error);
+}
+
+std::unique_ptr<hal::Event> CudaDevice::createEvent(bool timing,
+                                                    std::string &error) {
+  CUevent event = nullptr;
+  if (!createEvent(event, error, timing))
+    return nullptr;
+  return std::make_unique<CudaEvent>(event);
+}
+
+bool CudaDevice::canWaitOnDevice(const hal::Device &other) const {
+  return other.getDriverName() == getDriverName();
+}
+
+bool CudaDevice::waitForEvent(hal::Queue queue, const hal::Event &event,
+                              std::string &error) {
+  return waitEvent(queue == hal::Queue::Compute ? kernelStream : copyStream,
+                   eventOf(event), error);
+}
+
+bool CudaDevice::synchronizeEvent(const hal::Event &event, std::string &error) {
+  return synchronizeEvent(eventOf(event), error);
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+static std::unique_ptr<hal::Device> createCudaDevice(const DeviceDesc &desc,
+                                                     std::string &error) {
+  const CudaDriver *driver =
+      CudaDriver::get("device '" + desc.name + "' (" + desc.arch + ")", error);
+  if (!driver)
+    return nullptr;
+  return CudaDevice::create(*driver, desc, error);
+}
+
+namespace orx::hal {
+void registerCudaDriver();
+} // namespace orx::hal
+
+void orx::hal::registerCudaDriver() {
+  registerDriver(kCudaDriverName, createCudaDevice);
 }

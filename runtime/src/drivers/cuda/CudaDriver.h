@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ORCHESTRA_RT_CUDADRIVER_H
-#define ORCHESTRA_RT_CUDADRIVER_H
+#ifndef ORCHESTRA_RT_DRIVERS_CUDA_CUDADRIVER_H
+#define ORCHESTRA_RT_DRIVERS_CUDA_CUDADRIVER_H
 
 #include <cstddef>
 #include <cstdint>
@@ -55,9 +55,6 @@ struct alignas(64) CUtensorMap {
 };
 /// Dynamic shared memory a kernel may use without opting in.
 constexpr unsigned kDefaultMaxDynamicSharedBytes = 48 * 1024;
-
-/// Is `arch` (a DeviceDesc::arch) a device the CUDA driver runs?
-bool isCudaArch(const std::string &arch);
 
 /// The entry points of one loaded CUDA driver library.
 struct CudaDriver {
@@ -151,4 +148,4 @@ struct CudaDriver {
 
 } // namespace orx
 
-#endif // ORCHESTRA_RT_CUDADRIVER_H
+#endif // ORCHESTRA_RT_DRIVERS_CUDA_CUDADRIVER_H

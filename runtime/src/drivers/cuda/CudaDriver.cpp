@@ -17,10 +17,6 @@ using namespace orx;
 
 static constexpr const char *kDefaultDriver = "libcuda.so.1";
 
-bool orx::isCudaArch(const std::string &arch) {
-  return arch.rfind("nvidia_", 0) == 0;
-}
-
 namespace {
 /// A driver library opened once: its entry points, and the first one it
 /// lacks (empty when it has them all).

@@ -7,6 +7,7 @@
 #include "KernelLoader.h"
 
 #include "KernelAllocator.h"
+#include "orchestra_rt/GpuBundle.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -151,26 +152,6 @@ bool orx::checkBinaryCompatible(const BinaryDesc &binary, size_t index,
     return false;
   }
   return true;
-}
-
-bool orx::isGpuBundle(const BinaryDesc &binary) {
-  return binary.format == kGpuBundleFormat;
-}
-
-bool orx::parseGpuBundleBinary(const BinaryDesc &binary, size_t index,
-                               GpuBundle &out, std::string &error) {
-  std::string what = "kernel binary " + std::to_string(index);
-  if (!isGpuBundle(binary)) {
-    error = what + " has format '" + binary.format + "', not '" +
-            kGpuBundleFormat + "'";
-    return false;
-  }
-  std::string reason;
-  if (parseGpuBundle(binary.data.data(), binary.data.size(), out, reason))
-    return true;
-  error = what + " (" + std::to_string(binary.data.size()) +
-          " bytes) is invalid: " + reason;
-  return false;
 }
 
 /// Writes all of `data` to `fd`.

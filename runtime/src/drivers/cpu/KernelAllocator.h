@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ORCHESTRA_RT_KERNELALLOCATOR_H
-#define ORCHESTRA_RT_KERNELALLOCATOR_H
+#ifndef ORCHESTRA_RT_DRIVERS_CPU_KERNELALLOCATOR_H
+#define ORCHESTRA_RT_DRIVERS_CPU_KERNELALLOCATOR_H
 
 #include <cstddef>
 #include <cstdint>
@@ -52,4 +52,4 @@ void releaseKernelAllocator();
 
 } // namespace orx
 
-#endif // ORCHESTRA_RT_KERNELALLOCATOR_H
+#endif // ORCHESTRA_RT_DRIVERS_CPU_KERNELALLOCATOR_H

@@ -6,17 +6,14 @@
 //
 // Host kernel binaries are ELF shared objects embedded in the artifact. They
 // are checked against the running machine (arch, CPU features), written to an
-// anonymous file and opened with dlopen. The kernels of GPU devices come as GPU
-// module bundles, which are parsed and validated here and loaded by the
-// device (CudaDevice).
+// anonymous file and opened with dlopen.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ORCHESTRA_RT_KERNELLOADER_H
-#define ORCHESTRA_RT_KERNELLOADER_H
+#ifndef ORCHESTRA_RT_DRIVERS_CPU_KERNELLOADER_H
+#define ORCHESTRA_RT_DRIVERS_CPU_KERNELLOADER_H
 
 #include "orchestra_rt/Artifact.h"
-#include "orchestra_rt/GpuBundle.h"
 
 #include <memory>
 #include <string>
@@ -46,14 +43,6 @@ std::string getCpuinfoFlagName(const std::string &llvmFeature);
 bool checkBinaryCompatible(const BinaryDesc &binary, size_t index,
                            std::string &error);
 
-/// Is `binary` a GPU module bundle (format kGpuBundleFormat)?
-bool isGpuBundle(const BinaryDesc &binary);
-
-/// Parses and validates the GPU module bundle `binary`; `index` names it in
-/// the error.
-bool parseGpuBundleBinary(const BinaryDesc &binary, size_t index,
-                          GpuBundle &out, std::string &error);
-
 /// A binary opened with dlopen; closed on destruction.
 class LoadedBinary {
 public:
@@ -81,4 +70,4 @@ private:
 
 } // namespace orx
 
-#endif // ORCHESTRA_RT_KERNELLOADER_H
+#endif // ORCHESTRA_RT_DRIVERS_CPU_KERNELLOADER_H

@@ -4,18 +4,23 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// What a session holds for each CUDA device of its artifact: the primary
-// context, three non-blocking streams (kernels, copies of the device's queue,
-// and copies that CPU queues and the session itself make), device memory, the
-// modules of the GPU module bundles its steps use, scratch buffers and step
-// events. Everything is released by the destructor.
+// The `cuda` driver's device: what a session holds for each CUDA device of
+// its artifact: the primary context, three non-blocking streams (kernels,
+// copies of the device's queue, and copies that other queues and the session
+// itself make: the Compute and Transfer queues of the HAL and a private
+// one), device memory, the modules of the GPU module bundles its steps use,
+// scratch buffers and step events. Everything is released by the destructor.
+//
+// A bundle module's images may be of kind "cubin" (loaded as is) and "ptx"
+// (JIT-compiled by the driver when no cubin loads).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ORCHESTRA_RT_CUDADEVICE_H
-#define ORCHESTRA_RT_CUDADEVICE_H
+#ifndef ORCHESTRA_RT_DRIVERS_CUDA_CUDADEVICE_H
+#define ORCHESTRA_RT_DRIVERS_CUDA_CUDADEVICE_H
 
 #include "CudaDriver.h"
+#include "hal/Device.h"
 #include "orchestra_rt/Artifact.h"
 #include "orchestra_rt/GpuBundle.h"
 
@@ -31,7 +36,7 @@ namespace orx {
 /// Makes a context current on the calling thread for its lifetime, then
 /// restores the previous one, so that a session does not change the context
 /// of an application thread that also uses CUDA.
-class CudaContextGuard {
+class CudaContextGuard final : public hal::CallerState {
 public:
   explicit CudaContextGuard(const CudaDriver *driver);
   ~CudaContextGuard();
@@ -69,14 +74,22 @@ struct CudaLaunch {
   std::string name;
 };
 
-class CudaDevice {
+/// The name under which the driver registers (DeviceDesc::driver).
+inline constexpr const char *kCudaDriverName = "cuda";
+
+/// The image kinds of a GPU module bundle that the driver loads.
+inline constexpr const char *kCubinImageKind = "cubin";
+inline constexpr const char *kPtxImageKind = "ptx";
+
+class CudaDevice final : public hal::Device {
 public:
   /// Retains the primary context of CUDA device `desc.deviceId` and creates
-  /// the streams. Returns null with `error` set; the error says how many
-  /// devices there are when the ordinal is out of range.
+  /// the streams, leaving the calling thread's current context as it was.
+  /// Returns null with `error` set; the error says how many devices there are
+  /// when the ordinal is out of range.
   static std::unique_ptr<CudaDevice>
   create(const CudaDriver &driver, const DeviceDesc &desc, std::string &error);
-  ~CudaDevice();
+  ~CudaDevice() override;
   CudaDevice(const CudaDevice &) = delete;
   CudaDevice &operator=(const CudaDevice &) = delete;
 
@@ -85,8 +98,50 @@ public:
   CUstream getKernelStream() const { return kernelStream; }
   CUstream getCopyStream() const { return copyStream; }
   CUstream getHostStream() const { return hostStream; }
+  //===--------------------------------------------------------------------===//
+  // hal::Device
+  //===--------------------------------------------------------------------===//
+
+  const std::string &getDriverName() const override;
   /// "device 'gpu0' (nvidia_hopper, CUDA device 0: NVIDIA H100, sm_90)".
-  const std::string &getDescription() const { return description; }
+  const std::string &getDescription() const override { return description; }
+  bool isHostMemory() const override { return false; }
+  bool isAsynchronous() const override { return true; }
+  std::unique_ptr<hal::CallerState> saveCallerState() const override;
+  bool allocate(uint64_t bytes, const std::string &what, void *&out,
+                std::string &error) override;
+  bool upload(void *destination, const void *source, size_t bytes,
+              std::string &error) override;
+  void registerHostMemory(void *pointer, size_t bytes,
+                          const std::string &what) override;
+  bool finishSetup(std::string &error) override {
+    return synchronizeContext(error);
+  }
+  std::unique_ptr<hal::PreparedLaunch>
+  prepareLaunch(const Artifact &artifact, uint32_t kernelIndex,
+                const std::vector<void *> &buffers, const std::string &step,
+                std::string &error) override;
+  bool launch(hal::PreparedLaunch &launch, const hal::StepEvents &events,
+              std::string &error) override;
+  bool canCopyWith(const hal::Device &other) const override;
+  bool enqueueCopy(hal::Memory destination, hal::Memory source, size_t bytes,
+                   const hal::StepEvents &events, std::string &error) override;
+  bool copyAndWait(hal::Memory destination, hal::Memory source, size_t bytes,
+                   std::string &error) override;
+  std::unique_ptr<hal::Event> createEvent(bool timing,
+                                          std::string &error) override;
+  bool canTime() const override { return driver.cuEventElapsedTime != nullptr; }
+  bool elapsedNanoseconds(const hal::Event &start, const hal::Event &end,
+                          uint64_t &out, std::string &error) const override;
+  bool canWaitOnDevice(const hal::Device &other) const override;
+  bool waitForEvent(hal::Queue queue, const hal::Event &event,
+                    std::string &error) override;
+  bool synchronizeEvent(const hal::Event &event, std::string &error) override;
+  bool synchronize(std::string &error) override;
+
+  //===--------------------------------------------------------------------===//
+  // The driver's own interface
+  //===--------------------------------------------------------------------===//
 
   /// Makes the device's context current on the calling thread.
   bool makeCurrent(std::string &error) const;
@@ -95,17 +150,9 @@ public:
   /// destructor. `what` names the buffer in the error.
   bool allocate(uint64_t bytes, const std::string &what, CUdeviceptr &out,
                 std::string &error);
-  /// Pins host memory (for every context) until the destructor.
-  bool registerHostMemory(void *pointer, size_t bytes, const std::string &what,
-                          std::string &error);
   /// Creates an event, destroyed by the destructor; with `timing`, one that
   /// elapsedNanoseconds can measure from or to.
   bool createEvent(CUevent &out, std::string &error, bool timing = false);
-  /// Whether the driver can measure the GPU time between two events.
-  bool canTime() const { return driver.cuEventElapsedTime != nullptr; }
-  /// The GPU time from `start` to `end` (both timing events, complete).
-  bool elapsedNanoseconds(CUevent start, CUevent end, uint64_t &out,
-                          std::string &error) const;
 
   /// Copies host memory to the device with the synchronous cuMemcpyHtoD. From
   /// pageable memory the driver may still be copying when it returns: call
@@ -152,19 +199,20 @@ public:
   /// Waits on the host for `event`, recorded on one of this device's streams.
   bool synchronizeEvent(CUevent event, std::string &error) const;
 
-  /// Waits for every stream of the device.
-  bool synchronize(std::string &error) const;
   /// Waits for all work of the context, including the synchronous memsets
   /// and copies of session creation.
   bool synchronizeContext(std::string &error) const;
 
 private:
-  CudaDevice(const CudaDriver &driver) : driver(driver) {}
+  CudaDevice(const CudaDriver &driver, const DeviceDesc &desc)
+      : driver(driver), desc(desc) {}
 
   bool loadModules(size_t binaryIndex, const GpuBundle &bundle,
                    std::vector<CUmodule> &modules, std::string &error);
 
   const CudaDriver &driver;
+  /// The artifact's record of the device.
+  DeviceDesc desc;
   std::string description;
   CUdevice device = 0;
   CUcontext context = nullptr;
@@ -176,6 +224,9 @@ private:
   std::vector<CUdeviceptr> allocations;
   std::vector<void *> registeredHostMemory;
   std::vector<CUevent> events;
+  /// The parsed bundles of the kernels prepared so far, by kernel binary
+  /// index.
+  std::map<size_t, std::unique_ptr<GpuBundle>> bundles;
   /// The modules of each bundle, by kernel binary index.
   std::map<size_t, std::vector<CUmodule>> modules;
   /// Prepared kernels by (kernel binary index, symbol).
@@ -186,4 +237,4 @@ private:
 
 } // namespace orx
 
-#endif // ORCHESTRA_RT_CUDADEVICE_H
+#endif // ORCHESTRA_RT_DRIVERS_CUDA_CUDADEVICE_H
