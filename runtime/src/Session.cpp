@@ -199,8 +199,10 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
       for (uint32_t arg : desc.args) {
         const ValueDesc &value = artifact.values[arg];
         const Arena &arena = arenas[value.space];
+        // (An arena of a device the plan does not use has no device.)
         if (arena.device != &device &&
-            !(device.isHostMemory() && arena.device->isHostMemory())) {
+            !(device.isHostMemory() && arena.device &&
+              arena.device->isHostMemory())) {
           const MemorySpaceDesc &space = artifact.memorySpaces[value.space];
           error = describeStep(desc, index) + " on device '" +
                   artifact.devices[desc.device].name + "' uses value " +
@@ -225,7 +227,8 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
       hal::Device *copier = step.async ? step.async : step.copier;
       for (uint32_t value : desc.args) {
         uint32_t space = artifact.values[value].space;
-        if (!copier || !arenas[space].device->isHostMemory() || pinned[space])
+        if (!copier || !arenas[space].device ||
+            !arenas[space].device->isHostMemory() || pinned[space])
           continue;
         // Whole pages: host-memory devices allocate them.
         size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));

@@ -280,6 +280,20 @@ TEST(RuntimeTest, UnknownDriver) {
   EXPECT_TRUE(createSession(artifact));
 }
 
+// A kernel that names a value in the (empty) arena of a device the plan does
+// not use is refused, not run on a null address.
+TEST(RuntimeTest, KernelUsesTheMemoryOfAnIdleDevice) {
+  Artifact artifact = makeAddArtifact();
+  artifact.devices.push_back({"idle", getTestHostArch(), "cpu", 1, 1});
+  artifact.memorySpaces.push_back({"idle_dram", 1, 0});
+  artifact.values.push_back({1, 0, 0});
+  artifact.steps[0].args.push_back(3);
+  EXPECT_EQ(sessionError(artifact),
+            "step 0 ('add') on device 'cpu0' uses value 3, which is in memory "
+            "space 'idle_dram' of device 'idle': its kernel cannot address "
+            "it");
+}
+
 TEST(RuntimeTest, WrongArch) {
   Artifact artifact = makeAddArtifact();
   artifact.binaries[0].arch = getOtherArch();
