@@ -6,6 +6,8 @@
 
 #include "TestData.h"
 
+#include "orchestra/Frontend/ONNX/TensorData.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -124,20 +126,6 @@ std::string conformance::formatONNXType(int32_t dtype,
   return result + "]";
 }
 
-/// Appends the little-endian bytes of each of `values`, `size` bytes each
-/// (the low bytes: int32_data holds 8- and 16-bit types).
-template <typename T>
-static void appendLowBytes(std::vector<char> &bytes, const T &values,
-                           size_t size) {
-  for (auto value : values) {
-    uint64_t bits = 0;
-    static_assert(sizeof(value) <= 8, "wider than 64 bits");
-    std::memcpy(&bits, &value, sizeof(value));
-    for (size_t i = 0; i < size; ++i)
-      bytes.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
-  }
-}
-
 /// Reads the contents of an onnx.TensorProto.
 static std::optional<HostTensor> readTensor(const onnx::TensorProto &proto,
                                             TensorError &error,
@@ -159,14 +147,13 @@ static std::optional<HostTensor> readTensor(const onnx::TensorProto &proto,
     return std::nullopt;
   }
   int64_t count = 1;
-  for (int64_t dim : proto.dims()) {
-    if (dim < 0 || (dim != 0 && count > (int64_t(1) << 40) / dim)) {
-      error.message = "malformed dimensions";
-      return std::nullopt;
-    }
-    tensor.shape.push_back(dim);
-    count *= dim;
+  llvm::SmallVector<int64_t> shape;
+  std::string reason;
+  if (!onnx_data::readShape(proto, shape, count, reason)) {
+    error.message = "malformed dimensions";
+    return std::nullopt;
   }
+  tensor.shape.assign(shape.begin(), shape.end());
   if (isString) {
     tensor.strings.assign(proto.string_data().begin(),
                           proto.string_data().end());
@@ -178,31 +165,9 @@ static std::optional<HostTensor> readTensor(const onnx::TensorProto &proto,
     return tensor;
   }
   size_t elementSize = orx_dtype_size(*orxType);
-  if (proto.has_raw_data()) {
-    tensor.bytes.assign(proto.raw_data().begin(), proto.raw_data().end());
-  } else {
-    // The typed fields of TensorProto (onnx.proto): float_data, double_data,
-    // int64_data, uint64_data (uint32/uint64), and int32_data for every type
-    // of 32 bits or less (bool, int8/16/32, uint8/16, float16/bfloat16 bits).
-    switch (tensor.dtype) {
-    case onnx::TensorProto::FLOAT:
-      appendLowBytes(tensor.bytes, proto.float_data(), 4);
-      break;
-    case onnx::TensorProto::DOUBLE:
-      appendLowBytes(tensor.bytes, proto.double_data(), 8);
-      break;
-    case onnx::TensorProto::INT64:
-      appendLowBytes(tensor.bytes, proto.int64_data(), 8);
-      break;
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64:
-      appendLowBytes(tensor.bytes, proto.uint64_data(), elementSize);
-      break;
-    default:
-      appendLowBytes(tensor.bytes, proto.int32_data(), elementSize);
-      break;
-    }
-  }
+  // (External data was refused above: test data never has it.)
+  onnx_data::readBytes(proto, elementSize, size_t(count) * elementSize,
+                       /*baseDir=*/"", "the tensor", tensor.bytes, reason);
   if (tensor.bytes.size() != size_t(count) * elementSize) {
     error.message = "has " + std::to_string(tensor.bytes.size()) +
                     " bytes of data; its shape and type need " +

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
+#include "orchestra/Frontend/ONNX/TensorData.h"
 
 #include "Converter.h"
 
@@ -328,20 +329,6 @@ ModelImporter::getValueInfoType(const onnx::ValueInfoProto &info,
   return RankedTensorType::get(shape, element);
 }
 
-/// Appends the little-endian bytes of `count` elements of `size` bytes taken
-/// from the low bytes of each of `values`.
-template <typename T>
-static void appendLowBytes(std::vector<char> &bytes, const T &values,
-                           size_t size) {
-  for (auto value : values) {
-    uint64_t bits = 0;
-    static_assert(sizeof(value) <= 8, "wider than 64 bits");
-    std::memcpy(&bits, &value, sizeof(value));
-    for (size_t i = 0; i < size; ++i)
-      bytes.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
-  }
-}
-
 FailureOr<ElementsAttr>
 ModelImporter::convertTensor(const onnx::TensorProto &tensor, Location loc,
                              OnnxDType *dtypeOut) {
@@ -357,76 +344,19 @@ ModelImporter::convertTensor(const onnx::TensorProto &tensor, Location loc,
            << getOnnxDTypeName(dtype);
   SmallVector<int64_t> shape;
   int64_t count = 1;
-  for (int64_t dim : tensor.dims()) {
-    if (dim < 0)
-      return mlir::emitError(loc) << what << " has a negative dimension";
-    shape.push_back(dim);
-    if (dim != 0 && count > (int64_t(1) << 40) / dim)
-      return mlir::emitError(loc) << what << " is too large";
-    count *= dim;
-  }
+  std::string error;
+  if (!onnx_data::readShape(tensor, shape, count, error))
+    return mlir::emitError(loc) << what << " " << error;
   auto type = RankedTensorType::get(shape, element);
   size_t elementSize =
       element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
   size_t expectedBytes = count * elementSize;
 
   std::vector<char> bytes;
-  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    std::string location;
-    uint64_t offset = 0;
-    std::optional<uint64_t> length;
-    for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
-      if (entry.key() == "location")
-        location = entry.value();
-      else if (entry.key() == "offset")
-        llvm::to_integer(entry.value(), offset);
-      else if (entry.key() == "length") {
-        uint64_t parsed = 0;
-        if (llvm::to_integer(entry.value(), parsed))
-          length = parsed;
-      }
-    }
-    if (location.empty())
-      return mlir::emitError(loc)
-             << what << " has external data without a location";
-    SmallString<256> path = llvm::sys::path::parent_path(filename);
-    llvm::sys::path::append(path, location);
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-        llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                    /*RequiresNullTerminator=*/false);
-    if (!file)
-      return mlir::emitError(loc)
-             << "cannot read the external data of " << what << " from '" << path
-             << "': " << file.getError().message();
-    uint64_t size = length.value_or(expectedBytes);
-    if (offset + size > (*file)->getBufferSize())
-      return mlir::emitError(loc) << "the external data of " << what
-                                  << " lies beyond the end of '" << path << "'";
-    bytes.assign((*file)->getBufferStart() + offset,
-                 (*file)->getBufferStart() + offset + size);
-  } else if (tensor.has_raw_data()) {
-    bytes.assign(tensor.raw_data().begin(), tensor.raw_data().end());
-  } else {
-    switch (dtype) {
-    case onnx::TensorProto::FLOAT:
-      appendLowBytes(bytes, tensor.float_data(), 4);
-      break;
-    case onnx::TensorProto::DOUBLE:
-      appendLowBytes(bytes, tensor.double_data(), 8);
-      break;
-    case onnx::TensorProto::INT64:
-      appendLowBytes(bytes, tensor.int64_data(), 8);
-      break;
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64:
-      appendLowBytes(bytes, tensor.uint64_data(), elementSize);
-      break;
-    default:
-      // int32_data holds every type of 32 bits or less.
-      appendLowBytes(bytes, tensor.int32_data(), elementSize);
-      break;
-    }
-  }
+  if (!onnx_data::readBytes(tensor, elementSize, expectedBytes,
+                            llvm::sys::path::parent_path(filename), what, bytes,
+                            error))
+    return mlir::emitError(loc) << error;
   if (bytes.size() != expectedBytes)
     return mlir::emitError(loc)
            << what << " of shape ["

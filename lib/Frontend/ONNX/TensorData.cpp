@@ -1,0 +1,130 @@
+//===- TensorData.cpp - The bytes of an ONNX TensorProto ------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Frontend/ONNX/TensorData.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <cstring>
+#include <optional>
+
+using namespace mlir::orchestra;
+
+bool onnx_data::readShape(const onnx::TensorProto &tensor,
+                          llvm::SmallVectorImpl<int64_t> &shape, int64_t &count,
+                          std::string &error) {
+  count = 1;
+  for (int64_t dim : tensor.dims()) {
+    if (dim < 0) {
+      error = "has a negative dimension";
+      return false;
+    }
+    shape.push_back(dim);
+    if (dim != 0 && count > kMaxElements / dim) {
+      error = "is too large";
+      return false;
+    }
+    count *= dim;
+  }
+  return true;
+}
+
+/// Appends the little-endian bytes of each of `values`, `size` bytes each
+/// (the low bytes: int32_data holds 8- and 16-bit types).
+template <typename T>
+static void appendLowBytes(std::vector<char> &bytes, const T &values,
+                           size_t size) {
+  for (auto value : values) {
+    uint64_t bits = 0;
+    static_assert(sizeof(value) <= 8, "wider than 64 bits");
+    std::memcpy(&bits, &value, sizeof(value));
+    for (size_t i = 0; i < size; ++i)
+      bytes.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+  }
+}
+
+static bool readExternalBytes(const onnx::TensorProto &tensor,
+                              uint64_t expectedBytes, llvm::StringRef baseDir,
+                              const std::string &what, std::vector<char> &bytes,
+                              std::string &error) {
+  std::string location;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+  for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset") {
+      llvm::to_integer(entry.value(), offset);
+    } else if (entry.key() == "length") {
+      uint64_t parsed = 0;
+      if (llvm::to_integer(entry.value(), parsed))
+        length = parsed;
+    }
+  }
+  if (location.empty()) {
+    error = what + " has external data without a location";
+    return false;
+  }
+  llvm::SmallString<256> path = baseDir;
+  llvm::sys::path::append(path, location);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!file) {
+    error = "cannot read the external data of " + what + " from '" +
+            path.str().str() + "': " + file.getError().message();
+    return false;
+  }
+  uint64_t size = length.value_or(expectedBytes);
+  uint64_t fileSize = (*file)->getBufferSize();
+  if (offset > fileSize || size > fileSize - offset) {
+    error = "the external data of " + what + " lies beyond the end of '" +
+            path.str().str() + "'";
+    return false;
+  }
+  bytes.assign((*file)->getBufferStart() + offset,
+               (*file)->getBufferStart() + offset + size);
+  return true;
+}
+
+bool onnx_data::readBytes(const onnx::TensorProto &tensor, size_t elementSize,
+                          uint64_t expectedBytes, llvm::StringRef baseDir,
+                          const std::string &what, std::vector<char> &bytes,
+                          std::string &error) {
+  bytes.clear();
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return readExternalBytes(tensor, expectedBytes, baseDir, what, bytes,
+                             error);
+  if (tensor.has_raw_data()) {
+    bytes.assign(tensor.raw_data().begin(), tensor.raw_data().end());
+    return true;
+  }
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    appendLowBytes(bytes, tensor.float_data(), 4);
+    break;
+  case onnx::TensorProto::DOUBLE:
+    appendLowBytes(bytes, tensor.double_data(), 8);
+    break;
+  case onnx::TensorProto::INT64:
+    appendLowBytes(bytes, tensor.int64_data(), 8);
+    break;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    appendLowBytes(bytes, tensor.uint64_data(), elementSize);
+    break;
+  default:
+    // int32_data holds every type of 32 bits or less.
+    appendLowBytes(bytes, tensor.int32_data(), elementSize);
+    break;
+  }
+  return true;
+}
