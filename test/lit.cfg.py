@@ -75,6 +75,13 @@ if "numpy" in config.available_features:
                          "liborchestra_rt.so"),
             candidate)))
 
+# The PTX emulator (python/ptx_emulator), for the GPU tests without a GPU.
+if "numpy" in config.available_features:
+    config.substitutions.append((
+        "%{ptx_emulator}",
+        "env PYTHONPATH=%s %s -m ptx_emulator" % (
+            os.path.join(config.orchestra_src_root, "python"), candidate)))
+
 # Python packages of that interpreter: onnx builds the importer's test models,
 # torch/torchvision export the real-model tests.
 if "numpy" in config.available_features:

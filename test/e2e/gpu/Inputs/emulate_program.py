@@ -8,7 +8,7 @@ Generates the inputs SPEC... (NAME:DTYPE:SHAPE, as test/e2e/Inputs/e2e.py
 gen) in DIR/in, compiles PROGRAM (a path under test/e2e) for a GPU-only
 topology (default: Inputs/hopper.json) with its device code dumped, runs
 the artifact's whole plan through the PTX emulator
-(test/Target/NVIDIA/Inputs/ptx_emulator.py run-plan) and compares the
+(python/ptx_emulator: run-plan) and compares the
 outputs with e2e.py's numpy reference REFERENCE. Prints the emulator's
 summary and the comparison's; exits non-zero where either fails. Needs the compiler and numpy, no GPU.
 """
@@ -20,8 +20,13 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
-EMULATOR = os.path.join(ROOT, "test", "Target", "NVIDIA", "Inputs",
-                        "ptx_emulator.py")
+# The PTX emulator is the package python/ptx_emulator: run as
+# `python3 -m ptx_emulator` with python/ on PYTHONPATH (set here for the
+# subprocesses too).
+PYTHON_DIR = os.path.join(ROOT, "python")
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [PYTHON_DIR] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+EMULATOR = [sys.executable, "-m", "ptx_emulator"]
 E2E = os.path.join(ROOT, "test", "e2e", "Inputs", "e2e.py")
 
 
@@ -56,12 +61,12 @@ def main():
     run([os.path.join(bin_dir, "orchestra-compile"),
          os.path.join(ROOT, "test", "e2e", args.program), "--topology",
          args.topology, "-o", artifact, "--dump-device-code", ptx, "--quiet"])
-    plan = run([os.path.join(bin_dir, "orchestra-run"), "--describe",
+    plan = run([os.path.join(bin_dir, "orchestra-run"), "--describe=json",
                 "--dump-constants", constants, artifact])
-    plan_path = os.path.join(args.dir, "plan.txt")
+    plan_path = os.path.join(args.dir, "plan.json")
     with open(plan_path, "w") as f:
         f.write(plan)
-    command = [sys.executable, EMULATOR, "run-plan", plan_path, ptx,
+    command = EMULATOR + ["run-plan", plan_path, ptx,
                "--output-dir", outputs, "--constants", constants]
     for spec in args.specs:
         command += ["--input", os.path.join(inputs, spec.split(":")[0] + ".npy")]

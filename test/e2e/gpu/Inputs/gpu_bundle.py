@@ -19,7 +19,7 @@
       the programs out (a bundle of models only)
   gpu_bundle.py emulate DIR [--build BUILD] [--only NAME,...]
       run the cases whose plans are all GPU steps through the PTX emulator
-      (test/Target/NVIDIA/Inputs/ptx_emulator.py run-plan) on this machine,
+      (python/ptx_emulator: run-plan) on this machine,
       no GPU needed, and check them like `run`; cases with CPU steps are
       reported as not emulated
   gpu_bundle.py run DIR [--only NAME,...]
@@ -45,7 +45,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 E2E = os.path.join(ROOT, "test", "e2e", "Inputs", "e2e.py")
-EMULATOR = os.path.join(ROOT, "test", "Target", "NVIDIA", "Inputs", "ptx_emulator.py")
+# The PTX emulator is the package python/ptx_emulator: run as
+# `python3 -m ptx_emulator` with python/ on PYTHONPATH (set here for the
+# subprocesses too).
+PYTHON_DIR = os.path.join(ROOT, "python")
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [PYTHON_DIR] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+EMULATOR = [sys.executable, "-m", "ptx_emulator"]
 MODELS_PY = os.path.join(ROOT, "test", "e2e", "onnx", "Inputs",
                          "torch_models.py")
 HOPPER = "test/e2e/gpu/Inputs/hopper.json"
@@ -295,20 +301,20 @@ def emulate_case(args, case, case_dir):
     when its plan has CPU steps."""
     constants = os.path.join(case_dir, "constants")
     describe = subprocess.run(
-        [os.path.join(args.build, "bin", "orchestra-run"), "--describe",
+        [os.path.join(args.build, "bin", "orchestra-run"), "--describe=json",
          "--dump-constants", constants, os.path.join(case_dir, "program.orcx")],
         check=True, capture_output=True, text=True).stdout
-    if any(not arch.startswith("nvidia_") for arch in
-           re.findall(r"^device \d+ '[^']*': (\S+),", describe, re.M)):
+    if any(device["driver"] != "cuda"
+           for device in json.loads(describe)["devices"]):
         return None
-    plan = os.path.join(case_dir, "plan.txt")
+    plan = os.path.join(case_dir, "plan.json")
     with open(plan, "w") as f:
         f.write(describe)
     inputs_dir = os.path.join(case_dir, "inputs")
     out_dir = os.path.join(case_dir, "emulated")
     subprocess.run([sys.executable, E2E, "gen", inputs_dir] + case["inputs"],
                    check=True)
-    command = [sys.executable, EMULATOR, "run-plan", plan,
+    command = EMULATOR + ["run-plan", plan,
                os.path.join(case_dir, "ptx"), "--output-dir", out_dir,
                "--constants", constants]
     for spec in case["inputs"]:

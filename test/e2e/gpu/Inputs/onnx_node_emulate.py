@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The ONNX backend node tests on an NVIDIA GPU, without a GPU: each test's
 model is compiled for a GPU-only topology and its plan run through the PTX
-emulator (test/Target/NVIDIA/Inputs/ptx_emulator.py run-plan), and the
+emulator (python/ptx_emulator: run-plan), and the
 outputs are compared with the test's expected outputs (floats: rtol 1e-3,
 atol 1e-7 as orchestra-onnx-conformance; integers and bools exactly).
 
@@ -23,6 +23,7 @@ others do. Needs the compiler, numpy and the onnx Python package, no GPU.
 import argparse
 import concurrent.futures
 import glob
+import json
 import os
 import re
 import subprocess
@@ -34,11 +35,16 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
-EMULATOR = os.path.join(ROOT, "test", "Target", "NVIDIA", "Inputs",
-                        "ptx_emulator.py")
+# The PTX emulator is the package python/ptx_emulator: run as
+# `python3 -m ptx_emulator` with python/ on PYTHONPATH (set here for the
+# subprocesses too).
+PYTHON_DIR = os.path.join(ROOT, "python")
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [PYTHON_DIR] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+EMULATOR = [sys.executable, "-m", "ptx_emulator"]
 DATA = "/usr/share/libonnx-testdata/data/node"
 RTOL, ATOL = 1e-3, 1e-7
-sys.path.insert(0, os.path.dirname(EMULATOR))
+sys.path.insert(0, PYTHON_DIR)
 import ptx_emulator  # noqa: E402  (its plan parser and dtypes)
 
 
@@ -137,10 +143,10 @@ def run_test(args, test_dir):
                 return "UNSUPPORTED", error
             return "FAIL", "compile: " + error
         describe = subprocess.run(
-            [os.path.join(args.build, "bin", "orchestra-run"), "--describe",
+            [os.path.join(args.build, "bin", "orchestra-run"), "--describe=json",
              "--dump-constants", os.path.join(tmp, "constants"), artifact],
             capture_output=True, text=True, check=True).stdout
-        plan = os.path.join(tmp, "plan.txt")
+        plan = os.path.join(tmp, "plan.json")
         with open(plan, "w") as f:
             f.write(describe)
         declared = ptx_emulator.parse_plan(describe)["inputs"]
@@ -148,7 +154,7 @@ def run_test(args, test_dir):
         data = os.path.join(test_dir, "test_data_set_0")
         inputs = sorted(glob.glob(os.path.join(data, "input_*.pb")),
                         key=lambda p: int(re.findall(r"\d+", p)[-1]))
-        command = [sys.executable, EMULATOR, "run-plan", plan,
+        command = EMULATOR + ["run-plan", plan,
                    os.path.join(tmp, "ptx"), "--output-dir",
                    os.path.join(tmp, "out"), "--constants",
                    os.path.join(tmp, "constants")]
@@ -201,7 +207,7 @@ def run_test(args, test_dir):
                                 got) is None:
                     return "HOSTFAIL", f"output {i}: {why} (the CPU's too)"
                 return "FAIL", f"output {i}: {why}"
-        steps = len(re.findall(r"^step \d+ on device", describe, re.M))
+        steps = len(json.loads(describe)["steps"])
         return "PASS", f"{steps} GPU step(s)"
 
 

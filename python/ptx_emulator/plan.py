@@ -1,0 +1,150 @@
+"""Running a whole GPU artifact's plan (run-plan): the plan as
+`orchestra-run --describe=json` prints it, arenas, constants, inputs, every
+step's launches and copies, the outputs."""
+
+import glob
+import json
+import os
+
+import numpy as np
+
+from .common import EmulationError, TENSOR_MAP_BYTES
+from .objects import TensorMap
+from .parser import Kernel
+from .runner import run_launch
+
+
+PLAN_DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.uint16,
+               "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32,
+               "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+               "u64": np.uint64}
+
+
+# The element types of tensor maps, by the driver's code (CUtensorMapDataType),
+# as PLAN_DTYPES names them.
+TENSOR_MAP_DTYPES = {0: "u8", 1: "u16", 2: "u32", 3: "i32", 4: "u64", 5: "i64", 6: "f16",
+                     7: "f32", 8: "f64", 9: "bf16"}
+# CUtensorMapSwizzle: none and 128 bytes are what the emulator models.
+TENSOR_MAP_SWIZZLES = {0: 0, 3: 128}
+
+
+def parse_plan(text):
+    """The parts of `orchestra-run --describe=json` output that run-plan
+    needs."""
+    doc = json.loads(text)
+    plan = {"devices": {i: d["arch"] for i, d in enumerate(doc["devices"])},
+            "spaces": {i: (s["device"], s["arena_bytes"])
+                       for i, s in enumerate(doc["memory_spaces"])},
+            "inputs": [(t["name"], t["dtype"], tuple(t["shape"]), t["value"])
+                       for t in doc["inputs"]],
+            "outputs": [(t["name"], t["dtype"], tuple(t["shape"]), t["value"])
+                        for t in doc["outputs"]],
+            "values": {i: (v["space"], v["offset"], v["bytes"])
+                       for i, v in enumerate(doc["values"])},
+            "constants": [c["value"] for c in doc["constants"]],
+            "modules": {}, "bundle_kernels": {},
+            "kernels": {i: (k["binary"], k["symbol"]) for i, k in enumerate(doc["kernels"])},
+            "steps": [(s["kind"], s["device"], s.get("kernel"), s["args"])
+                      for s in doc["steps"]]}
+    for binary, desc in enumerate(doc["binaries"]):
+        bundle = desc.get("bundle")
+        if bundle is None:
+            continue
+        for index, module in enumerate(bundle["modules"]):
+            plan["modules"][(binary, index)] = module["name"]
+        for kernel in bundle["kernels"]:
+            plan["bundle_kernels"][(binary, kernel["symbol"])] = {
+                "scratch": kernel["scratch_bytes"],
+                "launches": [{"module": (binary, launch["module"]),
+                              "grid": tuple(launch["grid"]),
+                              "block": tuple(launch["block"]),
+                              "shared": launch["dynamic_shared_bytes"],
+                              "params": launch["params"]}
+                             for launch in kernel["launches"]]}
+    return plan
+
+
+def cmd_run_plan(args):
+    """Runs every step of a GPU artifact's plan, from its description
+    (`orchestra-run --describe=json`) and its kernels' PTX, on the inputs;
+    saves the outputs."""
+    with open(args.describe) as f:
+        plan = parse_plan(f.read())
+    arenas = {i: np.full(n, 0xFF, np.uint8) for i, (_, n) in plan["spaces"].items()}
+
+    def view(value):
+        space, off, n = plan["values"][value]
+        return arenas[space][off:off + n]
+
+    for value in plan["constants"]:
+        path = os.path.join(args.constants or "", f"value_{value}.bin")
+        if not args.constants or not os.path.exists(path):
+            raise EmulationError(f"constant value {value}: no {path} (give --constants DIR "
+                                 "from orchestra-run --dump-constants DIR)")
+        data = np.fromfile(path, np.uint8)
+        view(value)[:len(data)] = data
+
+    if len(args.input) != len(plan["inputs"]):
+        raise EmulationError(f"the entry takes {len(plan['inputs'])} inputs, got "
+                             f"{len(args.input)}")
+    for path, (name, dtype, shape, value) in zip(args.input, plan["inputs"]):
+        array = np.load(path)
+        if array.dtype != PLAN_DTYPES[dtype] or array.shape != shape:
+            raise EmulationError(f"input {name} must be {dtype} {shape}, not {array.dtype} "
+                                 f"{array.shape} ({path})")
+        view(value)[:] = np.frombuffer(np.ascontiguousarray(array).tobytes(), np.uint8)
+    ptx_files, scratch, launches = {}, {}, 0
+    for number, (kind, device, kernel_index, step_args) in enumerate(plan["steps"]):
+        arch = plan["devices"][device]
+        if not arch.startswith("nvidia_"):
+            raise EmulationError(f"step {number} runs on device {device} ({arch}): run-plan "
+                                 "emulates GPU steps only (use a GPU-only topology)")
+        if kind == "copy":
+            view(step_args[1])[:] = view(step_args[0])
+            continue
+        binary, symbol = plan["kernels"][kernel_index]
+        desc = plan["bundle_kernels"][(binary, symbol)]
+        if symbol not in scratch:  # allocated once, reused by every step
+            scratch[symbol] = [np.full(n, 0xFF, np.uint8) for n in desc["scratch"]]
+        for launch in desc["launches"]:
+            module = plan["modules"][launch["module"]]
+            if module not in ptx_files:
+                found = glob.glob(os.path.join(args.ptx_dir, f"*.{module}.ptx"))
+                if len(found) != 1:
+                    raise EmulationError(f"no single {args.ptx_dir}/*.{module}.ptx "
+                                         "(--dump-device-code)")
+                ptx_files[module] = Kernel(found[0])
+            kernel = ptx_files[module]
+            buffers, maps = [], {}
+            for i, param in enumerate(launch["params"]):
+                kind = param["kind"]
+                if kind in ("buffer", "scratch"):
+                    buffers.append(view(step_args[param["index"]]) if kind == "buffer"
+                                   else scratch[symbol][param["index"]])
+                elif (kind == "tensor_map" and param["source"] == "buffer" and
+                      param["rank"] == 2 and param["data_type"] in TENSOR_MAP_DTYPES and
+                      param["swizzle"] in TENSOR_MAP_SWIZZLES):
+                    # Dimensions innermost first: (columns, rows).
+                    cols, rows = param["global_dim"]
+                    box_cols, box_rows = param["box_dim"]
+                    dtype = PLAN_DTYPES[TENSOR_MAP_DTYPES[param["data_type"]]]
+                    data = view(step_args[param["source_index"]]).view(dtype)
+                    maps[i] = TensorMap(f"buffer {param['source_index']}",
+                                        data[:rows * cols].reshape(rows, cols),
+                                        (box_rows, box_cols),
+                                        TENSOR_MAP_SWIZZLES[param["swizzle"]])
+                    buffers.append(np.zeros(TENSOR_MAP_BYTES, np.uint8))
+                else:
+                    raise EmulationError(f"step {number}: parameter {i} ({param}) is not "
+                                         "supported")
+            try:
+                run_launch(kernel, launch["grid"], launch["block"], launch["shared"], buffers,
+                           maps)
+            except EmulationError as e:
+                raise EmulationError(f"step {number}, {kernel.name}: {e}") from None
+            launches += 1
+    os.makedirs(args.output_dir, exist_ok=True)
+    for i, (name, dtype, shape, value) in enumerate(plan["outputs"]):
+        np.save(os.path.join(args.output_dir, f"output_{i}.npy"),
+                view(value).view(PLAN_DTYPES[dtype]).reshape(shape))
+    print(f"run-plan: {len(plan['steps'])} step(s), {launches} launch(es): no errors")
