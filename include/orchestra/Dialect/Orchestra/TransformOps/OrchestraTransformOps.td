@@ -237,7 +237,7 @@ def GPUBarrierAfterOp
     A strategy that maps its parallel loops onto a GPU without the barriers
     `transform.gpu.map_nested_forall_to_threads` would put after every loop
     (`sync_after_distribute = false`) states with these ops where its block
-    must synchronize. The NVIDIA tensor-core recipe, for example, needs a
+    must synchronize. A tensor-core recipe, for example, needs a
     barrier before the warps read the operand tiles the block staged in
     shared memory, one after they read them (before the next stage is
     copied over them), and one after the K loop (before the epilogue reads
