@@ -36,9 +36,6 @@
 using namespace mlir;
 using namespace mlir::orchestra::nvidia;
 
-//===----------------------------------------------------------------------===//
-// NVIDIATcgen05MmaOp
-//===----------------------------------------------------------------------===//
 /// The shared-window address of the (aligned) start of the workgroup buffer
 /// `memref`, plus `offset` bytes (an index value), as an i64.
 static Value buildSharedAddress(OpBuilder &b, Location loc, Value memref,

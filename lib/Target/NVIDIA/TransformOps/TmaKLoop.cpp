@@ -36,10 +36,6 @@
 using namespace mlir;
 using namespace mlir::orchestra::nvidia;
 
-//===----------------------------------------------------------------------===//
-// NVIDIATmaKLoopOp
-//===----------------------------------------------------------------------===//
-
 namespace {
 /// One tile copy of a K loop: a tile of a 2-D global buffer into a stage of
 /// a multibuffered shared-memory allocation.

@@ -36,10 +36,6 @@
 using namespace mlir;
 using namespace mlir::orchestra::nvidia;
 
-//===----------------------------------------------------------------------===//
-// NVIDIATmaStoreTileOp
-//===----------------------------------------------------------------------===//
-
 /// The memref an op that may write a block's output tile writes, or null.
 static Value getWrittenMemRef(Operation *op) {
   if (auto write = dyn_cast<vector::TransferWriteOp>(op))

@@ -36,10 +36,6 @@
 using namespace mlir;
 using namespace mlir::orchestra::nvidia;
 
-//===----------------------------------------------------------------------===//
-// NVIDIAWarpgroupMmaOp
-//===----------------------------------------------------------------------===//
-
 DiagnosedSilenceableFailure transform::NVIDIAWarpgroupMmaOp::applyToOne(
     transform::TransformRewriter &rewriter, Operation *target,
     transform::ApplyToEachResultList &results,
