@@ -9,13 +9,7 @@
 #include "orchestra/Dialect/Orchestra/IR/OrchestraDialect.h"
 #include "orchestra/Dialect/Orchestra/TransformOps/OrchestraTransformOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
-
-#ifdef ORCHESTRA_HAS_CPU_TARGET
-#include "orchestra/Target/CPU/Passes.h"
-#endif
-#ifdef ORCHESTRA_HAS_NVIDIA_TARGET
-#include "orchestra/Target/NVIDIA/Passes.h"
-#endif
+#include "orchestra/Target/Backend.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -30,15 +24,15 @@ void mlir::orchestra::registerAllDialectsAndExtensions(
   mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<OrchestraDialect>();
   registerTransformDialectExtension(registry);
+  for (const TargetBackend &backend : getTargetBackends())
+    if (backend.registerDialects)
+      backend.registerDialects(registry);
 }
 
 void mlir::orchestra::registerAllPasses() {
   mlir::registerAllPasses();
   registerOrchestraPasses();
-#ifdef ORCHESTRA_HAS_CPU_TARGET
-  cpu::registerOrchestraCPUPasses();
-#endif
-#ifdef ORCHESTRA_HAS_NVIDIA_TARGET
-  nvidia::registerOrchestraNVIDIAPasses();
-#endif
+  for (const TargetBackend &backend : getTargetBackends())
+    if (backend.registerPasses)
+      backend.registerPasses();
 }

@@ -1,5 +1,5 @@
 // The x86_64 strategy on a matmul of 128 rows (tagged
-// orchestra.fusion_root_wide by orchestra-outline-tasks): 64-row parallel
+// orchestra.fusion_root_wide by orchestra-cpu-tag-tiling): 64-row parallel
 // tiles, cache blocks of B of 64 columns x 128 of K, then 8x32 register
 // tiles with the accumulator hoisted out of the innermost K loop.
 // RUN: orchestra-opt %s --orchestra-cpu-select-tiles --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy | FileCheck %s

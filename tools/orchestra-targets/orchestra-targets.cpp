@@ -141,7 +141,14 @@ int main(int argc, char **argv) {
           "Every `orchestra.task` names its device with a `target` "
           "dictionary; the keys below are what\nthe verifier accepts for "
           "each arch. Memory spaces (`orchestra.memory_space`) take their "
-          "`kind`\nfrom the arch's list.\n\n";
+          "`kind`\nfrom the arch's list.\n\n"
+          "Each arch is registered by its backend folder "
+          "`lib/Target/<Name>/` (`register<Name>Targets`),\nwhich also "
+          "brings the passes of its pipelines, the transform ops of its "
+          "strategy scripts and\nits tuning hooks (`get<Name>Backend`, "
+          "[design/0010](design/0010-backend-plugins.md)). The\n\"before "
+          "the strategy\" row lists the passes that prepare a kernel module "
+          "for the script.\n\n";
   for (llvm::StringRef arch : archs) {
     const TargetInfo &info = *registry.lookup(arch);
     if (format == Format::Markdown)

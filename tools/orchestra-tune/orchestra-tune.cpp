@@ -4,10 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Tuning mode of the CPU strategy (docs/Tuning.md). For a model, finds the
-// kernel ops that have strategy variants (today: the `linalg.matmul`s of
-// x86_64 kernels, variants `@matmul_variant_<name>` of the arch's strategy
-// script), and for each distinct shape compiles and runs that op alone with
+// Tuning mode of the strategies (docs/Tuning.md). For a model, finds the
+// kernel ops that have strategy variants (those each backend's
+// `collectTunableOps` hook names; today the CPU backend's `linalg.matmul`s,
+// variants `@matmul_variant_<name>` of the arch's strategy script), and for
+// each distinct shape compiles and runs that op alone with
 // the script's default path and with every variant on this machine. The
 // fastest (the plan's step time, best of two passes of --repeat runs) goes
 // into the
@@ -22,6 +23,7 @@
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
 #include "orchestra/Support/TuningCache.h"
+#include "orchestra/Target/Backend.h"
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra_rt/orchestra_rt.hpp"
 
@@ -110,10 +112,12 @@ static llvm::Error makeError(const llvm::Twine &message) {
 }
 
 namespace {
-/// A kernel op to tune and the target of the device it runs on.
+/// A kernel op to tune, the target of the device it runs on, and the
+/// backend that named it.
 struct Candidate {
   tuning::TuningKey key;
   DictionaryAttr target;
+  const TargetBackend *backend = nullptr;
 };
 } // namespace
 
@@ -163,39 +167,25 @@ collectCandidates(MLIRContext *context, ModuleOp module) {
 
   std::vector<Candidate> candidates;
   module.walk([&](ModuleOp kernels) {
-    auto arch = kernels->getAttrOfType<StringAttr>("orchestra.arch");
-    if (!arch)
-      return;
-    auto target = kernels->getAttrOfType<DictionaryAttr>("orchestra.target");
-    int64_t threads = 0;
-    if (target)
-      if (auto count = dyn_cast_or_null<IntegerAttr>(target.get("num_threads")))
-        threads = count.getInt();
-    kernels.walk([&](linalg::MatmulOp matmul) {
-      SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
-      // One-row matmuls (GEMV) have their own path in the strategy (step 1).
-      if (ranges.size() != 3 || llvm::any_of(ranges, ShapedType::isDynamic) ||
-          ranges[0] == 1)
-        return;
-      Candidate candidate;
-      candidate.key.arch = arch.getValue().str();
-      candidate.key.threads = threads;
-      candidate.key.op = matmul->getName().getStringRef().str();
-      llvm::raw_string_ostream os(candidate.key.elementType);
-      getElementTypeOrSelf(matmul.getDpsInits()[0].getType()).print(os);
-      candidate.key.shape.assign(ranges.begin(), ranges.end());
-      candidate.target = target;
-      if (llvm::none_of(candidates, [&](const Candidate &other) {
-            return other.key == candidate.key;
-          }))
-        candidates.push_back(std::move(candidate));
-    });
+    for (const TargetBackend &backend : getTargetBackends()) {
+      if (!backend.collectTunableOps)
+        continue;
+      std::vector<TunableOp> ops;
+      backend.collectTunableOps(kernels, ops);
+      for (TunableOp &op : ops)
+        if (llvm::none_of(candidates, [&](const Candidate &other) {
+              return other.key == op.key;
+            }))
+          candidates.push_back({std::move(op.key), op.target, &backend});
+    }
   });
   return candidates;
 }
 
 /// A one-device topology for `candidate`'s arch and target.
 static std::string benchmarkTopology(const Candidate &candidate) {
+  const TargetInfo *info = getTargetRegistry().lookup(candidate.key.arch);
+  std::string kind = info ? info->defaultMemorySpace : "";
   llvm::json::Object target;
   if (candidate.target)
     for (NamedAttribute entry : candidate.target) {
@@ -227,31 +217,12 @@ static std::string benchmarkTopology(const Candidate &candidate) {
       {"name", "orchestra-tune"},
       {"devices", llvm::json::Array{std::move(device)}},
       {"memory_spaces",
-       llvm::json::Array{llvm::json::Object{{"name", "tune0_dram"},
+       llvm::json::Array{llvm::json::Object{{"name", "tune0_" + kind},
                                             {"device", "tune0"},
-                                            {"kind", "dram"},
+                                            {"kind", kind},
                                             {"capacity", 8589934592LL}}}},
       {"links", llvm::json::Array{}}};
   return llvm::formatv("{0:2}", topology).str();
-}
-
-/// The program that runs `key`'s matmul alone: C = A * B on a zero fill.
-static std::string benchmarkProgram(const tuning::TuningKey &key) {
-  int64_t m = key.shape[0], n = key.shape[1], k = key.shape[2];
-  std::string t = key.elementType;
-  return llvm::formatv(
-             "func.func @main(%a: tensor<{0}x{2}x{3}>, %b: tensor<{2}x{1}x{3}>)"
-             " -> tensor<{0}x{1}x{3}> {{\n"
-             "  %zero = arith.constant 0.0 : {3}\n"
-             "  %e = tensor.empty() : tensor<{0}x{1}x{3}>\n"
-             "  %f = linalg.fill ins(%zero : {3}) outs(%e : "
-             "tensor<{0}x{1}x{3}>) -> tensor<{0}x{1}x{3}>\n"
-             "  %c = linalg.matmul ins(%a, %b : tensor<{0}x{2}x{3}>, "
-             "tensor<{2}x{1}x{3}>) outs(%f : tensor<{0}x{1}x{3}>) -> "
-             "tensor<{0}x{1}x{3}>\n"
-             "  return %c : tensor<{0}x{1}x{3}>\n}\n",
-             m, n, k, t)
-      .str();
 }
 
 static llvm::Error writeTextFile(StringRef path, StringRef text) {
@@ -339,8 +310,8 @@ compileBenchmark(const Candidate &candidate, StringRef variant,
   if (failed(pipeline))
     return makeError(pipelineError);
 
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(benchmarkProgram(candidate.key), context);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      candidate.backend->getTuningBenchmark(candidate.key), context);
   if (!module)
     return makeError("the benchmark program does not parse");
   PassManager pm(context, ModuleOp::getOperationName());
@@ -457,8 +428,7 @@ static llvm::Error tune() {
     variantsOfArch[candidate.key.arch] = std::move(variants);
   }
   llvm::erase_if(*candidates, [&](const Candidate &candidate) {
-    return variantsOfArch[candidate.key.arch].empty() ||
-           candidate.key.elementType != "f32";
+    return variantsOfArch[candidate.key.arch].empty();
   });
 
   llvm::raw_ostream &os = llvm::outs();

@@ -44,9 +44,11 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
   x86.defaultMemorySpace = "dram";
   x86.strategyScript = "x86_64_strategy.mlir";
   x86.strategyEntryPoint = "__orchestra_x86_64_strategy";
-  // Stage 5: the rows of each kernel's parallel tiles, for the device's
-  // threads (read by the strategy script).
-  x86.preStrategyPipeline = "orchestra-cpu-select-tiles";
+  // Stage 5: the tiling of each kernel's fusion root and convolutions, and
+  // the rows of its parallel tiles for the device's threads (read by the
+  // strategy script).
+  x86.preStrategyPipeline =
+      "orchestra-cpu-tag-tiling,orchestra-cpu-select-tiles";
   // Stages 6-8: bufferize with results as out-parameters, lower loops,
   // parallel loops to OpenMP, vectors and everything else to LLVM, wrap the
   // kernels in the runtime's ABI and link a shared object.

@@ -1,4 +1,4 @@
-// A kernel module as orchestra-outline-tasks leaves it: a 130x100x200
+// A kernel module as orchestra-cpu-tag-tiling leaves it: a 130x100x200
 // matmul (64-row parallel tiles; 130 rows, 100 columns and 200 of K leave
 // partial tiles at every level), and a one-row matmul (GEMV) whose 1100
 // columns leave a partial parallel tile and a partial column tile. Used by

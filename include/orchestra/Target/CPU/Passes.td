@@ -9,11 +9,57 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CPUTagTiling : Pass<"orchestra-cpu-tag-tiling", "::mlir::ModuleOp"> {
+  let summary = "Tag the fusion roots and convolutions of x86_64 kernels "
+                "with the tiling the strategy gives them";
+  let description = [{
+    Stage 5 for `x86_64`, first of the passes before the strategy script.
+    `orchestra-outline-tasks` tags the *fusion root* of each kernel (the op
+    its parallel loop is built around) `orchestra.fusion_root` and the
+    structured ops it depends on `orchestra.fusion_producer`, for any arch.
+    This pass replaces the root's tag by the one that names its tiling in
+    `strategies/x86_64_strategy.mlir`:
+
+    - `orchestra.fusion_root_cols`: the step of a loop over time (a
+      recurrent layer), tiled by the state's columns across the cores;
+    - `orchestra.fusion_root_ndhwc_rows`, `_ndhwc_channels`,
+      `_ndhwc_rows_channels`: a root sharing the [1, D, H, W, C] output of a
+      channels-last 3-D convolution or pooling, tiled by the rows of every
+      depth when there are 14 or more (D x H), else by 32 channels (a dense
+      convolution whose channels come in 32s), else by rows and 16 channels;
+    - `orchestra.fusion_root_nhwc_rows`, `_nhwc_groups`, `_nhwc_channels`,
+      `_nhwc_rows_channels`: the same for a [1, H, W, C] output of a 2-D one
+      (14 or more rows; a grouped convolution of 4 or more groups is tiled
+      by groups);
+    - `orchestra.fusion_root_tall` (around a matmul of 1024 or more rows),
+      `_wide` (128 or more), `_short` (2 to 15 rows, no matmul), or
+      `orchestra.fusion_root` (kept) for a root with a parallel first loop;
+    - `orchestra.fusion_root_d1` (`_d1_conv` with a convolution) when only
+      its second loop is, after a unit first one.
+
+    It also tags each channels-last convolution with the width of its
+    register tiles, `orchestra.conv_channels_32`, or
+    `orchestra.conv_channels_16` when 32-channel tiles leave a remainder
+    that is not a power of two (24 of MobileNetV2's 24 channels), which LLVM
+    splits into vectors badly. For a grouped convolution the width is that
+    of one group's output channels.
+
+    ```mlir
+    // Before (a kernel of orchestra-outline-tasks):
+    %m = linalg.matmul {orchestra.fusion_root}
+        ins(%a, %b : tensor<256x64xf32>, tensor<64x32xf32>) ...
+    // After:
+    %m = linalg.matmul {orchestra.fusion_root_wide}
+        ins(%a, %b : tensor<256x64xf32>, tensor<64x32xf32>) ...
+    ```
+  }];
+}
+
 def CPUSelectTiles : Pass<"orchestra-cpu-select-tiles", "::mlir::ModuleOp"> {
   let summary = "Size the parallel row (or column) tiles of x86_64 kernels "
                 "for the device's threads";
   let description = [{
-    Stage 5 for `x86_64`, before the strategy script. `orchestra-outline-tasks`
+    Stage 5 for `x86_64`, before the strategy script. `orchestra-cpu-tag-tiling`
     tags the fusion root of each kernel by its structure:
     `orchestra.fusion_root` (a parallel first loop), `_short` (2 to 15
     rows, no matmul), `_wide` (around a matmul of at least 128 rows) and

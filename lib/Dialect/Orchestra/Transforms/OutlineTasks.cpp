@@ -25,6 +25,12 @@ namespace mlir::orchestra {
 using namespace mlir;
 using namespace mlir::orchestra;
 
+/// The tags of a kernel's fusion root and of the structured ops it depends
+/// on, which the strategy scripts match.
+static constexpr StringLiteral kFusionRootAttrName = "orchestra.fusion_root";
+static constexpr StringLiteral kFusionProducerAttrName =
+    "orchestra.fusion_producer";
+
 namespace {
 
 /// Converts every element of the tensor `value` to `elementType` (i1 <-> i8).
@@ -82,8 +88,18 @@ void applyKernelABITypes(func::FuncOp func) {
       FunctionType::get(ctx, entry.getArgumentTypes(), ret.getOperandTypes()));
 }
 
-/// Tags the fusion root of `func` and the structured ops it depends on for
-/// the strategy scripts.
+/// Whether `op` is a channels-last 3-D convolution or pooling
+/// ([N, D, H, W, C] output).
+bool isChannelsLast3D(Operation *op) {
+  return isa<linalg::Conv3DNdhwcDhwcfOp, linalg::DepthwiseConv3DNdhwcDhwcOp,
+             linalg::PoolingNdhwcMaxOp, linalg::PoolingNdhwcSumOp>(op);
+}
+
+/// Tags the fusion root of `func` (`orchestra.fusion_root`) and the
+/// structured ops it depends on (`orchestra.fusion_producer`) for the
+/// strategy scripts, when the root has a parallel loop to tile. Which tiles
+/// a root gets is the target's choice: a backend's pre-strategy passes may
+/// refine the tag (orchestra-cpu-tag-tiling).
 void tagFusionRoot(func::FuncOp func) {
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   if (ret.getNumOperands() == 0)
@@ -91,8 +107,7 @@ void tagFusionRoot(func::FuncOp func) {
   // A task that ends by padding its result (for the next task's
   // convolution or pooling) or reshaping it is rooted at the padded or
   // reshaped value: the parallel loop writes into the interior of the
-  // padded buffer (x86_64: the strategy's step 7 and
-  // eliminate-empty-tensors), and a reshape is a view.
+  // padded buffer, and a reshape is a view.
   Value result = ret.getOperand(0);
   while (Operation *op = result.getDefiningOp()) {
     if (auto pad = dyn_cast<tensor::PadOp>(op))
@@ -102,11 +117,10 @@ void tagFusionRoot(func::FuncOp func) {
     else
       break;
   }
+  UnitAttr unit = UnitAttr::get(func.getContext());
   // A task around a loop over time (a recurrent layer) is rooted at the
-  // step's op that computes the carried state: each step is tiled by the
-  // state's columns across the cores, with the step's matmuls fused in
-  // (each core reads its share of the recurrent weights at every step, and
-  // keeps it in its cache).
+  // step's op that computes the carried state, with the step's structured
+  // ops as its producers.
   if (auto loop = result.getDefiningOp<scf::ForOp>()) {
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     auto step = yield.getOperand(0).getDefiningOp<linalg::GenericOp>();
@@ -122,10 +136,9 @@ void tagFusionRoot(func::FuncOp func) {
     };
     llvm::SetVector<Operation *> slice;
     (void)getBackwardSlice(step.getOperation(), &slice, options);
-    UnitAttr unit = UnitAttr::get(func.getContext());
-    step->setAttr("orchestra.fusion_root_cols", unit);
+    step->setAttr(kFusionRootAttrName, unit);
     for (Operation *op : slice)
-      op->setAttr("orchestra.fusion_producer", unit);
+      op->setAttr(kFusionProducerAttrName, unit);
     return;
   }
   auto root = result.getDefiningOp<linalg::LinalgOp>();
@@ -160,139 +173,30 @@ void tagFusionRoot(func::FuncOp func) {
   llvm::SetVector<Operation *> slice;
   (void)getBackwardSlice(root.getOperation(), &slice, options);
 
-  // A task around a convolution is tiled wider along its second dimension
-  // (output channels), which its vectorized form uses as vector lanes.
-  bool hasConvolution =
-      isConvolutionOp(root) || llvm::any_of(slice, isConvolutionOp);
-  // A task around a matmul with many rows gets wider parallel tiles, whose
-  // rows reuse each block of the right-hand side from the cache.
-  // With many rows (1024 or more), twice as wide again.
-  auto hasMatmulOfRows = [&](int64_t rows) {
-    auto isLarge = [&](Operation *op) {
-      auto matmul = dyn_cast<linalg::MatmulOp>(op);
-      if (!matmul)
-        return false;
-      SmallVector<int64_t> loops = matmul.getStaticLoopRanges();
-      return loops.size() == 3 && loops[0] >= rows;
-    };
-    return isLarge(root) || llvm::any_of(slice, isLarge);
-  };
-  // A task around a channels-last convolution or pooling whose output (N = 1,
-  // H, W, C) the root shares is tiled by output rows, or by rows and 16
-  // channels when there are too few rows to share among the cores.
-  // With fewer rows, a task around a dense convolution whose channels come
-  // in 32s is tiled by 32 channels over all rows: a row tile would read the
-  // whole filter, which for these deep layers is larger than the cache.
-  SmallVector<Operation *> rootAndSlice = {root.getOperation()};
-  llvm::append_range(rootAndSlice, slice);
-  auto sharesRootOutput = [&](Operation *op) {
-    return op->getResult(0).getType() == root->getResult(0).getType();
-  };
-  auto isGroupedConvolution = [](Operation *op) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    return linalgOp && matchGroupedConvolutionNhwc(linalgOp).has_value();
-  };
-  bool groupedConvolution = llvm::any_of(rootAndSlice, [&](Operation *op) {
-    return isGroupedConvolution(op) && sharesRootOutput(op);
-  });
-  bool channelsLastConvolution =
-      groupedConvolution || llvm::any_of(rootAndSlice, [&](Operation *op) {
-        return isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
-                   linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op) &&
-               sharesRootOutput(op);
+  // The root has a loop to tile in parallel: its first loop, or its second
+  // after a unit first one (a batch of one); for a channels-last 3-D
+  // convolution or pooling of a batch of one that shares the root's
+  // output, its depths and rows.
+  bool channelsLast3D = llvm::any_of(
+      llvm::concat<Operation *const>(ArrayRef<Operation *>(root.getOperation()),
+                                     slice.getArrayRef()),
+      [&](Operation *op) {
+        return isChannelsLast3D(op) &&
+               op->getResult(0).getType() == root->getResult(0).getType();
       });
-  bool denseChannelsLastConvolution =
-      llvm::any_of(rootAndSlice, [&](Operation *op) {
-        return isa<linalg::Conv2DNhwcHwcfOp>(op) && sharesRootOutput(op);
-      });
-  // The same for 3-D convolutions and poolings ([N, D, H, W, C]): the rows
-  // are those of every output depth.
-  bool channelsLast3D = llvm::any_of(rootAndSlice, [&](Operation *op) {
-    return isa<linalg::Conv3DNdhwcDhwcfOp, linalg::DepthwiseConv3DNdhwcDhwcOp,
-               linalg::PoolingNdhwcMaxOp, linalg::PoolingNdhwcSumOp>(op) &&
-           sharesRootOutput(op);
-  });
-  bool dense3D = llvm::any_of(rootAndSlice, [&](Operation *op) {
-    return isa<linalg::Conv3DNdhwcDhwcfOp>(op) && sharesRootOutput(op);
-  });
-  StringRef tag;
-  // (The first four loops of a convolution or pooling are those of its
-  // output; a grouped one's fourth is its groups, [N, OH, OW, G, M/G].
-  // A 3-D one's first five are its output's.)
-  if (channelsLast3D && ranges.size() >= 5 && ranges[0] == 1 &&
-      iterators[1] == utils::IteratorType::parallel &&
-      iterators[2] == utils::IteratorType::parallel &&
-      !ShapedType::isDynamic(ranges[1]) && !ShapedType::isDynamic(ranges[2])) {
-    if (ranges[1] * ranges[2] >= 14)
-      tag = "orchestra.fusion_root_ndhwc_rows";
-    else if (dense3D && parallelDim(4) && ranges[4] % 32 == 0)
-      tag = "orchestra.fusion_root_ndhwc_channels";
-    else
-      tag = "orchestra.fusion_root_ndhwc_rows_channels";
-  } else if (channelsLastConvolution && ranges.size() >= 4 && ranges[0] == 1 &&
-             parallelDim(1)) {
-    if (ranges[1] >= 14)
-      tag = "orchestra.fusion_root_nhwc_rows";
-    else if (groupedConvolution && parallelDim(3) && ranges[3] >= 4)
-      tag = "orchestra.fusion_root_nhwc_groups";
-    else if (denseChannelsLastConvolution && parallelDim(3) &&
-             ranges[3] % 32 == 0)
-      tag = "orchestra.fusion_root_nhwc_channels";
-    else
-      tag = "orchestra.fusion_root_nhwc_rows_channels";
-  } else if (parallelDim(0) && ranges[0] >= 1024 && hasMatmulOfRows(1024))
-    tag = "orchestra.fusion_root_tall";
-  else if (parallelDim(0) && ranges[0] >= 128 && hasMatmulOfRows(128))
-    tag = "orchestra.fusion_root_wide";
-  // A first loop too short for two 8-row tiles (the heads of an attention
-  // softmax) is tiled by one, unless a matmul needs the rows for its
-  // register tiles.
-  else if (parallelDim(0) && ranges[0] >= 2 && ranges[0] < 16 &&
-           !hasMatmulOfRows(1))
-    tag = "orchestra.fusion_root_short";
-  else if (parallelDim(0))
-    tag = "orchestra.fusion_root";
-  else if (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1))
-    tag = hasConvolution ? "orchestra.fusion_root_d1_conv"
-                         : "orchestra.fusion_root_d1";
-  else
+  bool tileable =
+      parallelDim(0) ||
+      (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1)) ||
+      (channelsLast3D && ranges.size() >= 5 && ranges[0] == 1 &&
+       iterators[1] == utils::IteratorType::parallel &&
+       iterators[2] == utils::IteratorType::parallel &&
+       !ShapedType::isDynamic(ranges[1]) && !ShapedType::isDynamic(ranges[2]));
+  if (!tileable)
     return;
-  UnitAttr unit = UnitAttr::get(func.getContext());
-  root->setAttr(tag, unit);
+  root->setAttr(kFusionRootAttrName, unit);
   for (Operation *op : slice)
     if (isa<linalg::LinalgOp>(op))
-      op->setAttr("orchestra.fusion_producer", unit);
-}
-
-/// Tags channels-last convolutions with the width of their register tiles
-/// (`orchestra.conv_channels_32` or `_16`): 32 output channels, unless that
-/// leaves a remainder that is not a power of two (24 of MobileNetV2's 24
-/// channels), which LLVM splits into vectors badly; 16-channel tiles leave
-/// one vector (8) instead. For a grouped convolution, the width is that of
-/// one group's output channels: the strategy computes it one group at a
-/// time, as dense convolutions that keep the tag. A 3-D convolution keeps
-/// its tag too when the strategy rewrites each of its depth slices as a 2-D
-/// one.
-void tagConvolutionTiles(func::FuncOp func) {
-  MLIRContext *ctx = func.getContext();
-  auto tagWidth = [&](Operation *conv, int64_t channels) {
-    int64_t remainder = channels % 32;
-    bool narrow = !ShapedType::isDynamic(channels) && remainder != 0 &&
-                  !llvm::isPowerOf2_64(remainder);
-    conv->setAttr(narrow ? "orchestra.conv_channels_16"
-                         : "orchestra.conv_channels_32",
-                  UnitAttr::get(ctx));
-  };
-  func.walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv3DNdhwcDhwcfOp>(op)) {
-      auto output = cast<ShapedType>(op.getDpsInitOperand(0)->get().getType());
-      tagWidth(op, output.getShape().back());
-      return;
-    }
-    if (std::optional<GroupedConvolutionNhwc> grouped =
-            matchGroupedConvolutionNhwc(op))
-      tagWidth(op, grouped->outputChannels);
-  });
+      op->setAttr(kFusionProducerAttrName, unit);
 }
 
 class OutlineTasksPass
@@ -319,8 +223,8 @@ void OutlineTasksPass::runOnOperation() {
       return signalPassFailure();
     }
     // Transfers into kernel-scope memory (shared memory, LDS) inside a task
-    // body are valid IR, but no backend lowers them yet: the NVIDIA strategy
-    // stages tiles in shared memory itself.
+    // body are valid IR, but no backend lowers them yet: the GPU strategies
+    // stage tiles in shared memory themselves.
     WalkResult inner = task.getBody().walk([&](TransferOp transfer) {
       transfer.emitOpError()
           << "inside task '" << task.getName()
@@ -372,7 +276,6 @@ void OutlineTasksPass::runOnOperation() {
       abiAttrs.push_back(TypeAttr::get(type));
     func->setAttr("orchestra.abi", ArrayAttr::get(ctx, abiAttrs));
     tagFusionRoot(func);
-    tagConvolutionTiles(func);
 
     builder.setInsertionPoint(task);
     auto launch = LaunchOp::create(

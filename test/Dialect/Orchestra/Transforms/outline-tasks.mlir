@@ -2,7 +2,8 @@
 
 // Each task becomes a kernel function in the kernel module of its device
 // and an orchestra.launch of it; the fusion root and its producers are
-// tagged for the strategy. Its tensor arguments are not writable (the plan
+// tagged for the strategy (with the generic tag, which a target's
+// pre-strategy passes may refine: test/Target/CPU/tag-tiling-*.mlir). Its tensor arguments are not writable (the plan
 // may read their buffers after the task).
 
 // CHECK-LABEL: func.func @main
@@ -20,7 +21,7 @@
 // CHECK:           return
 // CHECK:       module @kernels_x86_64_1 attributes {orchestra.arch = "x86_64", orchestra.target = {arch = "x86_64", device_id = 1 : i64}}
 // CHECK:         func.func @t1_neg
-// CHECK:           linalg.negf {orchestra.fusion_root_short}
+// CHECK:           linalg.negf {orchestra.fusion_root}
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 module {

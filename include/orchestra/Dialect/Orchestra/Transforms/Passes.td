@@ -335,15 +335,16 @@ def OutlineTasks : Pass<"orchestra-outline-tasks", "::mlir::ModuleOp"> {
     writes a copy.
 
     For the strategy scripts of stage 5, the op that produces the first
-    result of a kernel (the *fusion root*) is tagged
-    `orchestra.fusion_root` when its outermost loop is parallel
-    (`orchestra.fusion_root_d1` when only its second one is, or
-    `orchestra.fusion_root_d1_conv` when the kernel also holds a
-    convolution; `orchestra.fusion_root_wide` when it holds a matmul of at
-    least 128 rows, `orchestra.fusion_root_tall` of at least 1024) and every other structured op it depends on is tagged
-    `orchestra.fusion_producer`, except the producer of a convolution's
-    input: every tile of the convolution reads all of its input, so that
-    producer runs once rather than once per tile.
+    result of a kernel (the *fusion root*; through a trailing pad or
+    reshape, or the step of a loop over time) is tagged
+    `orchestra.fusion_root` when it has a loop to tile in parallel (its
+    first loop, or its second after a unit first one), and every other
+    structured op it depends on is tagged `orchestra.fusion_producer`,
+    except the producer of a convolution's input: every tile of the
+    convolution reads all of its input, so that producer runs once rather
+    than once per tile. How the root is tiled is the target's choice: a
+    backend's pre-strategy passes may replace the tag by one naming its
+    tiling (`orchestra-cpu-tag-tiling` for `x86_64`).
   }];
   let dependentDialects = [
     "::mlir::orchestra::OrchestraDialect",

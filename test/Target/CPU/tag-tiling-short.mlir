@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --orchestra-outline-tasks | FileCheck %s
+// RUN: orchestra-opt %s --pass-pipeline='builtin.module(orchestra-outline-tasks,builtin.module(orchestra-cpu-tag-tiling))' | FileCheck %s
 // A root whose first parallel loop has 2 to 15 iterations and no matmul (the
 // heads of an attention softmax) is tagged `orchestra.fusion_root_short`
 // (tiled by one row); with a matmul, whose register tiles need the rows, or

@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --orchestra-outline-tasks | FileCheck %s
+// RUN: orchestra-opt %s --pass-pipeline='builtin.module(orchestra-outline-tasks,builtin.module(orchestra-cpu-tag-tiling))' | FileCheck %s
 // The root of a task around a matmul is tagged by the matmul's rows: under
 // 128 `orchestra.fusion_root` (8-row parallel tiles), from 128
 // `orchestra.fusion_root_wide` (64), from 1024 `orchestra.fusion_root_tall`

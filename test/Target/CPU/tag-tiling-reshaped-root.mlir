@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --orchestra-outline-tasks | FileCheck %s
+// RUN: orchestra-opt %s --pass-pipeline='builtin.module(orchestra-outline-tasks,builtin.module(orchestra-cpu-tag-tiling))' | FileCheck %s
 
 // A task whose result is a reshape (an expand_shape back to the model's
 // (sequence, batch, features) shape) is rooted at the reshaped value: the

@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --orchestra-outline-tasks | FileCheck %s
+// RUN: orchestra-opt %s --pass-pipeline='builtin.module(orchestra-outline-tasks,builtin.module(orchestra-cpu-tag-tiling))' | FileCheck %s
 
 // A convolution task (batch 1): the root is tagged for 16-channel parallel
 // tiles (orchestra.fusion_root_d1_conv); the filter's and the output's

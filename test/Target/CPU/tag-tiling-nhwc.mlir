@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --split-input-file --orchestra-outline-tasks | FileCheck %s
+// RUN: orchestra-opt %s --split-input-file --pass-pipeline='builtin.module(orchestra-outline-tasks,builtin.module(orchestra-cpu-tag-tiling))' | FileCheck %s
 
 // A channels-last convolution task (batch 1) is tiled by output rows
 // (orchestra.fusion_root_nhwc_rows). The task ends by padding its result for

@@ -1,0 +1,213 @@
+//===- TagTiling.cpp - The x86_64 strategy's tiling tags ------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
+#include "orchestra/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::orchestra::cpu {
+#define GEN_PASS_DEF_CPUTAGTILING
+#include "orchestra/Target/CPU/Passes.h.inc"
+} // namespace mlir::orchestra::cpu
+
+using namespace mlir;
+using namespace mlir::orchestra;
+
+/// The tags `orchestra-outline-tasks` leaves on a kernel's fusion root and
+/// the structured ops it depends on.
+static constexpr StringLiteral kFusionRootAttrName = "orchestra.fusion_root";
+static constexpr StringLiteral kFusionProducerAttrName =
+    "orchestra.fusion_producer";
+
+/// Returns the tag of the x86_64 strategy's tiling for `root`, a fusion root
+/// at the top level of its kernel whose producers are `slice`, or an empty
+/// string when no parallel loop of it can be tiled.
+static StringRef getFusionRootTag(linalg::LinalgOp root,
+                                  ArrayRef<Operation *> slice) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  auto parallelDim = [&](unsigned dim) {
+    return dim < ranges.size() &&
+           iterators[dim] == utils::IteratorType::parallel &&
+           !ShapedType::isDynamic(ranges[dim]) && ranges[dim] >= 2;
+  };
+  // A task around a convolution is tiled wider along its second dimension
+  // (output channels), which its vectorized form uses as vector lanes.
+  bool hasConvolution =
+      isConvolutionOp(root) || llvm::any_of(slice, isConvolutionOp);
+  // A task around a matmul with many rows gets wider parallel tiles, whose
+  // rows reuse each block of the right-hand side from the cache.
+  // With many rows (1024 or more), twice as wide again.
+  auto hasMatmulOfRows = [&](int64_t rows) {
+    auto isLarge = [&](Operation *op) {
+      auto matmul = dyn_cast<linalg::MatmulOp>(op);
+      if (!matmul)
+        return false;
+      SmallVector<int64_t> loops = matmul.getStaticLoopRanges();
+      return loops.size() == 3 && loops[0] >= rows;
+    };
+    return isLarge(root) || llvm::any_of(slice, isLarge);
+  };
+  // A task around a channels-last convolution or pooling whose output (N = 1,
+  // H, W, C) the root shares is tiled by output rows, or by rows and 16
+  // channels when there are too few rows to share among the cores.
+  // With fewer rows, a task around a dense convolution whose channels come
+  // in 32s is tiled by 32 channels over all rows: a row tile would read the
+  // whole filter, which for these deep layers is larger than the cache.
+  SmallVector<Operation *> rootAndSlice = {root.getOperation()};
+  llvm::append_range(rootAndSlice, slice);
+  auto sharesRootOutput = [&](Operation *op) {
+    return op->getResult(0).getType() == root->getResult(0).getType();
+  };
+  auto isGroupedConvolution = [](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp && matchGroupedConvolutionNhwc(linalgOp).has_value();
+  };
+  bool groupedConvolution = llvm::any_of(rootAndSlice, [&](Operation *op) {
+    return isGroupedConvolution(op) && sharesRootOutput(op);
+  });
+  bool channelsLastConvolution =
+      groupedConvolution || llvm::any_of(rootAndSlice, [&](Operation *op) {
+        return isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+                   linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op) &&
+               sharesRootOutput(op);
+      });
+  bool denseChannelsLastConvolution =
+      llvm::any_of(rootAndSlice, [&](Operation *op) {
+        return isa<linalg::Conv2DNhwcHwcfOp>(op) && sharesRootOutput(op);
+      });
+  // The same for 3-D convolutions and poolings ([N, D, H, W, C]): the rows
+  // are those of every output depth.
+  bool channelsLast3D = llvm::any_of(rootAndSlice, [&](Operation *op) {
+    return isa<linalg::Conv3DNdhwcDhwcfOp, linalg::DepthwiseConv3DNdhwcDhwcOp,
+               linalg::PoolingNdhwcMaxOp, linalg::PoolingNdhwcSumOp>(op) &&
+           sharesRootOutput(op);
+  });
+  bool dense3D = llvm::any_of(rootAndSlice, [&](Operation *op) {
+    return isa<linalg::Conv3DNdhwcDhwcfOp>(op) && sharesRootOutput(op);
+  });
+  // (The first four loops of a convolution or pooling are those of its
+  // output; a grouped one's fourth is its groups, [N, OH, OW, G, M/G].
+  // A 3-D one's first five are its output's.)
+  if (channelsLast3D && ranges.size() >= 5 && ranges[0] == 1 &&
+      iterators[1] == utils::IteratorType::parallel &&
+      iterators[2] == utils::IteratorType::parallel &&
+      !ShapedType::isDynamic(ranges[1]) && !ShapedType::isDynamic(ranges[2])) {
+    if (ranges[1] * ranges[2] >= 14)
+      return "orchestra.fusion_root_ndhwc_rows";
+    if (dense3D && parallelDim(4) && ranges[4] % 32 == 0)
+      return "orchestra.fusion_root_ndhwc_channels";
+    return "orchestra.fusion_root_ndhwc_rows_channels";
+  }
+  if (channelsLastConvolution && ranges.size() >= 4 && ranges[0] == 1 &&
+      parallelDim(1)) {
+    if (ranges[1] >= 14)
+      return "orchestra.fusion_root_nhwc_rows";
+    if (groupedConvolution && parallelDim(3) && ranges[3] >= 4)
+      return "orchestra.fusion_root_nhwc_groups";
+    if (denseChannelsLastConvolution && parallelDim(3) && ranges[3] % 32 == 0)
+      return "orchestra.fusion_root_nhwc_channels";
+    return "orchestra.fusion_root_nhwc_rows_channels";
+  }
+  if (parallelDim(0) && ranges[0] >= 1024 && hasMatmulOfRows(1024))
+    return "orchestra.fusion_root_tall";
+  if (parallelDim(0) && ranges[0] >= 128 && hasMatmulOfRows(128))
+    return "orchestra.fusion_root_wide";
+  // A first loop too short for two 8-row tiles (the heads of an attention
+  // softmax) is tiled by one, unless a matmul needs the rows for its
+  // register tiles.
+  if (parallelDim(0) && ranges[0] >= 2 && ranges[0] < 16 && !hasMatmulOfRows(1))
+    return "orchestra.fusion_root_short";
+  if (parallelDim(0))
+    return kFusionRootAttrName;
+  if (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1))
+    return hasConvolution ? "orchestra.fusion_root_d1_conv"
+                          : "orchestra.fusion_root_d1";
+  return "";
+}
+
+/// Replaces the `orchestra.fusion_root` tag of `func`'s fusion root by the
+/// tag of its tiling.
+static void tagFusionRoot(func::FuncOp func) {
+  Operation *root = nullptr;
+  func.walk([&](Operation *op) {
+    if (!op->hasAttr(kFusionRootAttrName))
+      return WalkResult::advance();
+    root = op;
+    return WalkResult::interrupt();
+  });
+  if (!root)
+    return;
+  MLIRContext *ctx = func.getContext();
+  // The step of a loop over time (a recurrent layer) is tiled by the
+  // state's columns across the cores, with the step's matmuls fused in
+  // (each core reads its share of the recurrent weights at every step, and
+  // keeps it in its cache).
+  if (root->getParentOp() != func.getOperation()) {
+    root->removeAttr(kFusionRootAttrName);
+    root->setAttr("orchestra.fusion_root_cols", UnitAttr::get(ctx));
+    return;
+  }
+  auto linalgRoot = dyn_cast<linalg::LinalgOp>(root);
+  if (!linalgRoot)
+    return;
+  SmallVector<Operation *> slice;
+  for (Operation &op : func.getBody().front())
+    if (op.hasAttr(kFusionProducerAttrName))
+      slice.push_back(&op);
+  StringRef tag = getFusionRootTag(linalgRoot, slice);
+  if (tag.empty())
+    return;
+  root->removeAttr(kFusionRootAttrName);
+  root->setAttr(tag, UnitAttr::get(ctx));
+}
+
+/// Tags channels-last convolutions with the width of their register tiles
+/// (`orchestra.conv_channels_32` or `_16`): 32 output channels, unless that
+/// leaves a remainder that is not a power of two (24 of MobileNetV2's 24
+/// channels), which LLVM splits into vectors badly; 16-channel tiles leave
+/// one vector (8) instead. For a grouped convolution, the width is that of
+/// one group's output channels: the strategy computes it one group at a
+/// time, as dense convolutions that keep the tag. A 3-D convolution keeps
+/// its tag too when the strategy rewrites each of its depth slices as a 2-D
+/// one.
+static void tagConvolutionTiles(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  auto tagWidth = [&](Operation *conv, int64_t channels) {
+    int64_t remainder = channels % 32;
+    bool narrow = !ShapedType::isDynamic(channels) && remainder != 0 &&
+                  !llvm::isPowerOf2_64(remainder);
+    conv->setAttr(narrow ? "orchestra.conv_channels_16"
+                         : "orchestra.conv_channels_32",
+                  UnitAttr::get(ctx));
+  };
+  func.walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv3DNdhwcDhwcfOp>(op)) {
+      auto output = cast<ShapedType>(op.getDpsInitOperand(0)->get().getType());
+      tagWidth(op, output.getShape().back());
+      return;
+    }
+    if (std::optional<GroupedConvolutionNhwc> grouped =
+            matchGroupedConvolutionNhwc(op))
+      tagWidth(op, grouped->outputChannels);
+  });
+}
+
+namespace {
+class CPUTagTilingPass
+    : public orchestra::cpu::impl::CPUTagTilingBase<CPUTagTilingPass> {
+public:
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      tagFusionRoot(func);
+      tagConvolutionTiles(func);
+    }
+  }
+};
+} // namespace
