@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""Fails if a vendor's name appears in lib/ outside the vendor's backend folder.
+"""Fails if a vendor's name appears in lib/ or runtime/ outside the vendor's
+own folders.
 
-Target-specific code lives in lib/Target/<Vendor>/ (STYLE.md); the rest of
-lib/ (the core, and lib/Target/Registry) names no vendor, in code or in
+Target-specific code lives in lib/Target/<Vendor>/ (STYLE.md) and in the
+runtime's driver folders, runtime/src/drivers/<driver>/ (docs/Runtime.md);
+the rest of lib/ (the core, and lib/Target/Registry) and of runtime/ (the
+session, the HAL, the formats, the C API) names no vendor, in code or in
 comments. Usage: check-vendor-names.py <source root>
 
 Words are matched whole and case-insensitively, split at anything that is not
@@ -24,6 +27,14 @@ VENDOR_WORDS = {
     "CPU": ["x86", r"avx\d*", "intel"],
 }
 
+# The runtime's driver folders and the vendors whose names they may use.
+DRIVER_VENDORS = {
+    "cpu": ["CPU"],
+    "cuda": ["NVIDIA"],
+    "hip": ["AMD"],
+    "pjrt": ["Google", "AWS"],
+}
+
 # Words that files outside the vendor folders must use, and why. Keep this
 # short: move vendor-specific code to its backend instead.
 ALLOWED = {
@@ -34,6 +45,8 @@ ALLOWED = {
     # The embedded host template (topologies/host.json) describes an x86_64
     # CPU, so probing is guarded to such hosts.
     ("lib/Topology/Topology.cpp", "x86"): "host template",
+    # The list of the runtime's driver folders.
+    ("runtime/CMakeLists.txt", "cuda"): "driver list",
 }
 
 # Phrases that hold a vendor word but name no target.
@@ -53,6 +66,40 @@ def words(line):
         yield from (w.lower() for w in TOKEN.findall(chunk))
 
 
+def owners(rel):
+    """The vendors whose names the file `rel` may use, and where they belong
+    (for the message)."""
+    parts = rel.split("/")
+    if parts[0] == "lib" and len(parts) > 3 and parts[1] == "Target":
+        return [parts[2]]
+    if parts[:3] == ["runtime", "src", "drivers"] and len(parts) > 4:
+        return DRIVER_VENDORS.get(parts[3], [])
+    return []
+
+
+def home(vendor):
+    """Where a vendor's names belong."""
+    drivers = [d for d, vs in DRIVER_VENDORS.items() if vendor in vs]
+    return "lib/Target/%s/%s" % (
+        vendor, "".join(" or runtime/src/drivers/%s/" % d for d in drivers))
+
+
+def check_file(path, rel, allowed_vendors, patterns, failures):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            text = line
+            for phrase in NOT_VENDORS:
+                text = text.replace(phrase, "")
+            for word in words(text):
+                if (rel, word) in ALLOWED:
+                    continue
+                for vendor, pattern in patterns.items():
+                    if vendor not in allowed_vendors and pattern.match(word):
+                        failures.append("%s:%d: '%s' (%s) outside %s: %s" % (
+                            rel, number, word, vendor, home(vendor),
+                            line.strip()))
+
+
 def main():
     root = sys.argv[1]
     patterns = {
@@ -60,30 +107,15 @@ def main():
         for vendor, ws in VENDOR_WORDS.items()
     }
     failures = []
-    lib = os.path.join(root, "lib")
-    for dirpath, dirnames, filenames in os.walk(lib):
-        dirnames.sort()
-        for name in sorted(filenames):
-            if not name.endswith(SOURCE_SUFFIXES):
-                continue
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root).replace(os.sep, "/")
-            parts = rel.split("/")
-            owner = parts[2] if len(parts) > 3 and parts[1] == "Target" else None
-            with open(path, encoding="utf-8", errors="replace") as f:
-                for number, line in enumerate(f, 1):
-                    text = line
-                    for phrase in NOT_VENDORS:
-                        text = text.replace(phrase, "")
-                    for word in words(text):
-                        if (rel, word) in ALLOWED:
-                            continue
-                        for vendor, pattern in patterns.items():
-                            if vendor != owner and pattern.match(word):
-                                failures.append(
-                                    "%s:%d: '%s' (%s) outside lib/Target/%s/: %s"
-                                    % (rel, number, word, vendor, vendor,
-                                       line.strip()))
+    for tree in ("lib", "runtime"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, tree)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if not name.endswith(SOURCE_SUFFIXES):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root).replace(os.sep, "/")
+                check_file(path, rel, owners(rel), patterns, failures)
     for failure in failures:
         print(failure)
     if failures:

@@ -18,7 +18,7 @@ namespace {
 using DeviceKey = std::pair<std::string, std::string>;
 } // namespace
 
-/// "cpu0:x86_64, cpu1:x86_64".
+/// "cpu0:ARCH0, cpu1:ARCH1": each device as name:arch.
 static std::string joinDevices(const std::vector<DeviceKey> &devices) {
   std::string result;
   for (const DeviceKey &device : devices)

@@ -16,6 +16,11 @@
 // element along the scattered / summed / sorted axis). Everything folds when
 // its operands are constants.
 //
+// Size: about 1,400 lines, over the project's 1,000: the converters share the
+// position arithmetic (negative indices, axis handling, the extract-based
+// gather body) and the error messages for out-of-range data. Resize/Upsample
+// (its coordinate modes) is the first candidate to move to a file of its own.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Converter.h"

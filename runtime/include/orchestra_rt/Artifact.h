@@ -67,7 +67,7 @@ struct TensorDesc {
 /// queue of the plan.
 struct DeviceDesc {
   std::string name;
-  /// An arch of the target registry, e.g. "x86_64".
+  /// An arch of the target registry (orchestra-targets lists them).
   std::string arch;
   /// The runtime driver that runs the device ("cpu", or the name a GPU or
   /// accelerator backend registers); the compiler takes it from the arch's
@@ -104,12 +104,12 @@ struct ConstantDesc {
 
 /// A kernel binary.
 struct BinaryDesc {
-  /// The arch of the machine code, e.g. "x86_64".
+  /// The arch of the machine code (an arch of the target registry).
   std::string arch;
   /// "elf-shared-object" for host code.
   std::string format;
   std::vector<uint8_t> data;
-  /// CPU features the code needs, LLVM spelling ("avx2", "fma", "sse4.2").
+  /// CPU features the code needs, in LLVM spelling ("fma", "sse4.2").
   std::vector<std::string> requiredFeatures;
 };
 
