@@ -6,6 +6,7 @@
 
 #include "ModelGraphs.h"
 
+#include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Dialect/Orchestra/Transforms/CostModel.h"
 #include "orchestra/Dialect/Orchestra/Transforms/EntryFunction.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Schedule.h"
@@ -56,10 +57,8 @@ static llvm::Expected<OwningOpRef<ModuleOp>> loadModel(MLIRContext *context,
       return makeError("cannot parse '" + path + "'");
   }
   PassManager pm(context, ModuleOp::getOperationName());
-  if (failed(parsePassPipeline("func.func(convert-elementwise-to-linalg,"
-                               "orchestra-convert-convolutions-to-nhwc,"
-                               "orchestra-pretranspose-constant-operands)",
-                               pm)) ||
+  // Stage 1 exactly as orchestra-compile runs it.
+  if (failed(parsePassPipeline(getPreparePipeline(), pm)) ||
       failed(pm.run(*module)))
     return makeError("stage 1 failed on '" + path + "'");
   return std::move(module);

@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Compiler/Pipeline.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -26,6 +29,27 @@ std::string orchestra::getStrategiesDir(const CompileOptions &options) {
   return ORCHESTRA_STRATEGIES_DIR;
 }
 
+std::string orchestra::getPreparePipeline() {
+  return "func.func(convert-elementwise-to-linalg,"
+         "orchestra-fold-empty-loops,"
+         "orchestra-convert-convolutions-to-nhwc,"
+         "orchestra-pretranspose-constant-operands,"
+         "orchestra-fold-matmul-reshapes)";
+}
+
+void orchestra::registerCompilerPipelines() {
+  PassPipelineRegistration<>(
+      "orchestra-prepare",
+      "Stage 1 of the compile pipeline, before scheduling: linalg on tensors "
+      "in the layouts the kernels read (orchestra-compile --print-pipeline "
+      "shows the whole pipeline)",
+      [](OpPassManager &pm) {
+        if (failed(parsePassPipeline(getPreparePipeline(), pm)))
+          llvm::report_fatal_error("the orchestra-prepare pipeline is "
+                                   "malformed");
+      });
+}
+
 FailureOr<std::string>
 orchestra::buildCompilePipeline(const CompileOptions &options,
                                 std::string &error) {
@@ -33,17 +57,9 @@ orchestra::buildCompilePipeline(const CompileOptions &options,
       "topology=" + options.topology + " algorithm=" + options.scheduler;
   if (!options.entry.empty())
     scheduleOptions += " entry=" + options.entry;
-  // Stage 1 (MLIR input): elementwise arith/math on tensors to linalg; ops
-  // that run no iteration replaced by their inits; convolutions
-  // channels-last; constant operands stored in the layout the
-  // kernels read; matmul epilogues in the matmul's shape.
-  // Stage 2: scheduling. Stage 3: transfer clean-up, speculation.
-  std::string pipeline = "func.func(convert-elementwise-to-linalg,"
-                         "orchestra-fold-empty-loops,"
-                         "orchestra-convert-convolutions-to-nhwc,"
-                         "orchestra-pretranspose-constant-operands,"
-                         "orchestra-fold-matmul-reshapes),"
-                         "orchestra-schedule{" +
+  // Stage 1 (getPreparePipeline), stage 2: scheduling, stage 3: transfer
+  // clean-up, speculation.
+  std::string pipeline = getPreparePipeline() + ",orchestra-schedule{" +
                          scheduleOptions +
                          "},canonicalize,divergence-to-speculation";
   if (options.scheduleOnly)

@@ -6,6 +6,7 @@
 
 #include "orchestra/InitAll.h"
 
+#include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Dialect/Orchestra/IR/OrchestraDialect.h"
 #include "orchestra/Dialect/Orchestra/TransformOps/OrchestraTransformOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
@@ -35,4 +36,5 @@ void mlir::orchestra::registerAllPasses() {
   for (const TargetBackend &backend : getTargetBackends())
     if (backend.registerPasses)
       backend.registerPasses();
+  registerCompilerPipelines();
 }

@@ -47,6 +47,18 @@ struct CompileOptions {
 /// else $ORCHESTRA_STRATEGIES_DIR, else the source tree's strategies/.
 std::string getStrategiesDir(const CompileOptions &options);
 
+/// Stage 1 on MLIR input, before scheduling (textual, for `--pass-pipeline`):
+/// elementwise arith/math on tensors to linalg, ops that run no iteration
+/// replaced by their inits, convolutions channels-last, constant operands
+/// stored in the layout the kernels read, matmul epilogues in the matmul's
+/// shape. Registered as the named pipeline `orchestra-prepare`; the compile
+/// pipeline and the scheduling benchmark both start with it.
+std::string getPreparePipeline();
+
+/// Registers the named pipelines (`orchestra-prepare`) with the global
+/// pass registry (registerAllPasses calls it).
+void registerCompilerPipelines();
+
 /// The pass list (for a pass manager on the top-level module) of stages 1-8,
 /// or 1-3 with `scheduleOnly`. On failure `error` says why (a missing
 /// strategy script).
