@@ -378,31 +378,23 @@ int main(int argc, char **argv) {
       cores, f32All / 1e9, f32One / 1e9, f32.isa, f64All / 1e9, f64One / 1e9,
       f32All / 2e9, bandwidth / 1e9, launch * 1e6, capacity / double(1 << 30));
 
-  llvm::json::Object topology{
-      {"name", topologyName.getValue()},
-      {"devices",
-       llvm::json::Array{llvm::json::Object{
-           {"name", "cpu0"},
-           {"arch", "x86_64"},
-           {"device_id", 0},
-           {"compute_units", static_cast<int64_t>(cores)},
-           {"peak_flops", llvm::json::Object{{"f64", f64All},
-                                             {"f32", f32All},
-                                             {"bf16", f32All},
-                                             {"f16", f32All},
-                                             {"i32", f32All / 2}}},
-           {"memory_bandwidth", bandwidth},
-           {"launch_overhead", launch},
-           {"target", llvm::json::Object{{"num_threads",
-                                          static_cast<int64_t>(cores)}}}}}},
-      {"memory_spaces",
-       llvm::json::Array{llvm::json::Object{{"name", "cpu0_dram"},
-                                            {"device", "cpu0"},
-                                            {"kind", "dram"},
-                                            {"capacity", capacity}}}},
-      {"links", llvm::json::Array{}}};
-  std::string text =
-      llvm::formatv("{0:2}\n", llvm::json::Value(std::move(topology))).str();
+  Topology topology;
+  topology.name = topologyName.getValue();
+  TopologyDevice &cpu = topology.devices.emplace_back();
+  cpu.name = "cpu0";
+  cpu.arch = "x86_64";
+  cpu.computeUnits = static_cast<int64_t>(cores);
+  cpu.peakFlops["f64"] = f64All;
+  cpu.peakFlops["f32"] = f32All;
+  cpu.peakFlops["bf16"] = f32All;
+  cpu.peakFlops["f16"] = f32All;
+  cpu.peakFlops["i32"] = f32All / 2;
+  cpu.memoryBandwidth = bandwidth;
+  cpu.launchOverhead = launch;
+  cpu.target["num_threads"] = static_cast<int64_t>(cores);
+  topology.memorySpaces.push_back(
+      {"cpu0_dram", cpu.name, "dram", static_cast<int64_t>(capacity)});
+  std::string text = llvm::formatv("{0:2}\n", topology.toJSON()).str();
   llvm::Expected<Topology> parsed = Topology::parse(text, getTargetRegistry());
   if (!parsed) {
     llvm::errs() << "orchestra-calibrate: error: the measured topology does "

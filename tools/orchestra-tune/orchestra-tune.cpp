@@ -25,6 +25,7 @@
 #include "orchestra/Support/TuningCache.h"
 #include "orchestra/Target/Backend.h"
 #include "orchestra/Target/TargetRegistry.h"
+#include "orchestra/Topology/Topology.h"
 #include "orchestra_rt/orchestra_rt.hpp"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -204,25 +205,19 @@ static std::string benchmarkTopology(const Candidate &candidate) {
         target[entry.getName().str()] = s.getValue().str();
     }
   int64_t units = std::max<int64_t>(candidate.key.threads, 1);
-  llvm::json::Object device{
-      {"name", "tune0"},
-      {"arch", candidate.key.arch},
-      {"device_id", 0},
-      {"compute_units", units},
-      {"peak_flops", llvm::json::Object{{"f32", 1.0e11 * units}}},
-      {"memory_bandwidth", 2.0e10},
-      {"launch_overhead", 5.0e-6},
-      {"target", std::move(target)}};
-  llvm::json::Value topology = llvm::json::Object{
-      {"name", "orchestra-tune"},
-      {"devices", llvm::json::Array{std::move(device)}},
-      {"memory_spaces",
-       llvm::json::Array{llvm::json::Object{{"name", "tune0_" + kind},
-                                            {"device", "tune0"},
-                                            {"kind", kind},
-                                            {"capacity", 8589934592LL}}}},
-      {"links", llvm::json::Array{}}};
-  return llvm::formatv("{0:2}", topology).str();
+  Topology topology;
+  topology.name = "orchestra-tune";
+  TopologyDevice &device = topology.devices.emplace_back();
+  device.name = "tune0";
+  device.arch = candidate.key.arch;
+  device.computeUnits = units;
+  device.peakFlops["f32"] = 1.0e11 * units;
+  device.memoryBandwidth = 2.0e10;
+  device.launchOverhead = 5.0e-6;
+  device.target = std::move(target);
+  topology.memorySpaces.push_back(
+      {"tune0_" + kind, device.name, kind, 8589934592LL});
+  return llvm::formatv("{0:2}", topology.toJSON()).str();
 }
 
 static llvm::Error writeTextFile(StringRef path, StringRef text) {
