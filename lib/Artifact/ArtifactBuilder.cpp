@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Artifact/ArtifactBuilder.h"
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/EntryFunction.h"
@@ -142,9 +143,8 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
   for (Operation &op : func.getBody().front())
     if (auto s = dyn_cast<ScheduleOp>(op))
       schedule = s;
-  auto argOffsets =
-      func->getAttrOfType<DenseI64ArrayAttr>("orchestra.arg_offsets");
-  auto plan = func->getAttrOfType<DictionaryAttr>("orchestra.plan");
+  auto argOffsets = func->getAttrOfType<DenseI64ArrayAttr>(attr::kArgOffsets);
+  auto plan = func->getAttrOfType<DictionaryAttr>(attr::kPlan);
   if (!schedule || !argOffsets || !plan)
     return func.emitError() << "entry function '" << func.getSymName()
                             << "' has no planned schedule (run the pipeline "
@@ -159,7 +159,7 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
   artifact.entryName = func.getSymName().str();
 
   // Devices, from the topology the module was placed for.
-  auto topology = module->getAttrOfType<DictionaryAttr>("orchestra.topology");
+  auto topology = module->getAttrOfType<DictionaryAttr>(attr::kTopology);
   auto topoName =
       topology ? dyn_cast_or_null<StringAttr>(topology.get("name")) : nullptr;
   auto topoDevices =
@@ -240,25 +240,24 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
     if (failed(id))
       return failure();
     auto name =
-        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "orchestra.name");
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attr::kName);
     FailureOr<orx::TensorDesc> desc = getTensorDesc(
         arg.getLoc(), arg.getType(),
         name ? name.str() : "input_" + std::to_string(arg.getArgNumber()),
-        func.getArgAttr(arg.getArgNumber(), "orchestra.unsigned") != nullptr);
+        func.getArgAttr(arg.getArgNumber(), attr::kUnsigned) != nullptr);
     if (failed(desc))
       return failure();
     artifact.inputs.push_back(*desc);
     artifact.inputValues.push_back(*id);
   }
   auto addDefinedValues = [&](Operation *op, uint32_t space) -> LogicalResult {
-    if (auto planned =
-            op->getAttrOfType<FlatSymbolRefAttr>("orchestra.space")) {
+    if (auto planned = op->getAttrOfType<FlatSymbolRefAttr>(attr::kSpace)) {
       auto it = spaceIndex.find(planned.getValue());
       if (it == spaceIndex.end())
         return op->emitOpError() << "is planned in an unknown memory space";
       space = it->second;
     }
-    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("orchestra.offsets");
+    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(attr::kOffsets);
     if (!offsets || offsets.size() != op->getNumResults())
       return op->emitOpError() << "has no planned buffers "
                                   "('orchestra.offsets')";
@@ -272,19 +271,18 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
   // Kernels, by kernel module and function name.
   llvm::StringMap<uint32_t> binaryIndex;
   for (auto kernels : module.getOps<ModuleOp>()) {
-    auto binary = kernels->getAttrOfType<StringAttr>("orchestra.binary");
+    auto binary = kernels->getAttrOfType<StringAttr>(attr::kBinary);
     if (!binary)
       continue;
     orx::BinaryDesc desc;
     if (auto arch =
             kernels->getAttrOfType<StringAttr>(OrchestraDialect::kArchAttrName))
       desc.arch = arch.str();
-    if (auto format =
-            kernels->getAttrOfType<StringAttr>("orchestra.binary_format"))
+    if (auto format = kernels->getAttrOfType<StringAttr>(attr::kBinaryFormat))
       desc.format = format.str();
     desc.data = toBytes(binary.getValue());
     if (auto features =
-            kernels->getAttrOfType<ArrayAttr>("orchestra.required_features"))
+            kernels->getAttrOfType<ArrayAttr>(attr::kRequiredFeatures))
       for (Attribute feature : features)
         if (auto name = dyn_cast<StringAttr>(feature))
           desc.requiredFeatures.push_back(name.str());
@@ -432,11 +430,11 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
     if (artifact.values[id->second].space != hostSpace)
       return schedule.emitOpError()
              << "result #" << i << " is not in the host memory space";
-    auto name = func.getResultAttrOfType<StringAttr>(i, "orchestra.name");
+    auto name = func.getResultAttrOfType<StringAttr>(i, attr::kName);
     FailureOr<orx::TensorDesc> desc =
         getTensorDesc(value.getLoc(), value.getType(),
                       name ? name.str() : "output_" + std::to_string(i),
-                      func.getResultAttr(i, "orchestra.unsigned") != nullptr);
+                      func.getResultAttr(i, attr::kUnsigned) != nullptr);
     if (failed(desc))
       return failure();
     artifact.outputs.push_back(*desc);

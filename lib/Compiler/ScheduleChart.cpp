@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Compiler/ScheduleChart.h"
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Target/TargetRegistry.h"
 
@@ -16,7 +17,7 @@ using namespace mlir;
 using namespace mlir::orchestra;
 
 FailureOr<gantt::Chart> mlir::orchestra::buildScheduleChart(ModuleOp module) {
-  auto topology = module->getAttrOfType<DictionaryAttr>("orchestra.topology");
+  auto topology = module->getAttrOfType<DictionaryAttr>(attr::kTopology);
   auto devices = topology ? topology.getAs<ArrayAttr>("devices") : nullptr;
   if (!devices)
     return module.emitError()
@@ -33,7 +34,7 @@ FailureOr<gantt::Chart> mlir::orchestra::buildScheduleChart(ModuleOp module) {
 
   gantt::Chart chart;
   std::string algorithm = "?";
-  if (auto name = schedule->getAttrOfType<StringAttr>("orchestra.algorithm"))
+  if (auto name = schedule->getAttrOfType<StringAttr>(attr::kAlgorithm))
     algorithm = name.str();
   auto func = schedule->getParentOfType<FunctionOpInterface>();
   chart.title = llvm::formatv("{0} on topology '{1}' (scheduler {2})",

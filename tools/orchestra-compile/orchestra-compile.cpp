@@ -15,6 +15,7 @@
 #include "orchestra/Compiler/Npy.h"
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Compiler/ScheduleChart.h"
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
 #include "orchestra/Scheduling/Scheduler.h"
@@ -156,7 +157,7 @@ static void printSummary(const orx::Artifact &artifact, ModuleOp module,
                << artifact.topologyName << "' (" << artifact.devices.size()
                << " device(s))\n";
   for (auto func : module.getOps<func::FuncOp>())
-    if (auto plan = func->getAttrOfType<DictionaryAttr>("orchestra.plan"))
+    if (auto plan = func->getAttrOfType<DictionaryAttr>(attr::kPlan))
       for (NamedAttribute space : plan) {
         auto usage = dyn_cast<DictionaryAttr>(space.getValue());
         auto peak = usage ? usage.getAs<IntegerAttr>("peak") : nullptr;
@@ -166,7 +167,7 @@ static void printSummary(const orx::Artifact &artifact, ModuleOp module,
                        << peak.getInt() << " bytes (without "
                        << "reuse " << total.getInt() << ")\n";
       }
-  if (auto tuned = module->getAttrOfType<IntegerAttr>("orchestra.tuned_ops"))
+  if (auto tuned = module->getAttrOfType<IntegerAttr>(attr::kTunedOps))
     llvm::errs() << "  tuning cache " << tuningCache << ": " << tuned.getInt()
                  << " kernel op(s) given a tuned variant\n";
 }

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Frontend/ONNX/TensorData.h"
 
 #include "Converter.h"
@@ -772,21 +773,21 @@ FailureOr<ImportResult> ModelImporter::run() {
     inputTypes.push_back(arg.getType());
   func.setFunctionType(builder.getFunctionType(inputTypes, resultTypes));
   for (unsigned i = 0, e = body->getNumArguments(); i < e; ++i) {
-    func.setArgAttr(i, "orchestra.name", builder.getStringAttr(argNames[i]));
+    func.setArgAttr(i, attr::kName, builder.getStringAttr(argNames[i]));
     if (isUnsignedDType(argDTypes[i]))
-      func.setArgAttr(i, "orchestra.unsigned", builder.getUnitAttr());
+      func.setArgAttr(i, attr::kUnsigned, builder.getUnitAttr());
   }
   for (unsigned i = 0, e = results.size(); i < e; ++i) {
-    func.setResultAttr(i, "orchestra.name",
+    func.setResultAttr(i, attr::kName,
                        builder.getStringAttr(result.outputNames[i]));
     if (isUnsignedDType(resultDTypes[i]))
-      func.setResultAttr(i, "orchestra.unsigned", builder.getUnitAttr());
+      func.setResultAttr(i, attr::kUnsigned, builder.getUnitAttr());
   }
   if (failed(func.eraseArguments(erase)))
     return emitModelError() << "internal error: cannot drop bound inputs";
   for (BlockArgument arg : body->getArguments())
     result.inputNames.push_back(
-        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "orchestra.name")
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attr::kName)
             .str());
 
   if (failed(mlir::verify(module)))

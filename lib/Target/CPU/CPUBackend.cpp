@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/Backend.h"
 #include "orchestra/Target/CPU/Passes.h"
 
@@ -22,10 +23,10 @@ namespace tuning = ::orchestra::tuning;
 /// path in the strategy (step 1) and no variants.
 static void collectTunableMatmuls(ModuleOp kernels,
                                   std::vector<TunableOp> &ops) {
-  auto arch = kernels->getAttrOfType<StringAttr>("orchestra.arch");
+  auto arch = kernels->getAttrOfType<StringAttr>(attr::kArch);
   if (!arch || arch.getValue() != "x86_64")
     return;
-  auto target = kernels->getAttrOfType<DictionaryAttr>("orchestra.target");
+  auto target = kernels->getAttrOfType<DictionaryAttr>(attr::kTarget);
   int64_t threads = 0;
   if (target)
     if (auto count = dyn_cast_or_null<IntegerAttr>(target.get("num_threads")))

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/CPU/Passes.h"
 
 #include "orchestra/Target/CPU/CPUDescription.h"
@@ -216,8 +217,8 @@ void CPUEmitBinaryPass::runOnOperation() {
   std::string error;
   FailureOr<orchestra::cpu::CPUDescription> description =
       orchestra::cpu::CPUDescription::get(
-          module->getAttrOfType<DictionaryAttr>("orchestra.target"), cpu,
-          features, error);
+          module->getAttrOfType<DictionaryAttr>(mlir::orchestra::attr::kTarget),
+          cpu, features, error);
   if (failed(description)) {
     module.emitError() << error;
     return signalPassFailure();
@@ -395,11 +396,13 @@ void CPUEmitBinaryPass::runOnOperation() {
       required.push_back(StringAttr::get(ctx, feature));
 
   module.getBody()->clear();
-  module->setAttr("orchestra.binary",
+  module->setAttr(mlir::orchestra::attr::kBinary,
                   StringAttr::get(ctx, (*binary)->getBuffer()));
-  module->setAttr("orchestra.binary_format",
+  module->setAttr(mlir::orchestra::attr::kBinaryFormat,
                   StringAttr::get(ctx, "elf-shared-object"));
-  module->setAttr("orchestra.kernels", ArrayAttr::get(ctx, kernels));
-  module->setAttr("orchestra.required_features", ArrayAttr::get(ctx, required));
+  module->setAttr(mlir::orchestra::attr::kKernels,
+                  ArrayAttr::get(ctx, kernels));
+  module->setAttr(mlir::orchestra::attr::kRequiredFeatures,
+                  ArrayAttr::get(ctx, required));
   module->setAttr("orchestra.cpu", StringAttr::get(ctx, cpuName));
 }

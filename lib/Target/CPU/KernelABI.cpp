@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -93,7 +94,7 @@ LogicalResult CPUKernelABIPass::wrap(LLVM::LLVMFuncOp func, ArrayAttr abi) {
   LLVM::CallOp::create(builder, loc, func, args);
   LLVM::ReturnOp::create(builder, loc, ValueRange());
   func.setLinkage(LLVM::Linkage::Internal);
-  func->removeAttr("orchestra.abi");
+  func->removeAttr(mlir::orchestra::attr::kAbi);
   return success();
 }
 
@@ -168,7 +169,7 @@ static void routeAllocations(ModuleOp module) {
 void CPUKernelABIPass::runOnOperation() {
   SmallVector<std::pair<LLVM::LLVMFuncOp, ArrayAttr>> kernels;
   for (auto func : getOperation().getOps<LLVM::LLVMFuncOp>())
-    if (auto abi = func->getAttrOfType<ArrayAttr>("orchestra.abi"))
+    if (auto abi = func->getAttrOfType<ArrayAttr>(mlir::orchestra::attr::kAbi))
       kernels.push_back({func, abi});
   for (auto [func, abi] : kernels)
     if (failed(wrap(func, abi)))

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,7 +35,7 @@ struct RowTiling {
 constexpr RowTiling kRowTilings[] = {
     {"orchestra.fusion_root_tall", 128, 8},
     {"orchestra.fusion_root_wide", 64, 8},
-    {"orchestra.fusion_root", 8, 8},
+    {mlir::orchestra::attr::kFusionRoot, 8, 8},
     {"orchestra.fusion_root_short", 1, 1},
 };
 
@@ -136,8 +137,8 @@ public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
     int64_t threads = 1;
-    if (auto target =
-            module->getAttrOfType<DictionaryAttr>("orchestra.target")) {
+    if (auto target = module->getAttrOfType<DictionaryAttr>(
+            mlir::orchestra::attr::kTarget)) {
       if (auto count =
               dyn_cast_or_null<IntegerAttr>(target.get("num_threads"))) {
         threads = count.getInt();
@@ -198,7 +199,8 @@ public:
 private:
   static constexpr StringLiteral kTileRowsAttrName = "orchestra.tile_rows";
   static constexpr StringLiteral kTileColsAttrName = "orchestra.tile_cols";
-  static constexpr StringLiteral kFusionRootAttrName = "orchestra.fusion_root";
+  static constexpr StringLiteral kFusionRootAttrName =
+      mlir::orchestra::attr::kFusionRoot;
   static constexpr StringLiteral kFusionRootColsAttrName =
       "orchestra.fusion_root_cols";
 };

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,7 +24,8 @@ class CPUSetNumThreadsPass
 public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto target = module->getAttrOfType<DictionaryAttr>("orchestra.target");
+    auto target =
+        module->getAttrOfType<DictionaryAttr>(mlir::orchestra::attr::kTarget);
     auto threads =
         target ? dyn_cast_or_null<IntegerAttr>(target.get("num_threads"))
                : IntegerAttr();

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
 #include "orchestra/Target/CPU/Passes.h"
 
@@ -21,9 +22,8 @@ using namespace mlir::orchestra;
 
 /// The tags `orchestra-outline-tasks` leaves on a kernel's fusion root and
 /// the structured ops it depends on.
-static constexpr StringLiteral kFusionRootAttrName = "orchestra.fusion_root";
-static constexpr StringLiteral kFusionProducerAttrName =
-    "orchestra.fusion_producer";
+static constexpr StringLiteral kFusionRootAttrName = attr::kFusionRoot;
+static constexpr StringLiteral kFusionProducerAttrName = attr::kFusionProducer;
 
 /// Returns the tag of the x86_64 strategy's tiling for `root`, a fusion root
 /// at the top level of its kernel whose producers are `slice`, or an empty

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/NVIDIA/Passes.h"
 
 #include "orchestra_rt/GpuBundle.h"
@@ -352,7 +353,7 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
     int64_t sharedLimit = 227 * 1024;
     if (auto target =
             func->getParentOfType<ModuleOp>()->getAttrOfType<DictionaryAttr>(
-                "orchestra.target"))
+                mlir::orchestra::attr::kTarget))
       if (auto bytes = target.getAs<IntegerAttr>("shared_memory_bytes"))
         sharedLimit = bytes.getInt();
     if (desc.dynamicSharedBytes + staticSharedBytes >
@@ -449,7 +450,8 @@ void NVIDIAEmitBinaryPass::runOnOperation() {
     return signalPassFailure();
   }
   std::string chipName = chip;
-  if (auto target = module->getAttrOfType<DictionaryAttr>("orchestra.target"))
+  if (auto target =
+          module->getAttrOfType<DictionaryAttr>(mlir::orchestra::attr::kTarget))
     if (auto sm = target.getAs<StringAttr>("sm"))
       chipName = sm.str();
 
@@ -486,7 +488,8 @@ void NVIDIAEmitBinaryPass::runOnOperation() {
     bundle.kernels.push_back(std::move(kernel));
   }
 
-  if (auto dir = module->getAttrOfType<StringAttr>("orchestra.device_code_dir"))
+  if (auto dir = module->getAttrOfType<StringAttr>(
+          mlir::orchestra::attr::kDeviceCodeDir))
     for (const orx::GpuModuleDesc &desc : bundle.modules)
       if (failed(dump(dir.getValue(), module.getSymName().value_or("kernels"),
                       desc)))
@@ -495,13 +498,14 @@ void NVIDIAEmitBinaryPass::runOnOperation() {
   std::vector<uint8_t> bytes = orx::serializeGpuBundle(bundle);
   module.getBody()->clear();
   module->removeAttr("gpu.container_module");
-  module->setAttr("orchestra.binary",
+  module->setAttr(mlir::orchestra::attr::kBinary,
                   StringAttr::get(ctx, StringRef(reinterpret_cast<const char *>(
                                                      bytes.data()),
                                                  bytes.size())));
-  module->setAttr("orchestra.binary_format",
+  module->setAttr(mlir::orchestra::attr::kBinaryFormat,
                   StringAttr::get(ctx, orx::kGpuBundleFormat));
-  module->setAttr("orchestra.kernels", ArrayAttr::get(ctx, kernels));
-  module->setAttr("orchestra.required_features",
+  module->setAttr(mlir::orchestra::attr::kKernels,
+                  ArrayAttr::get(ctx, kernels));
+  module->setAttr(mlir::orchestra::attr::kRequiredFeatures,
                   ArrayAttr::get(ctx, {StringAttr::get(ctx, chipName)}));
 }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/NVIDIA/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,8 +22,8 @@ using namespace mlir;
 using namespace mlir::orchestra;
 
 /// The attribute prefix `orchestra-outline-tasks` tags fusion roots with.
-static constexpr StringLiteral kFusionRootPrefix = "orchestra.fusion_root";
-static constexpr StringLiteral kFusionProducer = "orchestra.fusion_producer";
+static constexpr StringLiteral kFusionRootPrefix = attr::kFusionRoot;
+static constexpr StringLiteral kFusionProducer = attr::kFusionProducer;
 static constexpr StringLiteral kRecipe = "orchestra.gpu_recipe";
 static constexpr StringLiteral kMma = "orchestra.gpu_mma";
 static constexpr StringLiteral kKStages = "orchestra.gpu_k_stages";
@@ -181,7 +182,7 @@ public:
     MLIRContext *ctx = &getContext();
     int64_t numSMs = kDefaultNumSMs, sharedBytes = kDefaultSharedBytes;
     if (auto target =
-            getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target")) {
+            getOperation()->getAttrOfType<DictionaryAttr>(attr::kTarget)) {
       if (auto value = target.getAs<IntegerAttr>("num_sms"))
         numSMs = value.getInt();
       if (auto value = target.getAs<IntegerAttr>("shared_memory_bytes"))
@@ -192,7 +193,7 @@ public:
     // cp.async does.
     bool useTma = false;
     if (auto target =
-            getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target")) {
+            getOperation()->getAttrOfType<DictionaryAttr>(attr::kTarget)) {
       if (auto arch = target.getAs<StringAttr>("arch"))
         useTma = arch.getValue() == "nvidia_blackwell";
       if (auto tma = target.getAs<BoolAttr>("tma"))
@@ -210,7 +211,7 @@ public:
     int64_t wgmmaBlockN = 256;
     bool explicitTile = false;
     if (auto target =
-            getOperation()->getAttrOfType<DictionaryAttr>("orchestra.target")) {
+            getOperation()->getAttrOfType<DictionaryAttr>(attr::kTarget)) {
       auto arch = target.getAs<StringAttr>("arch");
       auto sm = target.getAs<StringAttr>("sm");
       if (arch && arch.getValue() == "nvidia_hopper")

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 #include "orchestra/Support/TuningCache.h"
 
@@ -65,12 +66,13 @@ void ApplyTuningCachePass::runOnOperation() {
   }
   int64_t tuned = 0;
   module.walk([&](ModuleOp kernels) {
-    auto arch = kernels->getAttrOfType<StringAttr>("orchestra.arch");
+    auto arch =
+        kernels->getAttrOfType<StringAttr>(mlir::orchestra::attr::kArch);
     if (!arch)
       return;
     int64_t threads = 0;
-    if (auto target =
-            kernels->getAttrOfType<DictionaryAttr>("orchestra.target"))
+    if (auto target = kernels->getAttrOfType<DictionaryAttr>(
+            mlir::orchestra::attr::kTarget))
       if (auto count = dyn_cast_or_null<IntegerAttr>(target.get("num_threads")))
         threads = count.getInt();
     kernels.walk([&](linalg::MatmulOp matmul) {
@@ -89,6 +91,6 @@ void ApplyTuningCachePass::runOnOperation() {
                             << key->str() << ")";
     });
   });
-  module->setAttr("orchestra.tuned_ops",
+  module->setAttr(mlir::orchestra::attr::kTunedOps,
                   IntegerAttr::get(IntegerType::get(&getContext(), 64), tuned));
 }

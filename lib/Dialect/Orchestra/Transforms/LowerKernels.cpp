@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 #include "orchestra/Target/TargetRegistry.h"
@@ -93,7 +94,7 @@ public:
         return signalPassFailure();
       }
       if (!deviceCodeDir.empty())
-        kernels->setAttr("orchestra.device_code_dir",
+        kernels->setAttr(attr::kDeviceCodeDir,
                          StringAttr::get(&getContext(), deviceCodeDir));
       if (failed(runPipeline(*pm, kernels)))
         return signalPassFailure();

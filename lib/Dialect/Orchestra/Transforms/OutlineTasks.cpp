@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 #include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
@@ -27,9 +28,8 @@ using namespace mlir::orchestra;
 
 /// The tags of a kernel's fusion root and of the structured ops it depends
 /// on, which the strategy scripts match.
-static constexpr StringLiteral kFusionRootAttrName = "orchestra.fusion_root";
-static constexpr StringLiteral kFusionProducerAttrName =
-    "orchestra.fusion_producer";
+static constexpr StringLiteral kFusionRootAttrName = attr::kFusionRoot;
+static constexpr StringLiteral kFusionProducerAttrName = attr::kFusionProducer;
 
 namespace {
 
@@ -245,7 +245,7 @@ void OutlineTasksPass::runOnOperation() {
         kernels = ModuleOp::create(builder, module.getLoc(), moduleName);
         kernels->setAttr(OrchestraDialect::kArchAttrName,
                          StringAttr::get(ctx, task.getArch()));
-        kernels->setAttr("orchestra.target", task.getTarget());
+        kernels->setAttr(attr::kTarget, task.getTarget());
         moduleSymbols.insert(kernels);
       }
       kernelModules[moduleName] = kernels;
@@ -274,7 +274,7 @@ void OutlineTasksPass::runOnOperation() {
       abiAttrs.push_back(TypeAttr::get(type));
     for (Type type : func.getResultTypes())
       abiAttrs.push_back(TypeAttr::get(type));
-    func->setAttr("orchestra.abi", ArrayAttr::get(ctx, abiAttrs));
+    func->setAttr(attr::kAbi, ArrayAttr::get(ctx, abiAttrs));
     tagFusionRoot(func);
 
     builder.setInsertionPoint(task);

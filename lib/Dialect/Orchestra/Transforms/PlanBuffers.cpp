@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
@@ -45,7 +46,7 @@ mlir::orchestra::lookupDeviceMemorySpace(ModuleOp module, StringRef arch,
 
 FailureOr<MemorySpaceOp>
 mlir::orchestra::lookupHostMemorySpace(ModuleOp module) {
-  auto topology = module->getAttrOfType<DictionaryAttr>("orchestra.topology");
+  auto topology = module->getAttrOfType<DictionaryAttr>(attr::kTopology);
   auto devices =
       topology ? dyn_cast_or_null<ArrayAttr>(topology.get("devices")) : nullptr;
   if (!devices || devices.empty())
@@ -299,13 +300,13 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
       offsets.push_back(intervals[value].offset);
     return DenseI64ArrayAttr::get(ctx, offsets);
   };
-  func->setAttr("orchestra.arg_offsets", offsetsOf(func.getArguments()));
+  func->setAttr(attr::kArgOffsets, offsetsOf(func.getArguments()));
   for (auto &entry : intervals)
     if (Operation *def = entry.first.getDefiningOp()) {
-      def->setAttr("orchestra.offsets", offsetsOf(def->getResults()));
+      def->setAttr(attr::kOffsets, offsetsOf(def->getResults()));
       // Constants have no op that names their space.
       if (def->hasTrait<OpTrait::ConstantLike>())
-        def->setAttr("orchestra.space",
+        def->setAttr(attr::kSpace,
                      FlatSymbolRefAttr::get(ctx, entry.second.space));
     }
   NamedAttrList plan;
@@ -317,7 +318,7 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
                  IntegerAttr::get(IntegerType::get(ctx, 64), sizes.second));
     plan.append(space, entry.getDictionary(ctx));
   }
-  func->setAttr("orchestra.plan", plan.getDictionary(ctx));
+  func->setAttr(attr::kPlan, plan.getDictionary(ctx));
   return success();
 }
 
@@ -327,7 +328,7 @@ void PlanBuffersPass::runOnOperation() {
   for (auto func : module.getOps<func::FuncOp>()) {
     SmallVector<ScheduleOp> schedules;
     func.walk([&](ScheduleOp schedule) { schedules.push_back(schedule); });
-    if (schedules.empty() && func->hasAttr("orchestra.entry") &&
+    if (schedules.empty() && func->hasAttr(attr::kEntry) &&
         func.getBody().hasOneBlock()) {
       // An entry whose schedule did no work was folded away by
       // canonicalization; the plan still needs one (it copies inputs or

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/Transforms/Schedule.h"
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/CostModel.h"
 #include "orchestra/Dialect/Orchestra/Transforms/EntryFunction.h"
@@ -652,8 +653,7 @@ LogicalResult SchedulePass::declareTopology(ModuleOp module,
   NamedAttrList record;
   record.append("name", builder.getStringAttr(topo.name));
   record.append("devices", builder.getArrayAttr(devices));
-  module->setAttr("orchestra.topology",
-                  record.getDictionary(builder.getContext()));
+  module->setAttr(attr::kTopology, record.getDictionary(builder.getContext()));
   return success();
 }
 LogicalResult SchedulePass::checkEntry(func::FuncOp func) {
@@ -735,7 +735,7 @@ void SchedulePass::runOnOperation() {
   }
   if (failed(declareTopology(module, *topo)))
     return signalPassFailure();
-  func->setAttr("orchestra.entry", UnitAttr::get(ctx));
+  func->setAttr(attr::kEntry, UnitAttr::get(ctx));
   CostModel model(*topo, registry);
   for (unsigned d = 0; d < topo->devices.size(); ++d)
     if (!model.getDefaultSpace(d)) {
@@ -795,7 +795,7 @@ void SchedulePass::runOnOperation() {
   OpBuilder builder(terminator);
   auto schedule =
       ScheduleOp::create(builder, func.getLoc(), terminator->getOperandTypes());
-  schedule->setAttr("orchestra.algorithm", builder.getStringAttr(algorithm));
+  schedule->setAttr(attr::kAlgorithm, builder.getStringAttr(algorithm));
   schedule->setAttr("orchestra.predicted_makespan",
                     builder.getF64FloatAttr(sched.makespan));
   Block *scheduleBody = new Block();

@@ -1,0 +1,71 @@
+//===- AttrNames.h - Names of the orchestra discardable attributes -*- C++
+//-*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// The discardable attributes through which the passes, the artifact builder
+// and the tools hand information along the pipeline. Each name is spelled
+// here once; code uses these constants, never the string.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_DIALECT_ORCHESTRA_IR_ATTRNAMES_H
+#define ORCHESTRA_DIALECT_ORCHESTRA_IR_ATTRNAMES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::orchestra::attr {
+
+// The module after scheduling (orchestra-schedule).
+/// The topology the program was scheduled for (a dictionary of its devices
+/// and memory spaces).
+inline constexpr llvm::StringLiteral kTopology = "orchestra.topology";
+/// The scheduling algorithm that made the schedule.
+inline constexpr llvm::StringLiteral kAlgorithm = "orchestra.algorithm";
+/// The entry function's name.
+inline constexpr llvm::StringLiteral kEntry = "orchestra.entry";
+
+// The host plan (orchestra-plan-buffers).
+/// The plan: memory spaces and their arena sizes.
+inline constexpr llvm::StringLiteral kPlan = "orchestra.plan";
+/// A value's memory space, and its offset in the space's arena.
+inline constexpr llvm::StringLiteral kSpace = "orchestra.space";
+inline constexpr llvm::StringLiteral kOffsets = "orchestra.offsets";
+/// The arena offsets of the entry function's arguments.
+inline constexpr llvm::StringLiteral kArgOffsets = "orchestra.arg_offsets";
+
+// Kernel modules (orchestra-outline-tasks and the backends).
+/// The arch of a kernel module, and the `target` dictionary of its tasks.
+inline constexpr llvm::StringLiteral kArch = "orchestra.arch";
+inline constexpr llvm::StringLiteral kTarget = "orchestra.target";
+/// The calling convention of a kernel function.
+inline constexpr llvm::StringLiteral kAbi = "orchestra.abi";
+/// The op a kernel's tiling is rooted at, and the ops fused into it.
+inline constexpr llvm::StringLiteral kFusionRoot = "orchestra.fusion_root";
+inline constexpr llvm::StringLiteral kFusionProducer =
+    "orchestra.fusion_producer";
+/// What a backend's emit pass leaves on a compiled kernel module: the
+/// binary, its format, the kernels in it and the CPU features it needs.
+inline constexpr llvm::StringLiteral kBinary = "orchestra.binary";
+inline constexpr llvm::StringLiteral kBinaryFormat = "orchestra.binary_format";
+inline constexpr llvm::StringLiteral kKernels = "orchestra.kernels";
+inline constexpr llvm::StringLiteral kRequiredFeatures =
+    "orchestra.required_features";
+/// Where a backend also writes its device code (orchestra-compile
+/// --dump-device-code).
+inline constexpr llvm::StringLiteral kDeviceCodeDir =
+    "orchestra.device_code_dir";
+/// The kernel ops a tuning cache changed (orchestra-apply-tuning-cache).
+inline constexpr llvm::StringLiteral kTunedOps = "orchestra.tuned_ops";
+
+// The importer.
+/// The ONNX name of an entry argument or result.
+inline constexpr llvm::StringLiteral kName = "orchestra.name";
+/// An entry argument or result of an unsigned ONNX type.
+inline constexpr llvm::StringLiteral kUnsigned = "orchestra.unsigned";
+
+} // namespace mlir::orchestra::attr
+
+#endif // ORCHESTRA_DIALECT_ORCHESTRA_IR_ATTRNAMES_H
