@@ -275,8 +275,7 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
     if (!binary)
       continue;
     orx::BinaryDesc desc;
-    if (auto arch =
-            kernels->getAttrOfType<StringAttr>(OrchestraDialect::kArchAttrName))
+    if (auto arch = kernels->getAttrOfType<StringAttr>(attr::kArch))
       desc.arch = arch.str();
     if (auto format = kernels->getAttrOfType<StringAttr>(attr::kBinaryFormat))
       desc.format = format.str();

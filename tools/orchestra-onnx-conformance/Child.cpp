@@ -10,6 +10,7 @@
 #include "orchestra/Artifact/ArtifactBuilder.h"
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
+#include "orchestra/Frontend/ONNX/TensorData.h"
 #include "orchestra/InitAll.h"
 #include "orchestra_rt/orchestra_rt.hpp"
 
@@ -23,42 +24,20 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/Regex.h"
-#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "onnx/onnx_pb.h"
 
-#include <algorithm>
 #include <cerrno>
-#include <chrono>
-#include <cmath>
 #include <csignal>
-#include <cstring>
 #include <exception>
-#include <fcntl.h>
-#include <map>
-#include <memory>
 #include <optional>
-#include <poll.h>
 #include <set>
-#include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
-
-using namespace mlir;
-using namespace mlir::orchestra;
-using namespace mlir::orchestra::conformance;
-namespace cl = llvm::cl;
 
 using namespace mlir;
 using namespace mlir::orchestra;
@@ -68,38 +47,6 @@ using namespace mlir::orchestra::conformance;
 // Test-data tensors as MLIR constants (child side)
 //===----------------------------------------------------------------------===//
 
-/// The MLIR element type the importer gives an ONNX type: signless integers
-/// (signedness is an attribute of the function), bool as i1.
-static Type getMLIRElementType(MLIRContext *context, int32_t dtype) {
-  Builder b(context);
-  switch (dtype) {
-  case onnx::TensorProto::FLOAT:
-    return b.getF32Type();
-  case onnx::TensorProto::DOUBLE:
-    return b.getF64Type();
-  case onnx::TensorProto::FLOAT16:
-    return b.getF16Type();
-  case onnx::TensorProto::BFLOAT16:
-    return b.getBF16Type();
-  case onnx::TensorProto::BOOL:
-    return b.getI1Type();
-  case onnx::TensorProto::INT8:
-  case onnx::TensorProto::UINT8:
-    return b.getI8Type();
-  case onnx::TensorProto::INT16:
-  case onnx::TensorProto::UINT16:
-    return b.getI16Type();
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::UINT32:
-    return b.getI32Type();
-  case onnx::TensorProto::INT64:
-  case onnx::TensorProto::UINT64:
-    return b.getI64Type();
-  default:
-    return nullptr;
-  }
-}
-
 /// The type the importer gives a graph input, or null when it has none that
 /// the runner can compute (not a tensor, dynamic dimensions, ...).
 static RankedTensorType getDeclaredType(MLIRContext *context,
@@ -107,7 +54,7 @@ static RankedTensorType getDeclaredType(MLIRContext *context,
   if (!info.type().has_tensor_type())
     return nullptr;
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
-  Type element = getMLIRElementType(context, tensor.elem_type());
+  Type element = onnx_data::getElementType(context, tensor.elem_type());
   if (!element || !tensor.has_shape())
     return nullptr;
   SmallVector<int64_t> shape;
@@ -123,7 +70,7 @@ static RankedTensorType getDeclaredType(MLIRContext *context,
 /// null when it does not have that type.
 static DenseElementsAttr getBindableValue(const HostTensor &tensor,
                                           RankedTensorType type) {
-  Type element = getMLIRElementType(type.getContext(), tensor.dtype);
+  Type element = onnx_data::getElementType(type.getContext(), tensor.dtype);
   if (element != type.getElementType() ||
       llvm::ArrayRef<int64_t>(tensor.shape) != type.getShape())
     return nullptr;

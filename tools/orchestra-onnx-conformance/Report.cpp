@@ -7,58 +7,19 @@
 #include "Report.h"
 #include "TestData.h"
 
-#include "orchestra/Artifact/ArtifactBuilder.h"
-#include "orchestra/Compiler/Pipeline.h"
-#include "orchestra/Frontend/ONNX/ONNXImporter.h"
-#include "orchestra/InitAll.h"
-#include "orchestra_rt/orchestra_rt.hpp"
-
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/Regex.h"
-#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include "onnx/onnx_pb.h"
-
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cmath>
-#include <csignal>
-#include <cstring>
-#include <exception>
-#include <fcntl.h>
 #include <map>
-#include <memory>
-#include <optional>
-#include <poll.h>
 #include <set>
-#include <sys/wait.h>
-#include <thread>
-#include <unistd.h>
-
-using namespace mlir;
-using namespace mlir::orchestra;
-using namespace mlir::orchestra::conformance;
-namespace cl = llvm::cl;
+#include <string>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::orchestra;

@@ -19,6 +19,8 @@
 #ifndef ORCHESTRA_LIB_FRONTEND_ONNX_CONVERTER_H
 #define ORCHESTRA_LIB_FRONTEND_ONNX_CONVERTER_H
 
+#include "orchestra/Frontend/ONNX/TensorData.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -46,7 +48,7 @@ using OnnxDType = int32_t;
 /// Short ONNX type name ("float", "uint8", ...), for diagnostics.
 llvm::StringRef getOnnxDTypeName(OnnxDType dtype);
 /// The MLIR element type of an ONNX type, or null (string, complex).
-Type getElementType(MLIRContext *context, OnnxDType dtype);
+using onnx_data::getElementType;
 bool isFloatDType(OnnxDType dtype);
 bool isIntegerDType(OnnxDType dtype); // signed or unsigned, not bool
 bool isUnsignedDType(OnnxDType dtype);

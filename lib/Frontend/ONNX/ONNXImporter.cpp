@@ -92,36 +92,6 @@ StringRef onnx_import::getOnnxDTypeName(OnnxDType dtype) {
   }
 }
 
-Type onnx_import::getElementType(MLIRContext *context, OnnxDType dtype) {
-  Builder b(context);
-  switch (dtype) {
-  case onnx::TensorProto::FLOAT:
-    return b.getF32Type();
-  case onnx::TensorProto::DOUBLE:
-    return b.getF64Type();
-  case onnx::TensorProto::FLOAT16:
-    return b.getF16Type();
-  case onnx::TensorProto::BFLOAT16:
-    return b.getBF16Type();
-  case onnx::TensorProto::BOOL:
-    return b.getI1Type();
-  case onnx::TensorProto::INT8:
-  case onnx::TensorProto::UINT8:
-    return b.getI8Type();
-  case onnx::TensorProto::INT16:
-  case onnx::TensorProto::UINT16:
-    return b.getI16Type();
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::UINT32:
-    return b.getI32Type();
-  case onnx::TensorProto::INT64:
-  case onnx::TensorProto::UINT64:
-    return b.getI64Type();
-  default:
-    return nullptr;
-  }
-}
-
 bool onnx_import::isFloatDType(OnnxDType dtype) {
   return dtype == onnx::TensorProto::FLOAT ||
          dtype == onnx::TensorProto::DOUBLE ||

@@ -6,6 +6,8 @@
 
 #include "orchestra/Frontend/ONNX/TensorData.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -17,6 +19,37 @@
 #include <optional>
 
 using namespace mlir::orchestra;
+
+mlir::Type onnx_data::getElementType(mlir::MLIRContext *context,
+                                     int32_t dtype) {
+  mlir::Builder b(context);
+  switch (dtype) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+    return b.getI8Type();
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return b.getI16Type();
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return b.getI32Type();
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return b.getI64Type();
+  default:
+    return nullptr;
+  }
+}
 
 bool onnx_data::readShape(const onnx::TensorProto &tensor,
                           llvm::SmallVectorImpl<int64_t> &shape, int64_t &count,

@@ -165,9 +165,9 @@ public:
                           columns, llvm::alignTo(share, 32))));
         return;
       }
-      if (root->hasAttr(kFusionRootAttrName)) {
+      if (root->hasAttr(mlir::orchestra::attr::kFusionRoot)) {
         if (std::optional<int64_t> columns = selectColumnTile(root, threads)) {
-          root->removeAttr(kFusionRootAttrName);
+          root->removeAttr(mlir::orchestra::attr::kFusionRoot);
           root->setAttr(kFusionRootColsAttrName, builder.getUnitAttr());
           root->setAttr(kTileColsAttrName, builder.getI64IntegerAttr(*columns));
           return;
@@ -199,8 +199,6 @@ public:
 private:
   static constexpr StringLiteral kTileRowsAttrName = "orchestra.tile_rows";
   static constexpr StringLiteral kTileColsAttrName = "orchestra.tile_cols";
-  static constexpr StringLiteral kFusionRootAttrName =
-      mlir::orchestra::attr::kFusionRoot;
   static constexpr StringLiteral kFusionRootColsAttrName =
       "orchestra.fusion_root_cols";
 };

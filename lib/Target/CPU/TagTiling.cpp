@@ -6,6 +6,7 @@
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
+#include "orchestra/Dialect/Orchestra/Utils/Tiling.h"
 #include "orchestra/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,11 +21,6 @@ namespace mlir::orchestra::cpu {
 using namespace mlir;
 using namespace mlir::orchestra;
 
-/// The tags `orchestra-outline-tasks` leaves on a kernel's fusion root and
-/// the structured ops it depends on.
-static constexpr StringLiteral kFusionRootAttrName = attr::kFusionRoot;
-static constexpr StringLiteral kFusionProducerAttrName = attr::kFusionProducer;
-
 /// Returns the tag of the x86_64 strategy's tiling for `root`, a fusion root
 /// at the top level of its kernel whose producers are `slice`, or an empty
 /// string when no parallel loop of it can be tiled.
@@ -33,9 +29,7 @@ static StringRef getFusionRootTag(linalg::LinalgOp root,
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   auto parallelDim = [&](unsigned dim) {
-    return dim < ranges.size() &&
-           iterators[dim] == utils::IteratorType::parallel &&
-           !ShapedType::isDynamic(ranges[dim]) && ranges[dim] >= 2;
+    return isTileableParallelLoop(root, dim);
   };
   // A task around a convolution is tiled wider along its second dimension
   // (output channels), which its vectorized form uses as vector lanes.
@@ -125,7 +119,7 @@ static StringRef getFusionRootTag(linalg::LinalgOp root,
   if (parallelDim(0) && ranges[0] >= 2 && ranges[0] < 16 && !hasMatmulOfRows(1))
     return "orchestra.fusion_root_short";
   if (parallelDim(0))
-    return kFusionRootAttrName;
+    return attr::kFusionRoot;
   if (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1))
     return hasConvolution ? "orchestra.fusion_root_d1_conv"
                           : "orchestra.fusion_root_d1";
@@ -137,7 +131,7 @@ static StringRef getFusionRootTag(linalg::LinalgOp root,
 static void tagFusionRoot(func::FuncOp func) {
   Operation *root = nullptr;
   func.walk([&](Operation *op) {
-    if (!op->hasAttr(kFusionRootAttrName))
+    if (!op->hasAttr(attr::kFusionRoot))
       return WalkResult::advance();
     root = op;
     return WalkResult::interrupt();
@@ -150,7 +144,7 @@ static void tagFusionRoot(func::FuncOp func) {
   // (each core reads its share of the recurrent weights at every step, and
   // keeps it in its cache).
   if (root->getParentOp() != func.getOperation()) {
-    root->removeAttr(kFusionRootAttrName);
+    root->removeAttr(attr::kFusionRoot);
     root->setAttr("orchestra.fusion_root_cols", UnitAttr::get(ctx));
     return;
   }
@@ -159,12 +153,12 @@ static void tagFusionRoot(func::FuncOp func) {
     return;
   SmallVector<Operation *> slice;
   for (Operation &op : func.getBody().front())
-    if (op.hasAttr(kFusionProducerAttrName))
+    if (op.hasAttr(attr::kFusionProducer))
       slice.push_back(&op);
   StringRef tag = getFusionRootTag(linalgRoot, slice);
   if (tag.empty())
     return;
-  root->removeAttr(kFusionRootAttrName);
+  root->removeAttr(attr::kFusionRoot);
   root->setAttr(tag, UnitAttr::get(ctx));
 }
 

@@ -4,16 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One reader of onnx.TensorProto contents, for the importer (initializers,
-// constant attributes) and the conformance runner (test data): the shape,
-// and the data as little-endian bytes from `raw_data`, the typed field that
-// holds the element type, or external data in a file beside the model.
+// The element types and one reader of onnx.TensorProto contents, for the
+// importer (initializers, constant attributes) and the conformance runner (test
+// data): the shape, and the data as little-endian bytes from `raw_data`, the
+// typed field that holds the element type, or external data in a file beside
+// the model.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef ORCHESTRA_FRONTEND_ONNX_TENSORDATA_H
 #define ORCHESTRA_FRONTEND_ONNX_TENSORDATA_H
 
+#include "mlir/IR/Types.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -26,6 +28,12 @@ class TensorProto;
 } // namespace onnx
 
 namespace mlir::orchestra::onnx_data {
+
+/// The MLIR element type the importer gives ONNX element type `dtype` (an
+/// `onnx::TensorProto::DataType`): floats as themselves, integers signless
+/// of their width (signedness travels beside the value), bool as i1; null
+/// for the others (string, complex).
+Type getElementType(MLIRContext *context, int32_t dtype);
 
 /// The most elements a tensor may have (2^40).
 inline constexpr int64_t kMaxElements = int64_t(1) << 40;

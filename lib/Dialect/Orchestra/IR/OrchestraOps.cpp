@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 
 #include "orchestra/Target/TargetRegistry.h"
 
@@ -506,8 +507,7 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                          << getKernel().getRootReference().getValue()
                          << ", which is not a 'builtin.module' of the module";
   StringRef leaf = getKernel().getLeafReference().getValue();
-  if (auto exported = kernelModule->getAttrOfType<ArrayAttr>(
-          OrchestraDialect::kKernelsAttrName)) {
+  if (auto exported = kernelModule->getAttrOfType<ArrayAttr>(attr::kKernels)) {
     if (!llvm::any_of(exported, [&](Attribute attr) {
           auto name = dyn_cast<StringAttr>(attr);
           return name && name.getValue() == leaf;

@@ -61,12 +61,10 @@ public:
     const TargetRegistry &targets = getTargetRegistry();
     SmallVector<ModuleOp> kernelModules;
     for (auto nested : module.getOps<ModuleOp>())
-      if (nested->hasAttr(OrchestraDialect::kArchAttrName) &&
-          !nested->hasAttr(OrchestraDialect::kKernelsAttrName))
+      if (nested->hasAttr(attr::kArch) && !nested->hasAttr(attr::kKernels))
         kernelModules.push_back(nested);
     for (ModuleOp kernels : kernelModules) {
-      auto arch =
-          kernels->getAttrOfType<StringAttr>(OrchestraDialect::kArchAttrName);
+      auto arch = kernels->getAttrOfType<StringAttr>(attr::kArch);
       const TargetInfo *info = arch ? targets.lookup(arch.getValue()) : nullptr;
       if (!info) {
         kernels.emitError() << "kernel module has no known arch";

@@ -8,6 +8,7 @@
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 #include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
+#include "orchestra/Dialect/Orchestra/Utils/Tiling.h"
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -25,11 +26,6 @@ namespace mlir::orchestra {
 
 using namespace mlir;
 using namespace mlir::orchestra;
-
-/// The tags of a kernel's fusion root and of the structured ops it depends
-/// on, which the strategy scripts match.
-static constexpr StringLiteral kFusionRootAttrName = attr::kFusionRoot;
-static constexpr StringLiteral kFusionProducerAttrName = attr::kFusionProducer;
 
 namespace {
 
@@ -136,9 +132,9 @@ void tagFusionRoot(func::FuncOp func) {
     };
     llvm::SetVector<Operation *> slice;
     (void)getBackwardSlice(step.getOperation(), &slice, options);
-    step->setAttr(kFusionRootAttrName, unit);
+    step->setAttr(attr::kFusionRoot, unit);
     for (Operation *op : slice)
-      op->setAttr(kFusionProducerAttrName, unit);
+      op->setAttr(attr::kFusionProducer, unit);
     return;
   }
   auto root = result.getDefiningOp<linalg::LinalgOp>();
@@ -147,9 +143,7 @@ void tagFusionRoot(func::FuncOp func) {
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   auto parallelDim = [&](unsigned dim) {
-    return dim < ranges.size() &&
-           iterators[dim] == utils::IteratorType::parallel &&
-           !ShapedType::isDynamic(ranges[dim]) && ranges[dim] >= 2;
+    return isTileableParallelLoop(root, dim);
   };
   BackwardSliceOptions options;
   options.omitBlockArguments = true;
@@ -193,10 +187,10 @@ void tagFusionRoot(func::FuncOp func) {
        !ShapedType::isDynamic(ranges[1]) && !ShapedType::isDynamic(ranges[2]));
   if (!tileable)
     return;
-  root->setAttr(kFusionRootAttrName, unit);
+  root->setAttr(attr::kFusionRoot, unit);
   for (Operation *op : slice)
     if (isa<linalg::LinalgOp>(op))
-      op->setAttr(kFusionProducerAttrName, unit);
+      op->setAttr(attr::kFusionProducer, unit);
 }
 
 class OutlineTasksPass
@@ -243,8 +237,7 @@ void OutlineTasksPass::runOnOperation() {
       if (!kernels) {
         OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
         kernels = ModuleOp::create(builder, module.getLoc(), moduleName);
-        kernels->setAttr(OrchestraDialect::kArchAttrName,
-                         StringAttr::get(ctx, task.getArch()));
+        kernels->setAttr(attr::kArch, StringAttr::get(ctx, task.getArch()));
         kernels->setAttr(attr::kTarget, task.getTarget());
         moduleSymbols.insert(kernels);
       }

@@ -35,14 +35,9 @@ def Orchestra_Dialect : Dialect {
     lowering (which turns it into a host plan and per-target kernels).
   }];
   let hasConstantMaterializer = 0;
-  let extraClassDeclaration = [{
-    /// On a compiled kernel module: the array of kernel symbol names its
-    /// binary exports.
-    static constexpr ::llvm::StringLiteral kKernelsAttrName =
-        "orchestra.kernels";
-    /// On a kernel module: the arch all of its kernels are compiled for.
-    static constexpr ::llvm::StringLiteral kArchAttrName = "orchestra.arch";
-  }];
+  // The names of its discardable attributes (`orchestra.arch` on a kernel
+  // module, `orchestra.kernels` on a compiled one, ...) are in
+  // orchestra/Dialect/Orchestra/IR/AttrNames.h.
 }
 
 class Orchestra_Op<string mnemonic, list<Trait> traits = []>
