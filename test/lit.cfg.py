@@ -29,6 +29,7 @@ tools = [
     ToolSubst("orchestra-opt", unresolved="fatal"),
     ToolSubst("orchestra-run", unresolved="fatal"),
     ToolSubst("orchestra-targets", unresolved="fatal"),
+    ToolSubst("orchestra-topology", unresolved="fatal"),
     ToolSubst("orchestra-compile", unresolved="fatal"),
     ToolSubst("orchestra-onnx-conformance", unresolved="fatal"),
     ToolSubst("orchestra-translate", unresolved="fatal"),

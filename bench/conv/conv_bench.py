@@ -24,7 +24,6 @@ of GFLOP/s and the ratio.
       transposes into and out of channels-last and the padding.
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -36,7 +35,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bench", "gemm"))
-from gemm_bench import topology  # noqa: E402
+from gemm_bench import write_topology  # noqa: E402
 
 # (name, C, H=W, K, kernel, stride, pad, groups)
 LAYERS = {
@@ -163,8 +162,7 @@ def main():
                     print(f"{model} {name}, {threads} thread(s)...",
                           file=sys.stderr)
                     topo = os.path.join(tmp, "topology.json")
-                    with open(topo, "w") as f:
-                        json.dump(topology(threads), f)
+                    write_topology(bin_dir, threads, topo)
                     artifact = os.path.join(tmp, "conv.orcx")
                     subprocess.run([os.path.join(bin_dir, "orchestra-compile"),
                                     program, "--topology", topo, "-o", artifact,

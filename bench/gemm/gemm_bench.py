@@ -15,7 +15,6 @@ for each GEMM and the GEMM is compiled with the resulting tuning cache.
 Prints a Markdown table of GFLOP/s and ratios.
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -41,18 +40,14 @@ PROGRAM = """func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -
 """
 
 
-def topology(threads):
-    return {
-        "name": f"cpu-{threads}-threads",
-        "devices": [{
-            "name": "cpu0", "arch": "x86_64", "device_id": 0,
-            "compute_units": threads,
-            "peak_flops": {"f32": 1.0e11 * threads},
-            "memory_bandwidth": 2.0e10, "launch_overhead": 5.0e-6,
-            "target": {"num_threads": threads}}],
-        "memory_spaces": [{"name": "cpu0_dram", "device": "cpu0",
-                           "kind": "dram", "capacity": 8589934592}],
-        "links": []}
+def write_topology(bin_dir, threads, path):
+    """Writes a one-CPU topology for `threads` threads to `path`: this
+    machine's (orchestra-topology host) with that many compute units."""
+    subprocess.run([os.path.join(bin_dir, "orchestra-topology"), "host",
+                    "--compute-units", f"cpu0={threads}",
+                    "--set", f"cpu0.num_threads={threads}",
+                    "--name", f"cpu-{threads}-threads", "-o", path],
+                   check=True)
 
 
 def parse_shapes(text):
@@ -101,8 +96,7 @@ def main():
             for threads in (int(t) for t in args.threads.split(",")):
                 print(f"{m}x{n}x{k}, {threads} thread(s)...", file=sys.stderr)
                 topo = os.path.join(tmp, "topology.json")
-                with open(topo, "w") as f:
-                    json.dump(topology(threads), f)
+                write_topology(bin_dir, threads, topo)
                 artifact = os.path.join(tmp, "gemm.orcx")
                 if args.tune:
                     if not args.tuning_cache:

@@ -68,33 +68,28 @@ PROGRAM = """func.func @main(%a: tensor<{m}x{k}x{t}>, %b: tensor<{k}x{n}x{t}>) -
 }}
 """
 
-SM = {"nvidia_hopper": "sm_90a", "nvidia_blackwell": "sm_100a"}
+# The machine each GPU arch is benchmarked on: its GPU device is kept.
+MACHINE = {"nvidia_hopper": "cpu+hopper.json",
+           "nvidia_blackwell": "cpu+blackwell.json"}
 
 
-def topology(arch, wgmma, wgmma_tile="128x128", tcgen05=False,
-             mma_sync=False):
-    target = {"sm": SM[arch]}
+def write_topology(build, path, arch, wgmma, wgmma_tile="128x128",
+                   tcgen05=False, mma_sync=False):
+    """Writes a GPU-only topology for `arch` to `path`: the GPU of its
+    machine in topologies/, with the MMA target keys asked for."""
+    keys = []
     if wgmma:
-        target["wgmma"] = True
-        target["wgmma_tile"] = wgmma_tile
+        keys += ["wgmma=true", f"wgmma_tile={wgmma_tile}"]
     if mma_sync:
-        target["wgmma"] = False
+        keys += ["wgmma=false"]
     if tcgen05:
-        target["tcgen05"] = True
-        target["tcgen05_tile"] = wgmma_tile
-    return {
-        "name": "gpu-only",
-        "devices": [{
-            "name": "gpu0", "arch": arch, "device_id": 0,
-            "compute_units": 132,
-            "peak_flops": {"f16": 9.9e14, "bf16": 9.9e14, "f32": 6.7e13},
-            "memory_bandwidth": 3.35e12, "launch_overhead": 5e-6,
-            "target": target,
-        }],
-        "memory_spaces": [{"name": "gpu0_hbm", "device": "gpu0",
-                           "kind": "hbm", "capacity": 80 << 30}],
-        "links": [],
-    }
+        keys += ["tcgen05=true", f"tcgen05_tile={wgmma_tile}"]
+    command = [os.path.join(build, "bin", "orchestra-topology"),
+               os.path.join(ROOT, "topologies", MACHINE[arch]),
+               "--keep", arch, "--name", "gpu-only", "-o", path]
+    for key in keys:
+        command += ["--set", f"{arch}.{key}"]
+    subprocess.run(command, check=True)
 
 
 def parse_shapes(text):
@@ -154,9 +149,8 @@ def prepare(args, program, out_dir):
     manifest, for a later --artifacts run (no GPU needed here)."""
     os.makedirs(out_dir, exist_ok=True)
     topo = os.path.join(out_dir, "topology.json")
-    with open(topo, "w") as f:
-        json.dump(topology(args.arch, args.wgmma, args.wgmma_tile,
-                           args.tcgen05, args.mma_sync), f)
+    write_topology(args.build, topo, args.arch, args.wgmma, args.wgmma_tile,
+                   args.tcgen05, args.mma_sync)
     shapes = parse_shapes(args.shapes)
     for m, n, k in shapes:
         source = os.path.join(out_dir, f"gemm_{m}x{n}x{k}.mlir")
@@ -200,7 +194,7 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--shapes", default="4096,2048,1024")
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--arch", default="nvidia_hopper", choices=sorted(SM))
+    parser.add_argument("--arch", default="nvidia_hopper", choices=sorted(MACHINE))
     parser.add_argument("--dtype", default="f16", choices=["f16", "bf16"])
     parser.add_argument("--accumulate", default="f32", choices=["f32", "f16"])
     parser.add_argument("--wgmma", action="store_true",

@@ -65,8 +65,8 @@ def prepare(args, out_dir):
     the input and PyTorch's output), with the runtime library and a
     manifest of the compile times."""
     os.makedirs(out_dir, exist_ok=True)
-    topology = gpu_bundle.with_host(os.path.abspath(args.topology), out_dir,
-                                    cpu=args.host_cpu)
+    topology = gpu_bundle.with_host(args.build, os.path.abspath(args.topology),
+                                    out_dir, cpu=args.host_cpu)
     compile_seconds = {}
     for name in args.models.split(","):
         model_dir = os.path.join(out_dir, name)

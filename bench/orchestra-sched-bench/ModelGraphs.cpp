@@ -6,7 +6,6 @@
 
 #include "ModelGraphs.h"
 
-#include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Dialect/Orchestra/Transforms/CostModel.h"
 #include "orchestra/Dialect/Orchestra/Transforms/EntryFunction.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Schedule.h"
@@ -57,8 +56,8 @@ static llvm::Expected<OwningOpRef<ModuleOp>> loadModel(MLIRContext *context,
       return makeError("cannot parse '" + path + "'");
   }
   PassManager pm(context, ModuleOp::getOperationName());
-  // Stage 1 exactly as orchestra-compile runs it.
-  if (failed(parsePassPipeline(getPreparePipeline(), pm)) ||
+  // Stage 1 exactly as orchestra-compile runs it: the named pipeline.
+  if (failed(parsePassPipeline("orchestra-prepare", pm)) ||
       failed(pm.run(*module)))
     return makeError("stage 1 failed on '" + path + "'");
   return std::move(module);

@@ -159,33 +159,21 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
   artifact.entryName = func.getSymName().str();
 
   // Devices, from the topology the module was placed for.
-  auto topology = module->getAttrOfType<DictionaryAttr>(attr::kTopology);
-  auto topoName =
-      topology ? dyn_cast_or_null<StringAttr>(topology.get("name")) : nullptr;
-  auto topoDevices =
-      topology ? dyn_cast_or_null<ArrayAttr>(topology.get("devices")) : nullptr;
-  if (!topoName || !topoDevices)
-    return module.emitError() << "missing or malformed 'orchestra.topology'";
-  artifact.topologyName = topoName.str();
-  for (Attribute attr : topoDevices) {
-    auto device = dyn_cast<DictionaryAttr>(attr);
-    auto name = device ? device.getAs<StringAttr>("name") : nullptr;
-    auto arch = device ? device.getAs<StringAttr>("arch") : nullptr;
-    auto id = device ? device.getAs<IntegerAttr>("device_id") : nullptr;
-    auto units = device ? device.getAs<IntegerAttr>("compute_units") : nullptr;
-    if (!name || !arch || !id)
-      return module.emitError() << "malformed device in 'orchestra.topology'";
-    const TargetInfo *target = getTargetRegistry().lookup(arch.getValue());
-    if (!target)
-      return module.emitError()
-             << "device '" << name.getValue() << "' has arch '"
-             << arch.getValue() << "', which this build does not know";
+  FailureOr<TopologyAttr> topology =
+      TopologyAttr::require(module, "an artifact");
+  if (failed(topology))
+    return failure();
+  artifact.topologyName = topology->getName().str();
+  for (DeviceAttr device : topology->getDevices()) {
+    // The verifier of DeviceAttr checked the arch is registered.
+    const TargetInfo *target =
+        getTargetRegistry().lookup(device.getArch().getValue());
     orx::DeviceDesc desc;
-    desc.name = name.str();
-    desc.arch = arch.str();
+    desc.name = device.getName().str();
+    desc.arch = device.getArch().str();
     desc.driver = target->runtimeDriver;
-    desc.deviceId = id.getInt();
-    desc.numThreads = units ? std::max<int64_t>(1, units.getInt()) : 1;
+    desc.deviceId = device.getDeviceId();
+    desc.numThreads = device.getComputeUnits();
     artifact.devices.push_back(desc);
   }
   auto deviceIndex = [&](StringRef arch,

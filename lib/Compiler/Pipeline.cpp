@@ -1,14 +1,16 @@
-//===- Pipeline.cpp - The compile pipeline of orchestra-compile -----------===//
+//===- Pipeline.cpp - The compile pipeline and its entry point ------------===//
 //
 // Part of OrchestraOS.
 //
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Compiler/Pipeline.h"
+#include "orchestra/Artifact/ArtifactBuilder.h"
+#include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "orchestra/Target/TargetRegistry.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -37,6 +39,190 @@ std::string orchestra::getPreparePipeline() {
          "orchestra-fold-matmul-reshapes)";
 }
 
+/// The strategy scripts `options` selects, in load order.
+static FailureOr<SmallVector<std::string>>
+getStrategyScripts(const CompileOptions &options, std::string &error) {
+  SmallVector<std::string> scripts;
+  if (options.strategy != "default") {
+    scripts.push_back(options.strategy);
+  } else {
+    std::string dir = getStrategiesDir(options);
+    const TargetRegistry &registry = getTargetRegistry();
+    for (StringRef arch : registry.getArchs()) {
+      const TargetInfo *info = registry.lookup(arch);
+      if (info->strategyScript.empty())
+        continue;
+      SmallVector<std::string> files(info->strategyLibraries.begin(),
+                                     info->strategyLibraries.end());
+      files.push_back(info->strategyScript);
+      for (const std::string &file : files) {
+        SmallString<256> path(dir);
+        llvm::sys::path::append(path, file);
+        if (!llvm::sys::fs::exists(path)) {
+          error = "strategy script '" + path.str().str() + "' of arch '" +
+                  arch.str() + "' not found (set --strategies-dir)";
+          return failure();
+        }
+        if (!llvm::is_contained(scripts, path.str().str()))
+          scripts.push_back(path.str().str());
+      }
+    }
+  }
+  for (const std::string &script : scripts)
+    if (!llvm::sys::fs::exists(script)) {
+      error = "strategy script '" + script + "' not found";
+      return failure();
+    }
+  return scripts;
+}
+
+/// The passes of one phase, as text.
+static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
+                                               const CompileOptions &options,
+                                               std::string &error) {
+  switch (phase) {
+  case CompilePhase::Schedule: {
+    // Stage 1 (getPreparePipeline), stage 2: scheduling, stage 3: transfer
+    // clean-up, speculation.
+    std::string scheduleOptions =
+        "topology=" + options.topology + " algorithm=" + options.scheduler;
+    if (!options.entry.empty())
+      scheduleOptions += " entry=" + options.entry;
+    return getPreparePipeline() + ",orchestra-schedule{" + scheduleOptions +
+           "},canonicalize,divergence-to-speculation";
+  }
+  case CompilePhase::Outline:
+    return std::string("orchestra-outline-tasks");
+  case CompilePhase::Lower:
+    break;
+  }
+
+  // The rest of stage 4: shared kernels and the plan's memory.
+  std::string pipeline = "orchestra-deduplicate-kernels,orchestra-plan-buffers";
+  // Tuned variants (orchestra-tune) onto the kernel ops, for stage 5.
+  bool applyStrategy = options.strategy != "none";
+  if (!options.tuningCache.empty() && applyStrategy) {
+    if (!llvm::sys::fs::exists(options.tuningCache)) {
+      error = "tuning cache '" + options.tuningCache + "' not found";
+      return failure();
+    }
+    pipeline +=
+        ",orchestra-apply-tuning-cache{cache=\"" + options.tuningCache + "\"}";
+  }
+  // Stages 5-8: per-arch strategy and lowering. The strategy scripts are
+  // loaded by the upstream preload pass and applied by the upstream
+  // transform interpreter inside orchestra-lower-kernels.
+  if (applyStrategy) {
+    FailureOr<SmallVector<std::string>> scripts =
+        getStrategyScripts(options, error);
+    if (failed(scripts))
+      return failure();
+    if (!scripts->empty())
+      pipeline += ",transform-preload-library{transform-library-paths=" +
+                  llvm::join(*scripts, ",") + "}";
+  }
+  pipeline += ",orchestra-lower-kernels{apply-strategy=" +
+              std::string(applyStrategy ? "true" : "false");
+  // Quoted: the directory may contain spaces.
+  if (!options.deviceCodeDir.empty())
+    pipeline += " device-code-dir=\"" + options.deviceCodeDir + "\"";
+  pipeline += "}";
+  return pipeline;
+}
+
+static constexpr CompilePhase kPhases[] = {
+    CompilePhase::Schedule, CompilePhase::Outline, CompilePhase::Lower};
+
+static StringRef getPhaseName(CompilePhase phase) {
+  switch (phase) {
+  case CompilePhase::Schedule:
+    return "schedule";
+  case CompilePhase::Outline:
+    return "outline";
+  case CompilePhase::Lower:
+    return "lower";
+  }
+  llvm_unreachable("unknown phase");
+}
+
+FailureOr<std::string>
+orchestra::buildCompilePipeline(const CompileOptions &options,
+                                std::string &error) {
+  if (options.firstPhase > options.lastPhase) {
+    error = "the first phase of the compile comes after its last";
+    return failure();
+  }
+  std::string pipeline;
+  for (CompilePhase phase : kPhases) {
+    if (phase < options.firstPhase || phase > options.lastPhase)
+      continue;
+    FailureOr<std::string> passes = getPhasePipeline(phase, options, error);
+    if (failed(passes))
+      return failure();
+    pipeline += (pipeline.empty() ? "" : ",") + *passes;
+  }
+  return pipeline;
+}
+
+/// The values of the phase options.
+static llvm::cl::ValuesClass getPhaseValues() {
+  return llvm::cl::values(
+      clEnumValN(CompilePhase::Schedule, "schedule", "stages 1-3"),
+      clEnumValN(CompilePhase::Outline, "outline", "kernel outlining"),
+      clEnumValN(CompilePhase::Lower, "lower", "the plan, stages 4-8"));
+}
+
+namespace {
+/// CompileOptions as the options of the named pipeline `orchestra-pipeline`.
+struct CompilePipelineOptions
+    : public PassPipelineOptions<CompilePipelineOptions> {
+  Option<std::string> topology{*this, "topology",
+                               llvm::cl::desc("'host' or a topology file"),
+                               llvm::cl::init("host")};
+  Option<std::string> scheduler{
+      *this, "scheduler",
+      llvm::cl::desc("Scheduling algorithm: heft, peft, ils or exact"),
+      llvm::cl::init("ils")};
+  Option<std::string> entry{*this, "entry",
+                            llvm::cl::desc("Entry function (default: main "
+                                           "or the only public function)")};
+  Option<std::string> strategy{
+      *this, "strategy",
+      llvm::cl::desc("'default' (the registry's scripts), 'none', or a "
+                     "script file"),
+      llvm::cl::init("default")};
+  Option<std::string> strategiesDir{
+      *this, "strategies-dir",
+      llvm::cl::desc("Directory of the default strategy scripts")};
+  Option<std::string> tuningCache{
+      *this, "tuning-cache",
+      llvm::cl::desc("A tuning cache whose variants the strategies apply")};
+  Option<std::string> deviceCodeDir{
+      *this, "device-code-dir",
+      llvm::cl::desc("Where GPU kernels' device code is also written")};
+  Option<CompilePhase> firstPhase{
+      *this, "first-phase", llvm::cl::desc("The first phase to run"),
+      llvm::cl::init(CompilePhase::Schedule), getPhaseValues()};
+  Option<CompilePhase> lastPhase{
+      *this, "last-phase", llvm::cl::desc("The last phase to run"),
+      llvm::cl::init(CompilePhase::Lower), getPhaseValues()};
+
+  CompileOptions get() const {
+    CompileOptions options;
+    options.topology = topology;
+    options.scheduler = scheduler;
+    options.entry = entry;
+    options.strategy = strategy;
+    options.strategiesDir = strategiesDir;
+    options.tuningCache = tuningCache;
+    options.deviceCodeDir = deviceCodeDir;
+    options.firstPhase = firstPhase;
+    options.lastPhase = lastPhase;
+    return options;
+  }
+};
+} // namespace
+
 void orchestra::registerCompilerPipelines() {
   PassPipelineRegistration<>(
       "orchestra-prepare",
@@ -48,84 +234,74 @@ void orchestra::registerCompilerPipelines() {
           llvm::report_fatal_error("the orchestra-prepare pipeline is "
                                    "malformed");
       });
+  // Registered by hand rather than with PassPipelineRegistration: building
+  // the pipeline can fail (a missing strategy script), and the error must
+  // reach the caller.
+  registerPassPipeline(
+      "orchestra-pipeline",
+      "The whole compile pipeline of orchestra-compile (stages 1-8), or the "
+      "phases first-phase..last-phase of it",
+      [](OpPassManager &pm, StringRef optionsText,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CompilePipelineOptions options;
+        if (failed(options.parseFromString(optionsText)))
+          return failure();
+        std::string error;
+        FailureOr<std::string> pipeline =
+            buildCompilePipeline(options.get(), error);
+        if (failed(pipeline))
+          return errorHandler("orchestra-pipeline: " + error);
+        std::string parseError;
+        llvm::raw_string_ostream parseErrorStream(parseError);
+        if (failed(parsePassPipeline(*pipeline, pm, parseErrorStream)))
+          return errorHandler("orchestra-pipeline: " + parseError);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionsHandler) {
+        optionsHandler(CompilePipelineOptions());
+      });
 }
 
-FailureOr<std::string>
-orchestra::buildCompilePipeline(const CompileOptions &options,
-                                std::string &error) {
-  std::string scheduleOptions =
-      "topology=" + options.topology + " algorithm=" + options.scheduler;
-  if (!options.entry.empty())
-    scheduleOptions += " entry=" + options.entry;
-  // Stage 1 (getPreparePipeline), stage 2: scheduling, stage 3: transfer
-  // clean-up, speculation.
-  std::string pipeline = getPreparePipeline() + ",orchestra-schedule{" +
-                         scheduleOptions +
-                         "},canonicalize,divergence-to-speculation";
-  if (options.scheduleOnly)
-    return pipeline;
-  if (options.afterSchedule)
-    pipeline.clear();
-
-  // Stage 4: outlining and the plan's memory.
-  pipeline += std::string(pipeline.empty() ? "" : ",") +
-              "orchestra-outline-tasks,orchestra-deduplicate-kernels,"
-              "orchestra-plan-buffers";
-  // Tuned variants (orchestra-tune) onto the kernel ops, for stage 5.
-  if (!options.tuningCache.empty() && options.strategy != "none") {
-    if (!llvm::sys::fs::exists(options.tuningCache)) {
-      error = "tuning cache '" + options.tuningCache + "' not found";
+LogicalResult orchestra::runCompilePipeline(ModuleOp module,
+                                            const CompileOptions &options,
+                                            const CompileHooks &hooks) {
+  for (CompilePhase phase : kPhases) {
+    if (phase < options.firstPhase || phase > options.lastPhase)
+      continue;
+    CompileOptions phaseOptions = options;
+    phaseOptions.firstPhase = phaseOptions.lastPhase = phase;
+    std::string error;
+    FailureOr<std::string> pipeline = buildCompilePipeline(phaseOptions, error);
+    if (failed(pipeline))
+      return module.emitError() << error;
+    if (hooks.onPhase)
+      hooks.onPhase(getPhaseName(phase));
+    PassManager pm(module.getContext(), ModuleOp::getOperationName());
+    std::string parseError;
+    llvm::raw_string_ostream parseErrorStream(parseError);
+    if (failed(parsePassPipeline(*pipeline, pm, parseErrorStream)))
+      return module.emitError()
+             << "the compile pipeline does not parse: " << parseError;
+    if (hooks.configurePassManager && failed(hooks.configurePassManager(pm)))
       return failure();
-    }
-    pipeline +=
-        ",orchestra-apply-tuning-cache{cache=\"" + options.tuningCache + "\"}";
+    if (failed(pm.run(module)))
+      return failure();
+    if (phase == CompilePhase::Schedule && hooks.afterSchedule &&
+        failed(hooks.afterSchedule(module)))
+      return failure();
   }
+  return success();
+}
 
-  // Stages 5-8: per-arch strategy and lowering. The strategy scripts are
-  // loaded by the upstream preload pass and applied by the upstream
-  // transform interpreter inside orchestra-lower-kernels.
-  bool applyStrategy = options.strategy != "none";
-  if (applyStrategy) {
-    SmallVector<std::string> scripts;
-    if (options.strategy != "default") {
-      scripts.push_back(options.strategy);
-    } else {
-      std::string dir = getStrategiesDir(options);
-      const TargetRegistry &registry = getTargetRegistry();
-      for (StringRef arch : registry.getArchs()) {
-        const TargetInfo *info = registry.lookup(arch);
-        if (info->strategyScript.empty())
-          continue;
-        SmallVector<std::string> files(info->strategyLibraries.begin(),
-                                       info->strategyLibraries.end());
-        files.push_back(info->strategyScript);
-        for (const std::string &file : files) {
-          SmallString<256> path(dir);
-          llvm::sys::path::append(path, file);
-          if (!llvm::sys::fs::exists(path)) {
-            error = "strategy script '" + path.str().str() + "' of arch '" +
-                    arch.str() + "' not found (set --strategies-dir)";
-            return failure();
-          }
-          if (!llvm::is_contained(scripts, path.str().str()))
-            scripts.push_back(path.str().str());
-        }
-      }
-    }
-    for (const std::string &script : scripts)
-      if (!llvm::sys::fs::exists(script)) {
-        error = "strategy script '" + script + "' not found";
-        return failure();
-      }
-    if (!scripts.empty())
-      pipeline += ",transform-preload-library{transform-library-paths=" +
-                  llvm::join(scripts, ",") + "}";
-  }
-  pipeline += ",orchestra-lower-kernels{apply-strategy=" +
-              std::string(applyStrategy ? "true" : "false");
-  // Quoted: the directory may contain spaces.
-  if (!options.deviceCodeDir.empty())
-    pipeline += " device-code-dir=\"" + options.deviceCodeDir + "\"";
-  pipeline += "}";
-  return pipeline;
+FailureOr<orx::Artifact>
+orchestra::compileToArtifact(ModuleOp module, const CompileOptions &options,
+                             const CompileHooks &hooks) {
+  if (options.firstPhase != CompilePhase::Schedule ||
+      options.lastPhase != CompilePhase::Lower)
+    return module.emitError() << "an artifact needs every phase of the compile";
+  if (failed(runCompilePipeline(module, options, hooks)))
+    return failure();
+  if (hooks.onPhase)
+    hooks.onPhase("artifact");
+  return buildArtifact(module, options.entry);
 }

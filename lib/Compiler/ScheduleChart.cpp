@@ -17,12 +17,10 @@ using namespace mlir;
 using namespace mlir::orchestra;
 
 FailureOr<gantt::Chart> mlir::orchestra::buildScheduleChart(ModuleOp module) {
-  auto topology = module->getAttrOfType<DictionaryAttr>(attr::kTopology);
-  auto devices = topology ? topology.getAs<ArrayAttr>("devices") : nullptr;
-  if (!devices)
-    return module.emitError()
-           << "the module has no 'orchestra.topology'; a schedule chart needs "
-              "a scheduled program";
+  FailureOr<TopologyAttr> topology =
+      TopologyAttr::require(module, "a schedule chart");
+  if (failed(topology))
+    return failure();
   ScheduleOp schedule;
   module.walk([&](ScheduleOp op) {
     schedule = op;
@@ -39,28 +37,19 @@ FailureOr<gantt::Chart> mlir::orchestra::buildScheduleChart(ModuleOp module) {
   auto func = schedule->getParentOfType<FunctionOpInterface>();
   chart.title = llvm::formatv("{0} on topology '{1}' (scheduler {2})",
                               func ? func.getName() : "?",
-                              topology.getAs<StringAttr>("name")
-                                  ? topology.getAs<StringAttr>("name").str()
-                                  : "?",
-                              algorithm)
+                              topology->getName().getValue(), algorithm)
                     .str();
 
   // One row per device, keyed by (arch, device_id).
   std::map<std::pair<std::string, int64_t>, unsigned> deviceRow;
-  for (Attribute entry : devices) {
-    auto dict = dyn_cast<DictionaryAttr>(entry);
-    if (!dict)
-      continue;
-    auto name = dict.getAs<StringAttr>("name");
-    auto arch = dict.getAs<StringAttr>("arch");
-    auto id = dict.getAs<IntegerAttr>("device_id");
-    if (!name || !arch || !id)
-      continue;
-    deviceRow[{arch.str(), id.getInt()}] = chart.rows.size();
-    chart.rows.push_back(
-        {(name.getValue() + " (" + arch.getValue() + ")").str(),
-         gantt::RowKind::Device,
-         {}});
+  for (DeviceAttr device : topology->getDevices()) {
+    deviceRow[{device.getArch().str(), device.getDeviceId()}] =
+        chart.rows.size();
+    chart.rows.push_back({(device.getName().getValue() + " (" +
+                           device.getArch().getValue() + ")")
+                              .str(),
+                          gantt::RowKind::Device,
+                          {}});
   }
   llvm::MapVector<std::pair<StringRef, StringRef>, gantt::Row> links;
   auto describe = [](std::optional<llvm::APFloat> start,

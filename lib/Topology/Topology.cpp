@@ -14,6 +14,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -425,11 +426,7 @@ llvm::Expected<Topology> Topology::probeHost(const TargetRegistry &registry) {
   // The template holds one CPU device and its DRAM; scale what the machine
   // tells us. Throughput per core comes from the template until
   // `orchestra-calibrate` measures it.
-  TopologyDevice &cpu = topology->devices.front();
-  int64_t cores = probeCores();
-  for (auto &entry : cpu.peakFlops)
-    entry.second = entry.second / cpu.computeUnits * cores;
-  cpu.computeUnits = cores;
+  setComputeUnits(topology->devices.front(), probeCores());
   if (int64_t memory = probeMemoryBytes())
     topology->memorySpaces.front().capacity = memory;
   return topology;
@@ -470,6 +467,59 @@ llvm::json::Value Topology::toJSON() const {
                             {"devices", std::move(deviceArray)},
                             {"memory_spaces", std::move(spaceArray)},
                             {"links", std::move(linkArray)}};
+}
+
+llvm::Error Topology::writeFile(StringRef path) const {
+  // writeToOutput writes a temporary file and renames it; "-" is stdout.
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << llvm::formatv("{0:2}\n", toJSON());
+    return llvm::Error::success();
+  });
+}
+
+SmallVector<TopologyDevice *> Topology::selectDevices(StringRef selector) {
+  SmallVector<TopologyDevice *> selected;
+  for (TopologyDevice &device : devices)
+    if (device.name == selector)
+      return {&device};
+  for (TopologyDevice &device : devices)
+    if (device.arch == selector)
+      selected.push_back(&device);
+  return selected;
+}
+
+llvm::Error Topology::keepDevices(ArrayRef<std::string> selectors) {
+  llvm::StringSet<> kept;
+  for (const std::string &selector : selectors) {
+    SmallVector<TopologyDevice *> selected = selectDevices(selector);
+    if (selected.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "topology '" + name + "' has no device or arch '" + selector + "'");
+    for (TopologyDevice *device : selected)
+      kept.insert(device->name);
+  }
+  llvm::erase_if(devices, [&](const TopologyDevice &device) {
+    return !kept.contains(device.name);
+  });
+  llvm::StringSet<> keptSpaces;
+  llvm::erase_if(memorySpaces, [&](const TopologyMemorySpace &space) {
+    if (!kept.contains(space.device))
+      return true;
+    keptSpaces.insert(space.name);
+    return false;
+  });
+  llvm::erase_if(links, [&](const TopologyLink &link) {
+    return !keptSpaces.contains(link.from) || !keptSpaces.contains(link.to);
+  });
+  return llvm::Error::success();
+}
+
+void Topology::setComputeUnits(TopologyDevice &device, int64_t units) {
+  for (auto &entry : device.peakFlops)
+    entry.second =
+        entry.second / std::max<int64_t>(device.computeUnits, 1) * units;
+  device.computeUnits = units;
 }
 
 const TopologyDevice *Topology::lookupDevice(StringRef deviceName) const {

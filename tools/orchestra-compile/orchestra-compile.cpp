@@ -11,7 +11,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/Artifact/ArtifactBuilder.h"
 #include "orchestra/Compiler/Npy.h"
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Compiler/ScheduleChart.h"
@@ -28,18 +27,20 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
 
 using namespace mlir;
 using namespace mlir::orchestra;
@@ -119,6 +120,38 @@ static cl::list<std::string> bindInputs(
     cl::value_desc("NAME=FILE.npy"), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
                            cl::init(false), cl::cat(category));
+static cl::opt<bool>
+    progress("progress",
+             cl::desc("Print each phase of the compile as it starts, with "
+                      "the time since the start, on stderr"),
+             cl::init(false), cl::cat(category));
+
+namespace {
+/// --progress: one line per phase of the compile.
+class Progress {
+public:
+  void phase(StringRef name) {
+    if (!progress)
+      return;
+    static const llvm::StringMap<StringRef> descriptions = {
+        {"import", "importing the ONNX model"},
+        {"schedule", "stages 1-3: preparing and scheduling the program"},
+        {"outline", "stage 4: outlining the tasks into kernels"},
+        {"lower", "stages 4-8: the plan's memory, compiling the kernels"},
+        {"artifact", "writing the artifact"},
+        {"done", "done"}};
+    std::chrono::duration<double> elapsed =
+        std::chrono::steady_clock::now() - start;
+    llvm::errs() << llvm::formatv(
+        "orchestra-compile: {0,7:f2} s  {1}\n", elapsed.count(),
+        descriptions.lookup(name).empty() ? name : descriptions.lookup(name));
+  }
+
+private:
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+};
+} // namespace
 
 /// Reads `.npy` files given with --bind-input into constant values.
 static FailureOr<llvm::StringMap<DenseElementsAttr>>
@@ -210,7 +243,8 @@ int main(int argc, char **argv) {
   options.strategiesDir = strategiesDir;
   options.deviceCodeDir = dumpDeviceCode;
   options.tuningCache = tuningCache;
-  options.scheduleOnly = emit == EmitKind::Schedule;
+  if (emit == EmitKind::Schedule)
+    options.lastPhase = CompilePhase::Schedule;
   std::string pipelineError;
   FailureOr<std::string> pipeline =
       buildCompilePipeline(options, pipelineError);
@@ -247,8 +281,10 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   OwningOpRef<ModuleOp> module;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  Progress report;
   if (onnx_import::isONNXModelPath(inputFilename)) {
     // Stage 1 for ONNX: the importer builds func + linalg.
+    report.phase("import");
     FailureOr<llvm::StringMap<DenseElementsAttr>> bindings =
         readBindings(&context);
     if (failed(bindings))
@@ -279,55 +315,33 @@ int main(int argc, char **argv) {
       return 1;
   }
 
-  PassManager pm(&context, ModuleOp::getOperationName());
-  if (failed(applyPassManagerCLOptions(pm)))
-    return 1;
   DefaultTimingManager timing;
   applyDefaultTimingManagerCLOptions(timing);
   TimingScope timingScope = timing.getRootScope();
-  pm.enableTiming(timingScope);
-  if (!emitSchedule.empty()) {
-    // Stages 1-3, the chart, then the rest.
-    CompileOptions scheduleOptions = options;
-    scheduleOptions.scheduleOnly = true;
-    FailureOr<std::string> schedulePipeline =
-        buildCompilePipeline(scheduleOptions, pipelineError);
-    if (failed(schedulePipeline) ||
-        failed(parsePassPipeline(*schedulePipeline, pm, llvm::errs())) ||
-        failed(pm.run(*module)))
-      return 1;
-    FailureOr<gantt::Chart> chart = buildScheduleChart(*module);
-    if (failed(chart))
-      return 1;
-    if (llvm::Error error = gantt::writeChartFile(*chart, emitSchedule)) {
-      llvm::errs() << "orchestra-compile: error: "
-                   << llvm::toString(std::move(error)) << "\n";
-      return 1;
-    }
-    if (emit == EmitKind::Schedule) {
-      pipeline = std::string();
-    } else {
-      CompileOptions rest = options;
-      rest.afterSchedule = true;
-      pipeline = buildCompilePipeline(rest, pipelineError);
-      if (failed(pipeline)) {
-        llvm::errs() << "orchestra-compile: error: " << pipelineError << "\n";
-        return 1;
+  CompileHooks hooks;
+  hooks.onPhase = [&](StringRef phase) { report.phase(phase); };
+  hooks.configurePassManager = [&](PassManager &pm) {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    pm.enableTiming(timingScope);
+    return success();
+  };
+  if (!emitSchedule.empty())
+    hooks.afterSchedule = [&](ModuleOp scheduled) -> LogicalResult {
+      FailureOr<gantt::Chart> chart = buildScheduleChart(scheduled);
+      if (failed(chart))
+        return failure();
+      if (llvm::Error error = gantt::writeChartFile(*chart, emitSchedule)) {
+        llvm::errs() << "orchestra-compile: error: "
+                     << llvm::toString(std::move(error)) << "\n";
+        return failure();
       }
-    }
-  }
-  if (!pipeline->empty()) {
-    PassManager rest(&context, ModuleOp::getOperationName());
-    if (failed(applyPassManagerCLOptions(rest)))
-      return 1;
-    rest.enableTiming(timingScope);
-    if (failed(parsePassPipeline(*pipeline, rest, llvm::errs())))
-      return 1;
-    if (failed(rest.run(*module)))
-      return 1;
-  }
+      return success();
+    };
 
   if (emit != EmitKind::Artifact) {
+    if (failed(runCompilePipeline(*module, options, hooks)))
+      return 1;
     std::unique_ptr<llvm::ToolOutputFile> output =
         openOutputFile(outputFilename, &errorMessage);
     if (!output) {
@@ -336,10 +350,12 @@ int main(int argc, char **argv) {
     }
     module->print(output->os());
     output->keep();
+    report.phase("done");
     return 0;
   }
 
-  FailureOr<orx::Artifact> artifact = buildArtifact(*module, entry);
+  FailureOr<orx::Artifact> artifact =
+      compileToArtifact(*module, options, hooks);
   if (failed(artifact))
     return 1;
   std::string writeError;
@@ -347,6 +363,7 @@ int main(int argc, char **argv) {
     llvm::errs() << "orchestra-compile: error: " << writeError << "\n";
     return 1;
   }
+  report.phase("done");
   if (!quiet) {
     uint64_t size = 0;
     llvm::sys::fs::file_size(outputFilename, size);

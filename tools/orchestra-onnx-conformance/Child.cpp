@@ -7,7 +7,6 @@
 #include "Child.h"
 #include "TestData.h"
 
-#include "orchestra/Artifact/ArtifactBuilder.h"
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/Frontend/ONNX/TensorData.h"
@@ -19,8 +18,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -323,20 +320,18 @@ static std::string getNodeName(Location loc) {
     if (config.injectStall && config.injectStall->match(test.getId()))
       for (;;)
         ::pause();
-    PassManager pm(&context, ModuleOp::getOperationName());
-    std::string pipelineError;
-    llvm::raw_string_ostream pipelineErrorStream(pipelineError);
-    if (failed(parsePassPipeline(config.pipeline, pm, pipelineErrorStream)))
-      channel.finish(Outcome::Crash,
-                     "the compile pipeline does not parse: " + pipelineError);
-    if (failed(pm.run(*imported->module)))
-      finishFailedStage("compile");
-
-    channel.send("STAGE", "artifact");
+    std::string stage = "compile";
+    CompileHooks hooks;
+    hooks.onPhase = [&](StringRef phase) {
+      if (phase != "artifact")
+        return;
+      stage = phase.str();
+      channel.send("STAGE", stage);
+    };
     FailureOr<orx::Artifact> artifact =
-        buildArtifact(*imported->module, /*entry=*/"");
+        compileToArtifact(*imported->module, config.compileOptions, hooks);
     if (failed(artifact))
-      finishFailedStage("artifact");
+      finishFailedStage(stage);
     // Through the serialized form, as a file written by orchestra-compile
     // would be loaded.
     std::vector<uint8_t> bytes = orx::serializeArtifact(*artifact);

@@ -15,6 +15,8 @@
 
 #include "Outcomes.h"
 
+#include "orchestra/Compiler/Pipeline.h"
+
 #include "llvm/Support/Regex.h"
 
 #include <optional>
@@ -24,7 +26,8 @@ namespace mlir::orchestra::conformance {
 
 /// Everything a child needs besides its test.
 struct ChildConfig {
-  std::string pipeline;
+  /// How every test is compiled (validated once by the parent).
+  CompileOptions compileOptions;
   std::optional<llvm::Regex> injectCrash;
   std::optional<llvm::Regex> injectHang;
   std::optional<llvm::Regex> injectStall;

@@ -294,15 +294,12 @@ int main(int argc, char **argv) {
       !compileRegex(injectStallOption, config.injectStall, "inject-stall"))
     return 2;
 
-  // The pipeline is built once here; every child parses it.
-  CompileOptions compileOptions;
-  compileOptions.topology = "host";
+  // The pipeline is checked once here (the strategy scripts are found);
+  // every child compiles with the same options.
+  config.compileOptions.topology = "host";
   std::string pipelineError;
-  FailureOr<std::string> pipeline =
-      buildCompilePipeline(compileOptions, pipelineError);
-  if (failed(pipeline))
+  if (failed(buildCompilePipeline(config.compileOptions, pipelineError)))
     return usageError(pipelineError);
-  config.pipeline = *pipeline;
 
   std::set<std::string> expected;
   if (!expectOption.empty()) {

@@ -18,7 +18,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/Artifact/ArtifactBuilder.h"
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
@@ -34,8 +33,6 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -151,19 +148,8 @@ static llvm::Expected<std::vector<Candidate>>
 collectCandidates(MLIRContext *context, ModuleOp module) {
   CompileOptions options;
   options.topology = topologySpec;
-  options.scheduleOnly = true;
-  std::string pipelineError;
-  FailureOr<std::string> pipeline =
-      buildCompilePipeline(options, pipelineError);
-  if (failed(pipeline))
-    return makeError(pipelineError);
-  PassManager pm(context, ModuleOp::getOperationName());
-  std::string parseError;
-  llvm::raw_string_ostream parseErrorStream(parseError);
-  if (failed(parsePassPipeline(*pipeline + ",orchestra-outline-tasks", pm,
-                               parseErrorStream)))
-    return makeError("the pipeline does not parse: " + parseError);
-  if (failed(pm.run(module)))
+  options.lastPhase = CompilePhase::Outline;
+  if (failed(runCompilePipeline(module, options)))
     return makeError("compiling '" + inputFilename + "' failed");
 
   std::vector<Candidate> candidates;
@@ -184,7 +170,7 @@ collectCandidates(MLIRContext *context, ModuleOp module) {
 }
 
 /// A one-device topology for `candidate`'s arch and target.
-static std::string benchmarkTopology(const Candidate &candidate) {
+static Topology benchmarkTopology(const Candidate &candidate) {
   const TargetInfo *info = getTargetRegistry().lookup(candidate.key.arch);
   std::string kind = info ? info->defaultMemorySpace : "";
   llvm::json::Object target;
@@ -217,16 +203,7 @@ static std::string benchmarkTopology(const Candidate &candidate) {
   device.target = std::move(target);
   topology.memorySpaces.push_back(
       {"tune0_" + kind, device.name, kind, 8589934592LL});
-  return llvm::formatv("{0:2}", topology.toJSON()).str();
-}
-
-static llvm::Error writeTextFile(StringRef path, StringRef text) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return makeError("cannot write '" + path + "': " + ec.message());
-  os << text;
-  return llvm::Error::success();
+  return topology;
 }
 
 namespace {
@@ -286,8 +263,7 @@ compileBenchmark(const Candidate &candidate, StringRef variant,
   llvm::SmallString<256> topologyPath(workDir), variantCache(workDir);
   llvm::sys::path::append(topologyPath, "topology.json");
   llvm::sys::path::append(variantCache, "variant.json");
-  if (llvm::Error err =
-          writeTextFile(topologyPath, benchmarkTopology(candidate)))
+  if (llvm::Error err = benchmarkTopology(candidate).writeFile(topologyPath))
     return std::move(err);
   CompileOptions options;
   options.topology = topologyPath.str().str();
@@ -299,26 +275,14 @@ compileBenchmark(const Candidate &candidate, StringRef variant,
       return std::move(err);
     options.tuningCache = variantCache.str().str();
   }
-  std::string pipelineError;
-  FailureOr<std::string> pipeline =
-      buildCompilePipeline(options, pipelineError);
-  if (failed(pipeline))
-    return makeError(pipelineError);
-
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
       candidate.backend->getTuningBenchmark(candidate.key), context);
   if (!module)
     return makeError("the benchmark program does not parse");
-  PassManager pm(context, ModuleOp::getOperationName());
-  std::string parseError;
-  llvm::raw_string_ostream parseErrorStream(parseError);
-  if (failed(parsePassPipeline(*pipeline, pm, parseErrorStream)))
-    return makeError("the pipeline does not parse: " + parseError);
-  if (failed(pm.run(*module)))
-    return makeError("compiling the benchmark failed");
-  FailureOr<orx::Artifact> artifact = buildArtifact(*module, "main");
+  options.entry = "main";
+  FailureOr<orx::Artifact> artifact = compileToArtifact(*module, options);
   if (failed(artifact))
-    return makeError("building the benchmark's artifact failed");
+    return makeError("compiling the benchmark failed");
   std::vector<uint8_t> bytes = orx::serializeArtifact(*artifact);
 
   auto benchmark = std::make_unique<Benchmark>();
@@ -451,7 +415,7 @@ static llvm::Error tune() {
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("orchestra-tune", workDir))
     return makeError("cannot create a temporary directory: " + ec.message());
-  auto cleanUp = llvm::make_scope_exit(
+  llvm::scope_exit cleanUp(
       [&] { (void)llvm::sys::fs::remove_directories(workDir); });
 
   size_t index = 0, tuned = 0, kept = 0;

@@ -100,6 +100,23 @@ public:
 
   /// Returns the topology as JSON in the schema `parse` accepts.
   llvm::json::Value toJSON() const;
+  /// Writes toJSON() to `path` ("-": standard output), indented; the file
+  /// appears whole or not at all.
+  llvm::Error writeFile(StringRef path) const;
+
+  // Editing, for tools that derive a topology from another (orchestra-topology,
+  // orchestra-tune). An edited topology is checked again with `parse`.
+
+  /// The devices `selector` names: the device of that name, else every
+  /// device of that arch.
+  SmallVector<TopologyDevice *> selectDevices(StringRef selector);
+  /// Keeps only the devices `selectors` name (in the topology's order), their
+  /// memory spaces and the links between those spaces. Fails on a selector
+  /// that names no device.
+  llvm::Error keepDevices(ArrayRef<std::string> selectors);
+  /// Gives `device` `units` compute units, keeping its peak throughput per
+  /// unit.
+  static void setComputeUnits(TopologyDevice &device, int64_t units);
 
   const TopologyDevice *lookupDevice(StringRef name) const;
   const TopologyMemorySpace *lookupMemorySpace(StringRef name) const;

@@ -46,24 +46,18 @@ mlir::orchestra::lookupDeviceMemorySpace(ModuleOp module, StringRef arch,
 
 FailureOr<MemorySpaceOp>
 mlir::orchestra::lookupHostMemorySpace(ModuleOp module) {
-  auto topology = module->getAttrOfType<DictionaryAttr>(attr::kTopology);
-  auto devices =
-      topology ? dyn_cast_or_null<ArrayAttr>(topology.get("devices")) : nullptr;
-  if (!devices || devices.empty())
-    return module.emitError() << "the module has no 'orchestra.topology' "
-                                 "(run orchestra-schedule first)";
-  auto first = dyn_cast<DictionaryAttr>(devices[0]);
-  auto arch = first ? dyn_cast_or_null<StringAttr>(first.get("arch")) : nullptr;
-  auto id =
-      first ? dyn_cast_or_null<IntegerAttr>(first.get("device_id")) : nullptr;
-  if (!arch || !id)
-    return module.emitError() << "malformed 'orchestra.topology' device";
-  FailureOr<MemorySpaceOp> space =
-      lookupDeviceMemorySpace(module, arch.getValue(), id.getInt());
+  FailureOr<TopologyAttr> topology =
+      TopologyAttr::require(module, "the host plan");
+  if (failed(topology))
+    return failure();
+  DeviceAttr host = topology->getHostDevice();
+  FailureOr<MemorySpaceOp> space = lookupDeviceMemorySpace(
+      module, host.getArch().getValue(), host.getDeviceId());
   if (failed(space))
     return module.emitError()
            << "no memory space is declared for the first topology device ("
-           << arch.getValue() << ", device_id " << id.getInt() << ")";
+           << host.getArch().getValue() << ", device_id " << host.getDeviceId()
+           << ")";
   return space;
 }
 

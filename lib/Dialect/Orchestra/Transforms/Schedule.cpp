@@ -640,20 +640,16 @@ LogicalResult SchedulePass::declareTopology(ModuleOp module,
 
   // Record the topology: the artifact names it, and later stages map
   // (arch, device_id) back to devices.
-  SmallVector<Attribute> devices;
-  for (const TopologyDevice &device : topo.devices) {
-    NamedAttrList entry;
-    entry.append("name", builder.getStringAttr(device.name));
-    entry.append("arch", builder.getStringAttr(device.arch));
-    entry.append("device_id", builder.getI64IntegerAttr(device.deviceId));
-    entry.append("compute_units",
-                 builder.getI64IntegerAttr(device.computeUnits));
-    devices.push_back(entry.getDictionary(builder.getContext()));
-  }
-  NamedAttrList record;
-  record.append("name", builder.getStringAttr(topo.name));
-  record.append("devices", builder.getArrayAttr(devices));
-  module->setAttr(attr::kTopology, record.getDictionary(builder.getContext()));
+  MLIRContext *ctx = module.getContext();
+  SmallVector<DeviceAttr> devices;
+  for (const TopologyDevice &device : topo.devices)
+    devices.push_back(
+        DeviceAttr::get(ctx, builder.getStringAttr(device.name),
+                        builder.getStringAttr(device.arch), device.deviceId,
+                        std::max<int64_t>(device.computeUnits, 1)));
+  module->setAttr(
+      attr::kTopology,
+      TopologyAttr::get(ctx, builder.getStringAttr(topo.name), devices));
   return success();
 }
 LogicalResult SchedulePass::checkEntry(func::FuncOp func) {

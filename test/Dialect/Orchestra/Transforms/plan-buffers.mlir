@@ -12,7 +12,7 @@
 // CHECK:         orchestra.launch "b" {{.*}} {orchestra.offsets = array<i64: 0>}
 // CHECK:         orchestra.launch "c" {{.*}} {orchestra.offsets = array<i64: 256>}
 // CHECK:         orchestra.launch "d" {{.*}} {orchestra.offsets = array<i64: 512>}
-module attributes {orchestra.topology = {name = "host", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64, compute_units = 1 : i64}]}} {
+module attributes {orchestra.topology = #orchestra.topology<"host", devices = [#orchestra.device<"cpu0", arch = "x86_64", device_id = 0>]>} {
   orchestra.memory_space @host_dram kind = "dram" arch = "x86_64" device_id = 0
   func.func @main(%x: tensor<64xf32>) -> tensor<128xf32> {
     %r = orchestra.schedule -> (tensor<128xf32>) {
@@ -39,7 +39,7 @@ module attributes {orchestra.topology = {name = "host", devices = [{name = "cpu0
 // CHECK:         orchestra.transfer {{.*}} {orchestra.offsets = array<i64: 64>}
 // CHECK:         orchestra.launch "a" {{.*}} {orchestra.offsets = array<i64: 128>}
 // CHECK:         orchestra.transfer {{.*}} {orchestra.offsets = array<i64: 0>}
-module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64}, {name = "cpu1", arch = "x86_64", device_id = 1 : i64}]}} {
+module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices = [#orchestra.device<"cpu0", arch = "x86_64", device_id = 0>, #orchestra.device<"cpu1", arch = "x86_64", device_id = 1>]>} {
   orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
   orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1
   func.func @two_spaces(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -66,7 +66,7 @@ module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "c
 // CHECK-DAG:     %[[C1:.*]] = arith.constant {orchestra.offsets = array<i64: {{[0-9]+}}>, orchestra.space = @cpu1_dram} dense<2.000000e+00>
 // CHECK:         orchestra.launch "a" @k::@a(%{{.*}}, %[[C0]])
 // CHECK:         orchestra.launch "b" @k::@b(%{{.*}}, %[[C1]])
-module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64}, {name = "cpu1", arch = "x86_64", device_id = 1 : i64}]}} {
+module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices = [#orchestra.device<"cpu0", arch = "x86_64", device_id = 0>, #orchestra.device<"cpu1", arch = "x86_64", device_id = 1>]>} {
   orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
   orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1
   func.func @constant_in_two_spaces(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
@@ -92,7 +92,7 @@ module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "c
 
 // CHECK-LABEL: func.func @fits_capacity
 // CHECK-SAME:    cpu1_dram = {peak = 192 : i64, total = 192 : i64}
-module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64}, {name = "cpu1", arch = "x86_64", device_id = 1 : i64}]}} {
+module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices = [#orchestra.device<"cpu0", arch = "x86_64", device_id = 0>, #orchestra.device<"cpu1", arch = "x86_64", device_id = 1>]>} {
   orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
   orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1 capacity = 192
   func.func @fits_capacity(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -114,7 +114,7 @@ module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "c
 // One byte less does not: the plan is refused, naming the space, its
 // resident weights and its largest buffer.
 
-module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64}, {name = "cpu1", arch = "x86_64", device_id = 1 : i64}]}} {
+module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices = [#orchestra.device<"cpu0", arch = "x86_64", device_id = 0>, #orchestra.device<"cpu1", arch = "x86_64", device_id = 1>]>} {
   orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
   orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1 capacity = 191
   // expected-error @below {{the plan needs 192 bytes of memory space @cpu1_dram (x86_64 device 1), which holds 191 bytes}}
@@ -136,7 +136,7 @@ module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "c
 
 // -----
 
-// expected-error @below {{the module has no 'orchestra.topology' (run orchestra-schedule first)}}
+// expected-error @below {{the module has no 'orchestra.topology': the host plan needs a scheduled program (run orchestra-schedule first)}}
 module {
   func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
     %r = orchestra.schedule -> (tensor<4xf32>) {
@@ -150,7 +150,7 @@ module {
 
 // -----
 
-module attributes {orchestra.topology = {name = "two-cpu", devices = [{name = "cpu0", arch = "x86_64", device_id = 0 : i64}, {name = "cpu1", arch = "x86_64", device_id = 1 : i64}]}} {
+module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices = [#orchestra.device<"cpu0", arch = "x86_64", device_id = 0>, #orchestra.device<"cpu1", arch = "x86_64", device_id = 1>]>} {
   orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
   orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1
   func.func @missing_transfer(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -6,7 +6,7 @@
 // the memory space of the entry arguments. The relu fuses into the first
 // matmul's task; fills of constants are recomputed in each task.
 
-// CHECK-LABEL: module attributes {orchestra.topology = {devices = [{arch = "x86_64", compute_units = 1 : i64, device_id = 0 : i64, name = "cpu0"}, {arch = "x86_64", compute_units = 1 : i64, device_id = 1 : i64, name = "cpu1"}], name = "two-cpu"}}
+// CHECK-LABEL: module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices = [<"cpu0", arch = "x86_64", device_id = 0>, <"cpu1", arch = "x86_64", device_id = 1>]>}
 // CHECK-DAG:     orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
 // CHECK-DAG:     orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1
 // CHECK:         func.func @main(%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x16xf32>, %[[W2:.*]]: tensor<8x16xf32>)

@@ -156,31 +156,46 @@ MODELS = ["mlp", "small_cnn", "transformer_encoder_layer", "resnet18"]
 OTHER_MODELS = ["mobilenet_v2"]
 
 
-def with_host(path, out_dir, cpu=None, threads=None):
+def derive_topology(build, path, out, keys, units=None):
+    """Writes to `out` the topology `path` with target keys set
+    ({selector: {key: value}}, a selector a device name or an arch) and
+    compute units changed ({selector: count}), through orchestra-topology
+    (which checks the result against the registry)."""
+    command = [os.path.join(build, "bin", "orchestra-topology"), path,
+               "-o", out]
+    for selector, values in keys.items():
+        for key, value in values.items():
+            command += ["--set", f"{selector}.{key}={json.dumps(value)}"]
+    for selector, count in (units or {}).items():
+        command += ["--compute-units", f"{selector}={count}"]
+    subprocess.run(command, check=True)
+    return out
+
+
+def with_host(build, path, out_dir, cpu=None, threads=None):
     """The topology file `path` with its CPU devices' code generated for the
     LLVM CPU `cpu` (target key "cpu") and for `threads` threads (target key
-    "num_threads"), written into out_dir; `path` itself when neither is set
-    or the topology has no CPU device."""
+    "num_threads" and the compute units), written into out_dir; `path`
+    itself when neither is set or the topology has no CPU device."""
     if not (cpu or threads) or path == "host":
         return path
     with open(path) as f:
-        topo = json.load(f)
-    cpus = [d for d in topo["devices"] if d["arch"] in ("x86_64", "aarch64")]
+        devices = json.load(f)["devices"]
+    cpus = [d["name"] for d in devices if d["arch"] in ("x86_64", "aarch64")]
     if not cpus:
         return path
-    for device in cpus:
-        target = device.setdefault("target", {})
-        if cpu:
-            target["cpu"] = cpu
-        if threads:
-            target["num_threads"] = threads
-            device["compute_units"] = threads
     name = os.path.splitext(os.path.basename(path))[0]
     suffix = "".join(f".{v}" for v in (cpu, threads and f"{threads}t") if v)
-    out = os.path.join(out_dir, f"{name}{suffix}.json")
-    with open(out, "w") as f:
-        json.dump(topo, f, indent=1)
-    return out
+    keys = {device: {} for device in cpus}
+    for device in cpus:
+        if cpu:
+            keys[device]["cpu"] = cpu
+        if threads:
+            keys[device]["num_threads"] = threads
+    return derive_topology(build, path,
+                           os.path.join(out_dir, f"{name}{suffix}.json"), keys,
+                           {device: threads for device in cpus} if threads
+                           else None)
 
 
 def copy_runtime(build, out_dir):
@@ -200,25 +215,19 @@ def copy_runtime(build, out_dir):
     shutil.copy(omp, out_dir)  # the file the link names, not the link
 
 
-def topology_path(topology, out_dir, host=None):
+def topology_path(build, topology, out_dir, host=None):
     """The topology file of a case; host: with_host's cpu and threads."""
     host = host or {}
     if topology == "host" or os.path.isabs(topology):
-        return with_host(topology, out_dir, **host)
+        return with_host(build, topology, out_dir, **host)
     if topology not in DERIVED and os.path.exists(topology):
         # Relative to where it runs.
-        return with_host(os.path.abspath(topology), out_dir, **host)
+        return with_host(build, os.path.abspath(topology), out_dir, **host)
     if topology not in DERIVED:
-        return with_host(os.path.join(ROOT, topology), out_dir, **host)
-    path = os.path.join(out_dir, topology + ".json")
-    with open(os.path.join(ROOT, HOPPER)) as f:
-        topo = json.load(f)
-    for device in topo["devices"]:
-        if device["arch"] == "nvidia_hopper":
-            device.setdefault("target", {}).update(DERIVED[topology])
-    with open(path, "w") as f:
-        json.dump(topo, f, indent=1)
-    return path
+        return with_host(build, os.path.join(ROOT, topology), out_dir, **host)
+    return derive_topology(build, os.path.join(ROOT, HOPPER),
+                           os.path.join(out_dir, topology + ".json"),
+                           {"nvidia_hopper": DERIVED[topology]})
 
 
 def selected(names, only):
@@ -251,7 +260,7 @@ def prepare(args):
             topology = args.topology
         start = time.perf_counter()
         subprocess.run([compiler, os.path.join(ROOT, program), "--topology",
-                        topology_path(topology, args.dir, host),
+                        topology_path(args.build, topology, args.dir, host),
                         "-o", os.path.join(case_dir, "program.orcx"),
                         "--dump-device-code", os.path.join(case_dir, "ptx"),
                         "--quiet"], check=True)
@@ -268,7 +277,7 @@ def prepare(args):
         start = time.perf_counter()
         subprocess.run([compiler, os.path.join(case_dir, "model.onnx"),
                         "--topology",
-                        topology_path(topology, args.dir, host),
+                        topology_path(args.build, topology, args.dir, host),
                         "-o", os.path.join(case_dir, "program.orcx"),
                         "--dump-device-code", os.path.join(case_dir, "ptx"),
                         "--quiet"], check=True)

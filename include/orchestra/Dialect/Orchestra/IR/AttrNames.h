@@ -19,8 +19,8 @@
 namespace mlir::orchestra::attr {
 
 // The module after scheduling (orchestra-schedule).
-/// The topology the program was scheduled for (a dictionary of its devices
-/// and memory spaces).
+/// The topology the program was scheduled for (an #orchestra.topology:
+/// TopologyAttr::lookup and TopologyAttr::require read it).
 inline constexpr llvm::StringLiteral kTopology = "orchestra.topology";
 /// The scheduling algorithm that made the schedule.
 inline constexpr llvm::StringLiteral kAlgorithm = "orchestra.algorithm";

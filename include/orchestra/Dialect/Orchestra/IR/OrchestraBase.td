@@ -35,6 +35,9 @@ def Orchestra_Dialect : Dialect {
     lowering (which turns it into a host plan and per-target kernels).
   }];
   let hasConstantMaterializer = 0;
+  let useDefaultAttributePrinterParser = 1;
+  // Checks `orchestra.topology` is an #orchestra.topology on a module.
+  let hasOperationAttrVerify = 1;
   // The names of its discardable attributes (`orchestra.arch` on a kernel
   // module, `orchestra.kernels` on a compiled one, ...) are in
   // orchestra/Dialect/Orchestra/IR/AttrNames.h.

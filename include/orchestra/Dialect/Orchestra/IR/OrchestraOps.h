@@ -14,6 +14,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "orchestra/Dialect/Orchestra/IR/OrchestraAttrs.h"
 #include "orchestra/Dialect/Orchestra/IR/OrchestraDialect.h"
 
 namespace mlir::orchestra {

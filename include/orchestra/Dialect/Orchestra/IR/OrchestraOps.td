@@ -7,6 +7,7 @@
 #ifndef ORCHESTRA_DIALECT_ORCHESTRA_IR_ORCHESTRAOPS_TD
 #define ORCHESTRA_DIALECT_ORCHESTRA_IR_ORCHESTRAOPS_TD
 
+include "orchestra/Dialect/Orchestra/IR/OrchestraAttrs.td"
 include "orchestra/Dialect/Orchestra/IR/OrchestraBase.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
