@@ -56,6 +56,10 @@
 //     a tile's last two loops, so that their thread tiles are static;
 //   * after bufferization, every block-level forall becomes a `gpu.launch`
 //     (`@nvidia_map_to_gpu`), including the copies bufferization left.
+//
+// Size: about 1,350 lines (83 sequences), over the project's 1,000: it is
+// the one library both NVIDIA scripts load, so that Hopper and Blackwell
+// share every sequence that is not specific to one of them.
 // RUN: orchestra-opt %s | orchestra-opt -o /dev/null
 module attributes {transform.with_named_sequence} {
 

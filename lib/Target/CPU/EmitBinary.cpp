@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/Target/CPU/AttrNames.h"
 #include "orchestra/Target/CPU/Passes.h"
 
 #include "orchestra/Target/CPU/CPUDescription.h"
@@ -404,5 +405,5 @@ void CPUEmitBinaryPass::runOnOperation() {
                   ArrayAttr::get(ctx, kernels));
   module->setAttr(mlir::orchestra::attr::kRequiredFeatures,
                   ArrayAttr::get(ctx, required));
-  module->setAttr("orchestra.cpu", StringAttr::get(ctx, cpuName));
+  module->setAttr(orchestra::cpu::attr::kCpu, StringAttr::get(ctx, cpuName));
 }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/Target/CPU/AttrNames.h"
 #include "orchestra/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,10 +34,10 @@ struct RowTiling {
 
 // The rows of the tags' tiles; docs/Passes/OrchestraCPUPasses.md says why.
 constexpr RowTiling kRowTilings[] = {
-    {"orchestra.fusion_root_tall", 128, 8},
-    {"orchestra.fusion_root_wide", 64, 8},
+    {orchestra::cpu::attr::kRootTall, 128, 8},
+    {orchestra::cpu::attr::kRootWide, 64, 8},
     {mlir::orchestra::attr::kFusionRoot, 8, 8},
-    {"orchestra.fusion_root_short", 1, 1},
+    {orchestra::cpu::attr::kRootShort, 1, 1},
 };
 
 /// The rows that the busiest of `threads` threads computes when `rows`
@@ -150,17 +151,18 @@ public:
     }
     Builder builder(&getContext());
     module.walk([&](linalg::LinalgOp root) {
-      if (root->hasAttr(kTileRowsAttrName) || root->hasAttr(kTileColsAttrName))
+      if (root->hasAttr(orchestra::cpu::attr::kTileRows) ||
+          root->hasAttr(orchestra::cpu::attr::kTileCols))
         return;
       // The step of a recurrent layer (tagged by orchestra-outline-tasks):
       // its state's columns shared evenly among the threads, in 32s.
-      if (root->hasAttr(kFusionRootColsAttrName)) {
+      if (root->hasAttr(orchestra::cpu::attr::kRootCols)) {
         SmallVector<int64_t> ranges = root.getStaticLoopRanges();
         int64_t columns =
             ranges.size() == 2 && !ShapedType::isDynamic(ranges[1]) ? ranges[1]
                                                                     : 32;
         int64_t share = llvm::divideCeil(columns, threads);
-        root->setAttr(kTileColsAttrName,
+        root->setAttr(orchestra::cpu::attr::kTileCols,
                       builder.getI64IntegerAttr(std::min<int64_t>(
                           columns, llvm::alignTo(share, 32))));
         return;
@@ -168,8 +170,9 @@ public:
       if (root->hasAttr(mlir::orchestra::attr::kFusionRoot)) {
         if (std::optional<int64_t> columns = selectColumnTile(root, threads)) {
           root->removeAttr(mlir::orchestra::attr::kFusionRoot);
-          root->setAttr(kFusionRootColsAttrName, builder.getUnitAttr());
-          root->setAttr(kTileColsAttrName, builder.getI64IntegerAttr(*columns));
+          root->setAttr(orchestra::cpu::attr::kRootCols, builder.getUnitAttr());
+          root->setAttr(orchestra::cpu::attr::kTileCols,
+                        builder.getI64IntegerAttr(*columns));
           return;
         }
       }
@@ -180,7 +183,7 @@ public:
         // script needs the attribute on every tagged root regardless.)
         SmallVector<int64_t> ranges = root.getStaticLoopRanges();
         if (ranges.empty() || ShapedType::isDynamic(ranges.front())) {
-          root->setAttr(kTileRowsAttrName,
+          root->setAttr(orchestra::cpu::attr::kTileRows,
                         builder.getI64IntegerAttr(tiling.nominal));
           return;
         }
@@ -190,17 +193,12 @@ public:
           step = 1;
         int64_t rows =
             selectTileRows(ranges.front(), threads, tiling.nominal, step);
-        root->setAttr(kTileRowsAttrName, builder.getI64IntegerAttr(rows));
+        root->setAttr(orchestra::cpu::attr::kTileRows,
+                      builder.getI64IntegerAttr(rows));
         return;
       }
     });
   }
-
-private:
-  static constexpr StringLiteral kTileRowsAttrName = "orchestra.tile_rows";
-  static constexpr StringLiteral kTileColsAttrName = "orchestra.tile_cols";
-  static constexpr StringLiteral kFusionRootColsAttrName =
-      "orchestra.fusion_root_cols";
 };
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
 #include "orchestra/Dialect/Orchestra/Utils/Tiling.h"
+#include "orchestra/Target/CPU/AttrNames.h"
 #include "orchestra/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -94,35 +95,34 @@ static StringRef getFusionRootTag(linalg::LinalgOp root,
       iterators[2] == utils::IteratorType::parallel &&
       !ShapedType::isDynamic(ranges[1]) && !ShapedType::isDynamic(ranges[2])) {
     if (ranges[1] * ranges[2] >= 14)
-      return "orchestra.fusion_root_ndhwc_rows";
+      return cpu::attr::kRootNdhwcRows;
     if (dense3D && parallelDim(4) && ranges[4] % 32 == 0)
-      return "orchestra.fusion_root_ndhwc_channels";
-    return "orchestra.fusion_root_ndhwc_rows_channels";
+      return cpu::attr::kRootNdhwcChannels;
+    return cpu::attr::kRootNdhwcRowsChannels;
   }
   if (channelsLastConvolution && ranges.size() >= 4 && ranges[0] == 1 &&
       parallelDim(1)) {
     if (ranges[1] >= 14)
-      return "orchestra.fusion_root_nhwc_rows";
+      return cpu::attr::kRootNhwcRows;
     if (groupedConvolution && parallelDim(3) && ranges[3] >= 4)
-      return "orchestra.fusion_root_nhwc_groups";
+      return cpu::attr::kRootNhwcGroups;
     if (denseChannelsLastConvolution && parallelDim(3) && ranges[3] % 32 == 0)
-      return "orchestra.fusion_root_nhwc_channels";
-    return "orchestra.fusion_root_nhwc_rows_channels";
+      return cpu::attr::kRootNhwcChannels;
+    return cpu::attr::kRootNhwcRowsChannels;
   }
   if (parallelDim(0) && ranges[0] >= 1024 && hasMatmulOfRows(1024))
-    return "orchestra.fusion_root_tall";
+    return cpu::attr::kRootTall;
   if (parallelDim(0) && ranges[0] >= 128 && hasMatmulOfRows(128))
-    return "orchestra.fusion_root_wide";
+    return cpu::attr::kRootWide;
   // A first loop too short for two 8-row tiles (the heads of an attention
   // softmax) is tiled by one, unless a matmul needs the rows for its
   // register tiles.
   if (parallelDim(0) && ranges[0] >= 2 && ranges[0] < 16 && !hasMatmulOfRows(1))
-    return "orchestra.fusion_root_short";
+    return cpu::attr::kRootShort;
   if (parallelDim(0))
     return attr::kFusionRoot;
   if (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1))
-    return hasConvolution ? "orchestra.fusion_root_d1_conv"
-                          : "orchestra.fusion_root_d1";
+    return hasConvolution ? cpu::attr::kRootD1Conv : cpu::attr::kRootD1;
   return "";
 }
 
@@ -145,7 +145,7 @@ static void tagFusionRoot(func::FuncOp func) {
   // keeps it in its cache).
   if (root->getParentOp() != func.getOperation()) {
     root->removeAttr(attr::kFusionRoot);
-    root->setAttr("orchestra.fusion_root_cols", UnitAttr::get(ctx));
+    root->setAttr(cpu::attr::kRootCols, UnitAttr::get(ctx));
     return;
   }
   auto linalgRoot = dyn_cast<linalg::LinalgOp>(root);
@@ -177,8 +177,8 @@ static void tagConvolutionTiles(func::FuncOp func) {
     int64_t remainder = channels % 32;
     bool narrow = !ShapedType::isDynamic(channels) && remainder != 0 &&
                   !llvm::isPowerOf2_64(remainder);
-    conv->setAttr(narrow ? "orchestra.conv_channels_16"
-                         : "orchestra.conv_channels_32",
+    conv->setAttr(narrow ? cpu::attr::kConvChannels16
+                         : cpu::attr::kConvChannels32,
                   UnitAttr::get(ctx));
   };
   func.walk([&](linalg::LinalgOp op) {

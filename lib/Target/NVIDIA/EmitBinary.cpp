@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/Target/NVIDIA/AttrNames.h"
 #include "orchestra/Target/NVIDIA/Passes.h"
 
 #include "orchestra_rt/GpuBundle.h"
@@ -337,7 +338,7 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
             SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(
                 launch, launch.getKernelModuleName())) {
       if (auto sizes = kernelModule->getAttrOfType<DictionaryAttr>(
-              orchestra::nvidia::kDynamicSharedMemoryAttr))
+              orchestra::nvidia::attr::kDynamicSharedMemory))
         if (auto bytes = sizes.getAs<IntegerAttr>(launch.getKernelName()))
           desc.dynamicSharedBytes =
               std::max<uint32_t>(desc.dynamicSharedBytes, bytes.getInt());

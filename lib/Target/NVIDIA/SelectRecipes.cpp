@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/Target/NVIDIA/AttrNames.h"
 #include "orchestra/Target/NVIDIA/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,11 +25,6 @@ using namespace mlir::orchestra;
 /// The attribute prefix `orchestra-outline-tasks` tags fusion roots with.
 static constexpr StringLiteral kFusionRootPrefix = attr::kFusionRoot;
 static constexpr StringLiteral kFusionProducer = attr::kFusionProducer;
-static constexpr StringLiteral kRecipe = "orchestra.gpu_recipe";
-static constexpr StringLiteral kMma = "orchestra.gpu_mma";
-static constexpr StringLiteral kKStages = "orchestra.gpu_k_stages";
-static constexpr StringLiteral kTma = "orchestra.gpu_tma";
-static constexpr StringLiteral kZeroInit = "orchestra.gpu_zero_init";
 /// The warpgroup MMA recipe: blocks of 128 rows for two warpgroups (64 rows
 /// each) and 128 or 256 columns (the target key `wgmma_tile`), K steps of 64
 /// (one 128-byte swizzle row of f16 or bf16).
@@ -38,8 +34,6 @@ static constexpr int64_t kWgmmaBlockK = 64;
 /// (@nvidia_blocks_p2 in nvidia_gpu_common.mlir).
 static constexpr int64_t kSimtBlockM = 32;
 static constexpr int64_t kSimtBlockN = 64;
-static constexpr StringLiteral kSimtKLoop = "orchestra.gpu_simt_k_loop";
-static constexpr StringLiteral kSimtKTile = "orchestra.gpu_simt_k_tile";
 
 static bool isFusionRoot(Operation *op) {
   return llvm::any_of(op->getAttrs(), [](NamedAttribute attr) {
@@ -299,38 +293,40 @@ public:
       if (wgmmaStages) {
         recipe = warpgroupRecipe.str();
         linalg::MatmulOp matmul = matmuls.front();
-        matmul->setAttr(kMma, UnitAttr::get(ctx));
-        matmul->setAttr(kZeroInit, UnitAttr::get(ctx));
+        matmul->setAttr(nvidia::attr::kMma, UnitAttr::get(ctx));
+        matmul->setAttr(nvidia::attr::kZeroInit, UnitAttr::get(ctx));
         auto set = [&](StringRef name, int64_t value) {
           root->setAttr(name,
                         IntegerAttr::get(IntegerType::get(ctx, 64), value));
         };
-        set(kKStages, *wgmmaStages);
-        set("orchestra.gpu_tile_m", kWgmmaBlockM);
-        set("orchestra.gpu_tile_n", blockN);
-        set(kTma, 1);
+        set(nvidia::attr::kKStages, *wgmmaStages);
+        set(nvidia::attr::kTileM, kWgmmaBlockM);
+        set(nvidia::attr::kTileN, blockN);
+        set(nvidia::attr::kTma, 1);
       } else if (rootFits && isTensorCoreMatmul(matmuls.front(), mmaBlockM,
                                                 mmaBlockN, mmaBlockK)) {
         {
           recipe = "mma";
           linalg::MatmulOp matmul = matmuls.front();
-          matmul->setAttr(kMma, UnitAttr::get(ctx));
+          matmul->setAttr(nvidia::attr::kMma, UnitAttr::get(ctx));
           // The software pipeline of the K loop cannot have more stages
           // than the loop has steps.
           int64_t kSteps =
               cast<RankedTensorType>(matmul.getInputs()[0].getType())
                   .getDimSize(1) /
               mmaBlockK;
-          root->setAttr(kKStages, IntegerAttr::get(
-                                      IntegerType::get(ctx, 64),
-                                      std::min(mmaStages.getValue(), kSteps)));
+          root->setAttr(
+              nvidia::attr::kKStages,
+              IntegerAttr::get(IntegerType::get(ctx, 64),
+                               std::min(mmaStages.getValue(), kSteps)));
           setTiles(root, matmul, numSMs, sharedBytes);
           // TMA copies need a K loop (two steps or more).
-          root->setAttr(kTma, IntegerAttr::get(IntegerType::get(ctx, 64),
-                                               useTma && kSteps >= 2));
+          root->setAttr(nvidia::attr::kTma,
+                        IntegerAttr::get(IntegerType::get(ctx, 64),
+                                         useTma && kSteps >= 2));
         }
       }
-      root->setAttr(kRecipe, StringAttr::get(ctx, recipe));
+      root->setAttr(nvidia::attr::kRecipe, StringAttr::get(ctx, recipe));
       if (recipe == "simt") {
         func.walk([&](linalg::MatmulOp matmul) { markSimtKLoop(matmul); });
         func.walk([&](linalg::LinalgOp op) { markStaticBlocks(op); });
@@ -364,9 +360,9 @@ private:
   void markStaticBlocks(linalg::LinalgOp op) {
     // (Ops of several results keep the dynamic thread tiles whose unused
     // accumulators orchestra-nvidia-workgroup-allocations makes private.)
-    if (op->hasAttr(kMma) || op->hasAttr(kSimtKLoop) ||
-        !op.hasPureTensorSemantics() || op.hasDynamicShape() ||
-        op.getNumDpsInits() != 1)
+    if (op->hasAttr(nvidia::attr::kMma) ||
+        op->hasAttr(nvidia::attr::kSimtKLoop) || !op.hasPureTensorSemantics() ||
+        op.hasDynamicShape() || op.getNumDpsInits() != 1)
       return;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     int64_t leading = 0;
@@ -392,8 +388,8 @@ private:
     auto i64 = [&](int64_t value) {
       return IntegerAttr::get(IntegerType::get(ctx, 64), value);
     };
-    op->setAttr("orchestra.gpu_block_rows", i64(*rows));
-    op->setAttr("orchestra.gpu_block_cols", i64(*cols));
+    op->setAttr(nvidia::attr::kBlockRows, i64(*rows));
+    op->setAttr(nvidia::attr::kBlockCols, i64(*cols));
   }
 
   /// Marks a SIMT matmul whose thread tiles are static
@@ -405,7 +401,7 @@ private:
   /// threads (@nvidia_blocks_p2, @nvidia_threads_p2) are static when they
   /// divide M and N.
   void markSimtKLoop(linalg::MatmulOp matmul) {
-    if (matmul->hasAttr(kMma))
+    if (matmul->hasAttr(nvidia::attr::kMma))
       return;
     RankedTensorType lhs, rhs, out;
     if (!getPlainMatmulTypes(matmul, lhs, rhs, out))
@@ -420,9 +416,9 @@ private:
     for (int64_t step : {8, 4, 2}) {
       if (k % step != 0 || k < 2 * step)
         continue;
-      matmul->setAttr(kSimtKLoop, UnitAttr::get(&getContext()));
+      matmul->setAttr(nvidia::attr::kSimtKLoop, UnitAttr::get(&getContext()));
       matmul->setAttr(
-          kSimtKTile,
+          nvidia::attr::kSimtKTile,
           IntegerAttr::get(IntegerType::get(&getContext(), 64), step));
       return;
     }
@@ -462,7 +458,8 @@ private:
     auto out = cast<RankedTensorType>(matmul.getOutputs()[0].getType());
     int64_t m = out.getDimSize(0), n = out.getDimSize(1);
     int64_t accBytes = out.getElementType().getIntOrFloatBitWidth() / 8;
-    int64_t stages = root->getAttrOfType<IntegerAttr>(kKStages).getInt();
+    int64_t stages =
+        root->getAttrOfType<IntegerAttr>(nvidia::attr::kKStages).getInt();
     auto sharedFor = [&](int64_t bm, int64_t bn) {
       // The operand tiles of every stage, and the accumulator tile when an
       // epilogue reads it from shared memory.
@@ -482,13 +479,13 @@ private:
     auto set = [&](StringRef name, int64_t value) {
       root->setAttr(name, IntegerAttr::get(IntegerType::get(ctx, 64), value));
     };
-    set("orchestra.gpu_tile_m", bm);
-    set("orchestra.gpu_tile_n", bn);
-    set("orchestra.gpu_warp_m", bm / 2);
-    set("orchestra.gpu_warp_n", bn / 4);
-    set("orchestra.gpu_copy_rows_a",
+    set(nvidia::attr::kTileM, bm);
+    set(nvidia::attr::kTileN, bn);
+    set(nvidia::attr::kWarpM, bm / 2);
+    set(nvidia::attr::kWarpN, bn / 4);
+    set(nvidia::attr::kCopyRowsA,
         bm * mmaBlockK / (kBlockThreads * kChunkElements));
-    set("orchestra.gpu_copy_rows_b",
+    set(nvidia::attr::kCopyRowsB,
         mmaBlockK * bn / (kBlockThreads * kChunkElements));
   }
 };

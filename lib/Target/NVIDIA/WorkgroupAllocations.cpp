@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Target/NVIDIA/AttrNames.h"
 #include "orchestra/Target/NVIDIA/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -197,7 +198,7 @@ public:
     if (result.wasInterrupted())
       return signalPassFailure();
     if (!dynamicSizes.empty())
-      module->setAttr(orchestra::nvidia::kDynamicSharedMemoryAttr,
+      module->setAttr(orchestra::nvidia::attr::kDynamicSharedMemory,
                       DictionaryAttr::get(&getContext(), dynamicSizes));
   }
 

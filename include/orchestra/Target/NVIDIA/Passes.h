@@ -26,13 +26,6 @@ class MemRefDialect;
 
 namespace orchestra::nvidia {
 
-/// The attribute of a `gpu.module` that maps each of its kernels whose
-/// shared-memory tiles live in dynamic shared memory to the bytes they take
-/// (set by `orchestra-nvidia-workgroup-allocations`, read by
-/// `orchestra-nvidia-emit-binary` into the kernel's launches).
-inline constexpr llvm::StringLiteral kDynamicSharedMemoryAttr =
-    "orchestra.dynamic_shared_memory";
-
 #define GEN_PASS_DECL
 #include "orchestra/Target/NVIDIA/Passes.h.inc"
 

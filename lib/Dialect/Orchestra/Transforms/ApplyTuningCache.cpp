@@ -83,7 +83,7 @@ void ApplyTuningCachePass::runOnOperation() {
       const ::orchestra::tuning::TuningEntry *entry = cache->lookup(*key);
       if (!entry || entry->variant == "default")
         return;
-      matmul->setAttr("orchestra.tile_variant",
+      matmul->setAttr(mlir::orchestra::attr::kTileVariant,
                       StringAttr::get(&getContext(), entry->variant));
       ++tuned;
       if (verbose)

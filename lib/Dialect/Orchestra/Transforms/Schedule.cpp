@@ -749,7 +749,7 @@ void SchedulePass::runOnOperation() {
   ForbiddenPlacements forbidden;
   FailureOr<scheduling::TaskGraph> graph = failure();
   std::optional<scheduling::Schedule> scheduled;
-  for (unsigned round = 0;; ++round) {
+  for (;;) {
     graph = buildTaskGraph(func, entryTasks, model, forbidden);
     if (failed(graph))
       return signalPassFailure();
@@ -792,7 +792,7 @@ void SchedulePass::runOnOperation() {
   auto schedule =
       ScheduleOp::create(builder, func.getLoc(), terminator->getOperandTypes());
   schedule->setAttr(attr::kAlgorithm, builder.getStringAttr(algorithm));
-  schedule->setAttr("orchestra.predicted_makespan",
+  schedule->setAttr(attr::kPredictedMakespan,
                     builder.getF64FloatAttr(sched.makespan));
   Block *scheduleBody = new Block();
   schedule.getBody().push_back(scheduleBody);

@@ -311,7 +311,7 @@ std::optional<StagedMatmul> matchStagedMatmul(Operation *target,
     return fail("its body does not hold exactly one linalg.matmul");
   StagedMatmul staged;
   linalg::MatmulOp matmul = staged.matmul = matmuls.front();
-  if (!matmul->hasAttr("orchestra.gpu_zero_init"))
+  if (!matmul->hasAttr(orchestra::nvidia::attr::kZeroInit))
     return fail("the matmul does not carry orchestra.gpu_zero_init (its "
                 "accumulator must start at zero)");
   if (!matmul.hasPureBufferSemantics() ||
@@ -354,7 +354,8 @@ std::optional<StagedMatmul> matchStagedMatmul(Operation *target,
                 "{swizzle_128b})");
   // A step's MMA may still run while `lag` further steps begin: the TMA
   // copies refill its stage only then.
-  auto lagAttr = loop->getAttrOfType<IntegerAttr>(kRefillLagAttr);
+  auto lagAttr =
+      loop->getAttrOfType<IntegerAttr>(orchestra::nvidia::attr::kRefillLag);
   if (!lagAttr)
     return fail("it does not say when its stages are refilled (no "
                 "orchestra.tma_refill_lag: stage it with "

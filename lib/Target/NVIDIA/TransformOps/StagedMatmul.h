@@ -14,6 +14,8 @@
 #ifndef ORCHESTRA_LIB_TARGET_NVIDIA_TRANSFORMOPS_STAGEDMATMUL_H
 #define ORCHESTRA_LIB_TARGET_NVIDIA_TRANSFORMOPS_STAGEDMATMUL_H
 
+#include "orchestra/Target/NVIDIA/AttrNames.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -23,18 +25,6 @@
 #include <string>
 
 namespace mlir::orchestra::nvidia {
-
-/// The attribute `nvidia_tma_k_loop` leaves on the loop it staged: how many
-/// steps after a step its stage is refilled.
-inline constexpr StringLiteral kRefillLagAttr = "orchestra.tma_refill_lag";
-
-/// Marks the inline asm that waits for the tcgen05.ld of `nvidia_tcgen05_mma`
-/// (it touches registers only).
-inline constexpr StringLiteral kTcgen05WaitAttr = "orchestra.tcgen05_wait";
-
-/// Marks the stores of `nvidia_tcgen05_mma` after the K loop: together, the
-/// block's threads write every element of the accumulator buffer with them.
-inline constexpr StringLiteral kTileStoreAttr = "orchestra.gpu_tile_store";
 
 /// Whether the thread is the first of the block (x, y and z all 0).
 Value buildIsFirstThread(OpBuilder &b, Location loc);

@@ -390,7 +390,7 @@ DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
           /*has_side_effects=*/true, /*is_align_stack=*/false,
           LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
           ArrayAttr());
-      wait->setAttr(kTcgen05WaitAttr, b.getUnitAttr());
+      wait->setAttr(orchestra::nvidia::attr::kTcgen05Wait, b.getUnitAttr());
       for (int64_t e = 0; e < chunk; ++e)
         all.push_back(LLVM::ExtractValueOp::create(b, loc, wait.getRes(), e));
     }
@@ -473,7 +473,7 @@ DiagnosedSilenceableFailure transform::NVIDIATcgen05MmaOp::applyToOne(
         rewriter, loc, values, c, ValueRange{row, column},
         /*nontemporal=*/false, llvm::Align(16));
     // Together, the block's threads write every element of `c`.
-    store->setAttr(kTileStoreAttr, rewriter.getUnitAttr());
+    store->setAttr(orchestra::nvidia::attr::kTileStore, rewriter.getUnitAttr());
   }
   // Then, once every warp's loads are done, warp 0 frees the tensor memory.
   fence(rewriter, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);

@@ -462,7 +462,8 @@ DiagnosedSilenceableFailure transform::NVIDIATmaKLoopOp::applyToOne(
     rewriter.eraseOp(copy.copy);
   // What a consumer of the stages must respect: their reads of a step's
   // stage may last until `lag` further steps have begun.
-  loop->setAttr(kRefillLagAttr, rewriter.getI64IntegerAttr(lag));
+  loop->setAttr(orchestra::nvidia::attr::kRefillLag,
+                rewriter.getI64IntegerAttr(lag));
   return DiagnosedSilenceableFailure::success();
 }
 

@@ -83,7 +83,8 @@ static void rebuildOnTile(RewriterBase &rewriter, Value oldValue,
 ///   * a view of rows 0-63 of a 128-row tile that only
 ///     `nvgpu.warpgroup.mma.store`s write (their lowering writes rows 0-127,
 ///     see nvidia_warpgroup_mma);
-///   * a `vector.store` of `nvidia_tcgen05_mma` (kTileStoreAttr), all of
+///   * a `vector.store` of `nvidia_tcgen05_mma` (`orchestra.gpu_tile_store`),
+///   all of
 ///     whose stores together write the tile;
 ///   * a view, in a thread-level `scf.forall` of `block` with static bounds
 ///     (b0, b1), of the block [i0 s0, i1 s1] x [s0, s1] with b0 s0 = rows and
@@ -96,7 +97,8 @@ static bool writesWholeTile(Value tile, Block *block) {
   for (OpOperand &use : tile.getUses()) {
     Operation *user = use.getOwner();
     if (auto store = dyn_cast<vector::StoreOp>(user)) {
-      if (!store->hasAttr(kTileStoreAttr) || store->getBlock() != block)
+      if (!store->hasAttr(orchestra::nvidia::attr::kTileStore) ||
+          store->getBlock() != block)
         return false;
       covered = true;
       continue;
@@ -190,7 +192,8 @@ DiagnosedSilenceableFailure transform::NVIDIATmaStoreTileOp::applyToOne(
       if (name.starts_with("nvvm.tcgen05.") ||
           name.starts_with("nvvm.wgmma.") ||
           name.starts_with("nvvm.mbarrier.") ||
-          name.starts_with("nvvm.fence.") || inner->hasAttr(kTcgen05WaitAttr))
+          name.starts_with("nvvm.fence.") ||
+          inner->hasAttr(orchestra::nvidia::attr::kTcgen05Wait))
         return;
       SmallVector<Value> written;
       if (Value memref = getWrittenMemRef(inner))

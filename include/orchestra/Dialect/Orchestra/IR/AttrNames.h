@@ -1,5 +1,4 @@
-//===- AttrNames.h - Names of the orchestra discardable attributes -*- C++
-//-*-===//
+//===- AttrNames.h - Names of the discardable attributes --------*- C++ -*-===//
 //
 // Part of OrchestraOS.
 //
@@ -7,7 +6,9 @@
 //
 // The discardable attributes through which the passes, the artifact builder
 // and the tools hand information along the pipeline. Each name is spelled
-// here once; code uses these constants, never the string.
+// here once; code uses these constants, never the string. A backend's own
+// attributes are named in include/orchestra/Target/<Name>/AttrNames.h;
+// test/attr-names.test checks that no other file spells one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,9 @@ namespace mlir::orchestra::attr {
 inline constexpr llvm::StringLiteral kTopology = "orchestra.topology";
 /// The scheduling algorithm that made the schedule.
 inline constexpr llvm::StringLiteral kAlgorithm = "orchestra.algorithm";
+/// The makespan the scheduler predicts for a schedule, in seconds.
+inline constexpr llvm::StringLiteral kPredictedMakespan =
+    "orchestra.predicted_makespan";
 /// The entry function's name.
 inline constexpr llvm::StringLiteral kEntry = "orchestra.entry";
 
@@ -57,7 +61,9 @@ inline constexpr llvm::StringLiteral kRequiredFeatures =
 /// --dump-device-code).
 inline constexpr llvm::StringLiteral kDeviceCodeDir =
     "orchestra.device_code_dir";
-/// The kernel ops a tuning cache changed (orchestra-apply-tuning-cache).
+/// The strategy variant a tuning cache chose for a kernel op, and the kernel
+/// ops a tuning cache changed (orchestra-apply-tuning-cache).
+inline constexpr llvm::StringLiteral kTileVariant = "orchestra.tile_variant";
 inline constexpr llvm::StringLiteral kTunedOps = "orchestra.tuned_ops";
 
 // The importer.
