@@ -6,6 +6,7 @@
 
 #include "PjrtPlugin.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -69,9 +70,14 @@ static std::string messageOf(const PJRT_Api &api, PJRT_Error *failure) {
   PJRT_Error_Message_Args args = ORX_PJRT_ARGS(PJRT_Error_Message_Args);
   args.error = failure;
   api.PJRT_Error_Message(&args);
-  if (!args.message || args.message_size == 0)
-    return "(no message)";
-  return std::string(args.message, args.message_size);
+  std::string message(args.message ? args.message : "",
+                      args.message ? args.message_size : 0);
+  // Messages are quoted mid-sentence: drop a final period and line breaks.
+  while (!message.empty() &&
+         (std::isspace(static_cast<unsigned char>(message.back())) ||
+          message.back() == '.'))
+    message.pop_back();
+  return message.empty() ? "(no message)" : message;
 }
 
 static void destroyError(const PJRT_Api &api, PJRT_Error *failure) {
