@@ -83,6 +83,17 @@ static PJRT_Buffer_Type toPjrtType(DType type) {
   return PJRT_Buffer_Type_INVALID;
 }
 
+/// Destroys a compiled program, ignoring errors (during clean-up).
+static void destroyExecutable(const PjrtPlugin &plugin,
+                              PJRT_LoadedExecutable *executable) {
+  PJRT_LoadedExecutable_Destroy_Args args =
+      ORX_PJRT_ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  args.executable = executable;
+  std::string ignored;
+  plugin.check(plugin.api->PJRT_LoadedExecutable_Destroy(&args),
+               "PJRT_LoadedExecutable_Destroy", ignored, "");
+}
+
 namespace {
 
 /// A kernel's program compiled for one device.
@@ -123,17 +134,9 @@ public:
         description("device '" + desc.name + "' (" + desc.arch + ")") {}
 
   ~PjrtDevice() override {
-    if (client) {
-      const PJRT_Api &api = *client->getPlugin().api;
-      for (auto &entry : executables) {
-        PJRT_LoadedExecutable_Destroy_Args args =
-            ORX_PJRT_ARGS(PJRT_LoadedExecutable_Destroy_Args);
-        args.executable = entry.second->executable;
-        client->getPlugin().check(api.PJRT_LoadedExecutable_Destroy(&args),
-                                  "PJRT_LoadedExecutable_Destroy", ignored,
-                                  description);
-      }
-    }
+    // The programs go before the client that compiled them.
+    for (const auto &entry : executables)
+      destroyExecutable(client->getPlugin(), entry.second->executable);
     executables.clear();
     client.reset();
     for (const auto &[base, bytes] : mappings)
@@ -294,19 +297,21 @@ const PjrtExecutable *PjrtDevice::compile(const PjrtKernelDesc &kernel,
     executables.erase({binaryIndex, kernel.symbol});
     return nullptr;
   }
-  auto result = std::make_unique<PjrtExecutable>();
-  result->desc = &kernel;
-  result->executable = args.executable;
-  // Kept in the cache from here on, so that the destructor destroys it.
-  cached = std::move(result);
+  PJRT_LoadedExecutable *loaded = args.executable;
+  // Cached only once it passes the checks below.
+  auto reject = [&]() -> const PjrtExecutable * {
+    destroyExecutable(plugin, loaded);
+    executables.erase({binaryIndex, kernel.symbol});
+    return nullptr;
+  };
 
   // The bundle's results must be the program's.
   PJRT_LoadedExecutable_GetExecutable_Args get =
       ORX_PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable_Args);
-  get.loaded_executable = cached->executable;
+  get.loaded_executable = loaded;
   if (!plugin.check(api.PJRT_LoadedExecutable_GetExecutable(&get),
                     "PJRT_LoadedExecutable_GetExecutable", error, what))
-    return nullptr;
+    return reject();
   PJRT_Executable_NumOutputs_Args outputs =
       ORX_PJRT_ARGS(PJRT_Executable_NumOutputs_Args);
   outputs.executable = get.executable;
@@ -318,14 +323,17 @@ const PjrtExecutable *PjrtDevice::compile(const PjrtKernelDesc &kernel,
   plugin.check(api.PJRT_Executable_Destroy(&destroy), "PJRT_Executable_Destroy",
                ignored, what);
   if (!counted)
-    return nullptr;
+    return reject();
   if (outputs.num_outputs != kernel.results.size()) {
     error = "kernel '" + kernel.symbol + "' of kernel binary " +
             std::to_string(binaryIndex) + " declares " +
             countOf(kernel.results.size(), "result") +
             ", but its program returns " + std::to_string(outputs.num_outputs);
-    return nullptr;
+    return reject();
   }
+  cached = std::make_unique<PjrtExecutable>();
+  cached->desc = &kernel;
+  cached->executable = loaded;
   return cached.get();
 }
 
