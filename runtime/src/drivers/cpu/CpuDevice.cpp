@@ -15,6 +15,7 @@
 #include "KernelLoader.h"
 #include "hal/Device.h"
 #include "orchestra_rt/GpuBundle.h"
+#include "orchestra_rt/PjrtBundle.h"
 
 #include <algorithm>
 #include <cstring>
@@ -95,6 +96,13 @@ public:
       error = step + " runs on " + description + ", but its kernel '" +
               kernel.symbol + "' is in kernel binary " +
               std::to_string(kernel.binary) + ", a GPU module bundle for '" +
+              binary.arch + "'";
+      return nullptr;
+    }
+    if (isPjrtBundle(binary)) {
+      error = step + " runs on " + description + ", but its kernel '" +
+              kernel.symbol + "' is in kernel binary " +
+              std::to_string(kernel.binary) + ", a PJRT program bundle for '" +
               binary.arch + "'";
       return nullptr;
     }
