@@ -105,6 +105,9 @@ if [ "$want_bench" -eq 0 ] && [ -f "$root/.venv/.orchestra-bench" ]; then
 fi
 make_venv "$root/.venv" 1 "${venv_files[@]}"
 if [ "$want_bench" -eq 1 ]; then touch "$root/.venv/.orchestra-bench"; fi
+# StableHLO's parser (the bridge) and XLA's CPU plugin (the pjrt driver's header and the device
+# StableHLO tasks run on here), in their own environment: they need numpy 2.
+make_venv "$root/.venv-xla" 0 requirements/xla.txt
 if [ "$want_torch2" -eq 1 ]; then
   # Its own environment: PyTorch 2.x must not hide Debian's 1.13, the exporter and reference.
   make_venv "$root/.venv-torch2" 0 requirements/torch2.txt

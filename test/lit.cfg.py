@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration for the OrchestraOS regression tests.
 
+import glob
 import os
 
 import lit.formats
@@ -30,6 +31,7 @@ tools = [
     ToolSubst("orchestra-run", unresolved="fatal"),
     ToolSubst("orchestra-targets", unresolved="fatal"),
     ToolSubst("orchestra-topology", unresolved="fatal"),
+    ToolSubst("orchestra-stablehlo-bridge", unresolved="fatal"),
     ToolSubst("orchestra-compile", unresolved="fatal"),
     ToolSubst("orchestra-onnx-conformance", unresolved="fatal"),
     ToolSubst("orchestra-translate", unresolved="fatal"),
@@ -112,6 +114,22 @@ if os.path.exists(venv_python) and subprocess.call(
 ) == 0:
     config.available_features.add("onnxruntime")
     config.substitutions.append(("%venv_python", venv_python))
+
+# StableHLO: the bridge's parser (jaxlib in .venv-xla, scripts/setup.sh)
+# validates what orchestra-lower-to-stablehlo writes; `pjrt-plugin` marks the
+# XLA CPU plugin the StableHLO tasks run on here (ORCHESTRA_PJRT_PLUGIN).
+bridge = os.path.join(config.orchestra_obj_root, "bin",
+                      "orchestra-stablehlo-bridge")
+if os.access(bridge, os.X_OK) and subprocess.call(
+    [bridge, "--versions"], stdout=subprocess.DEVNULL,
+    stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("stablehlo-bridge")
+xla_plugins = glob.glob(os.path.join(
+    config.orchestra_src_root, ".venv-xla", "lib", "python3*",
+    "site-packages", "xla_plugins", "xla_cpu_pjrt", "xla_cpu_pjrt.so"))
+if xla_plugins:
+    config.available_features.add("pjrt-plugin")
+    config.substitutions.append(("%pjrt_plugin", xla_plugins[0]))
 
 # NVIDIA: ptxas of a CUDA toolkit validates the cubins the compiler builds
 # (orchestra-compile finds it the same way: $CUDA_HOME, else

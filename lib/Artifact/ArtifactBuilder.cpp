@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Artifact/ArtifactBuilder.h"
+#include "orchestra/Artifact/DType.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
@@ -24,41 +25,8 @@ namespace {
 
 FailureOr<orx::DType> getDType(Location loc, Type type, bool isUnsigned) {
   Type element = cast<ShapedType>(type).getElementType();
-  // Signless integers marked `orchestra.unsigned` (ONNX uint types).
-  if (isUnsigned && element.isSignlessInteger()) {
-    switch (element.getIntOrFloatBitWidth()) {
-    case 8:
-      return orx::DType::U8;
-    case 16:
-      return orx::DType::U16;
-    case 32:
-      return orx::DType::U32;
-    case 64:
-      return orx::DType::U64;
-    default:
-      break;
-    }
-  }
-  if (element.isF32())
-    return orx::DType::F32;
-  if (element.isF64())
-    return orx::DType::F64;
-  if (element.isF16())
-    return orx::DType::F16;
-  if (element.isBF16())
-    return orx::DType::BF16;
-  if (element.isInteger(1))
-    return orx::DType::I1;
-  if (element.isSignlessInteger(8) || element.isSignedInteger(8))
-    return orx::DType::I8;
-  if (element.isUnsignedInteger(8))
-    return orx::DType::U8;
-  if (element.isInteger(16))
-    return orx::DType::I16;
-  if (element.isInteger(32))
-    return orx::DType::I32;
-  if (element.isInteger(64))
-    return orx::DType::I64;
+  if (std::optional<orx::DType> dtype = toDType(element, isUnsigned))
+    return *dtype;
   return emitError(loc) << "element type " << element
                         << " cannot cross the runtime interface";
 }
@@ -330,9 +298,9 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
                << "kernel module @" << moduleName
                << " has not been compiled to a binary (run "
                   "orchestra-lower-kernels)";
-      std::string symbol =
-          ("orx_kernel_" + launch.getKernel().getLeafReference().getValue())
-              .str();
+      std::string symbol = (orx::kKernelSymbolPrefix +
+                            launch.getKernel().getLeafReference().getValue())
+                               .str();
       std::string key = (moduleName + "::" + symbol).str();
       auto [it, inserted] =
           kernelIndex.try_emplace(key, artifact.kernels.size());

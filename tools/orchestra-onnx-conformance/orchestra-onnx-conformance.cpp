@@ -41,6 +41,8 @@
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
+#include "orchestra/Target/TargetRegistry.h"
+#include "orchestra/Topology/Topology.h"
 #include "orchestra_rt/orchestra_rt.hpp"
 
 #include "mlir/IR/Builders.h"
@@ -119,6 +121,12 @@ static cl::opt<std::string> dataDirOption(
     "data-dir", cl::desc("Directory holding one subdirectory per suite"),
     cl::value_desc("DIR"), cl::init("/usr/share/libonnx-testdata/data"),
     cl::cat(category));
+static cl::opt<std::string> topologyOption(
+    "topology",
+    cl::desc("The topology every test is compiled for: 'host' or a file "
+             "(a topology with StableHLO devices runs them through the PJRT "
+             "plugin of $ORCHESTRA_PJRT_PLUGIN or its pjrt_plugin key)"),
+    cl::value_desc("host|FILE"), cl::init("host"), cl::cat(category));
 static cl::opt<std::string> expectOption(
     "expect",
     cl::desc("Tests expected to pass ('suite/test' per line, '#' comments); "
@@ -296,7 +304,11 @@ int main(int argc, char **argv) {
 
   // The pipeline is checked once here (the strategy scripts are found);
   // every child compiles with the same options.
-  config.compileOptions.topology = "host";
+  config.compileOptions.topology = topologyOption;
+  if (llvm::Expected<Topology> topology =
+          Topology::resolve(topologyOption, getTargetRegistry());
+      !topology)
+    return usageError(llvm::toString(topology.takeError()));
   std::string pipelineError;
   if (failed(buildCompilePipeline(config.compileOptions, pipelineError)))
     return usageError(pipelineError);

@@ -36,7 +36,6 @@ namespace mlir::orchestra::nvidia {
 using namespace mlir;
 
 /// The symbol the artifact names a task kernel by (as for CPU kernels).
-static constexpr StringLiteral kKernelSymbolPrefix = "orx_kernel_";
 /// The kinds of the bundle images the runtime's `cuda` driver loads
 /// (docs/Artifact.md).
 static constexpr const char *kCubinImageKind = "cubin";
@@ -237,7 +236,7 @@ LogicalResult
 NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
                                    const llvm::StringMap<uint32_t> &moduleIndex,
                                    orx::GpuKernelDesc &kernel) {
-  kernel.symbol = (kKernelSymbolPrefix + func.getSymName()).str();
+  kernel.symbol = (orx::kKernelSymbolPrefix + func.getSymName()).str();
   // What each buffer value of the host function is.
   DenseMap<Value, orx::GpuArgDesc> buffers;
   for (BlockArgument arg : func.getArguments()) {

@@ -113,6 +113,10 @@ struct BinaryDesc {
   std::vector<std::string> requiredFeatures;
 };
 
+/// The prefix of every kernel's symbol: the compiler names the kernel of task
+/// kernel function `f` `orx_kernel_f` in every kind of binary.
+constexpr const char *kKernelSymbolPrefix = "orx_kernel_";
+
 /// A kernel: an `extern "C" void symbol(void **args)` in a binary.
 struct KernelDesc {
   std::string symbol;

@@ -40,7 +40,8 @@ namespace orchestra::cpu {
 #define GEN_PASS_DECL
 #include "orchestra/Target/CPU/Passes.h.inc"
 
-/// The prefix of the symbol a CPU kernel is exported under.
+/// The prefix of the symbol a CPU kernel is exported under (the artifact
+/// format's, orx::kKernelSymbolPrefix).
 inline constexpr llvm::StringLiteral kKernelSymbolPrefix = "orx_kernel_";
 
 /// The global of a CPU kernel binary through which the runtime supplies the

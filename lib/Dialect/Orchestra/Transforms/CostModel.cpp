@@ -149,28 +149,30 @@ std::vector<std::string> CostModel::getRoute(unsigned from, unsigned to) const {
   return route;
 }
 
-bool CostModel::supports(const TopologyDevice &device,
-                         ArrayRef<Operation *> ops) const {
+Operation *CostModel::getUnsupportedOp(const TopologyDevice &device,
+                                       ArrayRef<Operation *> ops) const {
   const TargetInfo *info = registry.lookup(device.arch);
   if (!info)
-    return false;
+    return ops.empty() ? nullptr : ops.front();
   if (!info->supportsOp)
-    return true;
-  return llvm::all_of(ops, [&](Operation *op) {
-    bool supported = true;
+    return nullptr;
+  for (Operation *op : ops) {
+    Operation *unsupported = nullptr;
     op->walk([&](Operation *nested) {
       // Bodies of structured ops are judged with their op.
       if (nested != op && isa<linalg::LinalgOp>(nested->getParentOp()))
         return WalkResult::skip();
       if (!info->supportsOp(nested)) {
-        supported = false;
+        unsupported = nested;
         return WalkResult::interrupt();
       }
       return isa<linalg::LinalgOp>(nested) ? WalkResult::skip()
                                            : WalkResult::advance();
     });
-    return supported;
-  });
+    if (unsupported)
+      return unsupported;
+  }
+  return nullptr;
 }
 
 double CostModel::getPeakFlops(const TopologyDevice &device,

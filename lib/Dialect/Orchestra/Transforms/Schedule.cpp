@@ -445,8 +445,9 @@ buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
                      {static_cast<unsigned>(t), static_cast<unsigned>(d)}))
           note << "kept off it: the weights resident there would not fit "
                   "beside this task";
-        else if (!model.supports(device, task.ops))
-          note << "its arch does not support an op of the task";
+        else if (Operation *op = model.getUnsupportedOp(device, task.ops))
+          note << "its arch does not support '" << op->getName()
+               << "' of the task";
         else if (!(costs[d] < scheduling::kInfinity))
           note << "has no peak throughput for element type "
                << task.work.elementType;

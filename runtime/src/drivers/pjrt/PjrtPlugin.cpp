@@ -202,7 +202,8 @@ const PjrtPlugin *PjrtPlugin::get(const std::string &path,
         reason.erase(0, path.size() + 2);
       loaded->erase(path);
       error = "cannot open the PJRT plugin '" + path + "' (" + reason + "); " +
-              requester + " needs it";
+              requester +
+              " needs it (set $ORCHESTRA_PJRT_PLUGIN to the plugin's path)";
       return nullptr;
     }
     entry = std::make_unique<LoadedPlugin>();

@@ -57,6 +57,9 @@ inline constexpr llvm::StringLiteral kBinaryFormat = "orchestra.binary_format";
 inline constexpr llvm::StringLiteral kKernels = "orchestra.kernels";
 inline constexpr llvm::StringLiteral kRequiredFeatures =
     "orchestra.required_features";
+/// A kernel function written as a StableHLO module
+/// (orchestra-lower-to-stablehlo).
+inline constexpr llvm::StringLiteral kStableHLO = "orchestra.stablehlo";
 /// Where a backend also writes its device code (orchestra-compile
 /// --dump-device-code).
 inline constexpr llvm::StringLiteral kDeviceCodeDir =

@@ -61,7 +61,14 @@ public:
   const Topology &getTopology() const { return topology; }
 
   /// Whether every op of `ops` is in the support mask of `device`'s arch.
-  bool supports(const TopologyDevice &device, ArrayRef<Operation *> ops) const;
+  bool supports(const TopologyDevice &device, ArrayRef<Operation *> ops) const {
+    return !getUnsupportedOp(device, ops);
+  }
+  /// The first op of `ops` (or nested in one) outside the support mask of
+  /// `device`'s arch, or null; an unknown arch supports nothing (returns the
+  /// first op).
+  Operation *getUnsupportedOp(const TopologyDevice &device,
+                              ArrayRef<Operation *> ops) const;
 
   /// Peak FLOP/s of `device` for `elementType`: its entry, else for 16-bit
   /// floats the f32 entry, for integers the i32 then the f32 entry; 0 when

@@ -299,6 +299,60 @@ def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
   ];
 }
 
+def LowerToStableHLO
+    : Pass<"orchestra-lower-to-stablehlo", "::mlir::ModuleOp"> {
+  let summary = "Write each kernel of a StableHLO arch's kernel module as a "
+                "StableHLO module";
+  let description = [{
+    Stage 7 for the archs that hand StableHLO to a vendor compiler
+    (`google_tpu_v5e`, `aws_trainium2`). On a kernel module, every kernel
+    function (linalg, tensor, arith and math on static tensors) is written as
+    a StableHLO module whose entry is `main` and recorded on the function as
+    `orchestra.stablehlo` (a string). MLIR 22 has no StableHLO dialect, so the
+    module is text in MLIR's generic form, which the bridge
+    (`orchestra-stablehlo-bridge`) parses with the real StableHLO parser and
+    serializes as a portable artifact. The ops converted, and the support
+    mask of these archs (which is the same code run on one op), are listed
+    in docs/Passes/StableHLO.md; anything else is an error at the op.
+    With `dump-dir`, each kernel's module is also written to
+    `<dump-dir>/<kernel>.mlir`.
+  }];
+  let options = [
+    Option<"dumpDir", "dump-dir", "std::string", /*default=*/"\"\"",
+           "Folder where each kernel's StableHLO module is also written">,
+  ];
+}
+
+def StableHLOEmitBinary
+    : Pass<"orchestra-stablehlo-emit-binary", "::mlir::ModuleOp"> {
+  let summary = "Package a StableHLO kernel module as a PJRT program bundle";
+  let description = [{
+    Stage 8 for the StableHLO archs, after `orchestra-lower-to-stablehlo`. On
+    a kernel module, each kernel's StableHLO text goes through the bridge
+    (`orchestra-stablehlo-bridge`, run as a subprocess: the real StableHLO
+    parser checks it and writes a portable artifact for the target StableHLO
+    version); the artifacts, with each kernel's argument and result tensors,
+    become the module's binary, a PJRT program bundle (docs/Artifact.md) that
+    the runtime's `pjrt` driver compiles with the PJRT plugin the device's
+    `pjrt_plugin` target key names. The target version is the device's
+    `stablehlo_version` key, else the pass option. With
+    `orchestra-compile --dump-device-code DIR`, each kernel's text and
+    artifact are also written there.
+
+    The bridge is found from the `bridge` option, else
+    `$ORCHESTRA_STABLEHLO_BRIDGE`, else beside the running tool, else on
+    PATH; a missing or failing bridge is an error that says so.
+  }];
+  let options = [
+    Option<"bridge", "bridge", "std::string", /*default=*/"\"\"",
+           "The orchestra-stablehlo-bridge to run">,
+    Option<"stablehloVersion", "stablehlo-version", "std::string",
+           /*default=*/"\"1.0.0\"",
+           "StableHLO version of the portable artifacts when the device "
+           "names none">,
+  ];
+}
+
 def DeduplicateKernels
     : Pass<"orchestra-deduplicate-kernels", "::mlir::ModuleOp"> {
   let summary = "Launch one kernel for every task of the same body";

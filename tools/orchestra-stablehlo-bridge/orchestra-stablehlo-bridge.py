@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""orchestra-stablehlo-bridge: StableHLO text -> portable artifact.
+
+The compiler writes the kernels of StableHLO archs as StableHLO text
+(orchestra-lower-to-stablehlo; MLIR 22 has no StableHLO dialect). This bridge
+is the version-agnostic step the specification puts between the compiler and
+the vendor compilers: it parses and verifies the text with the real StableHLO
+parser (jaxlib's StableHLO bindings, in the environment scripts/setup.sh
+makes: .venv-xla) and writes a portable artifact (VHLO bytecode) for a target
+StableHLO version, which XLA, libtpu and neuronx-cc accept from older
+producers.
+
+  orchestra-stablehlo-bridge kernel.mlir -o kernel.mlirbc [--target 1.13.3]
+  orchestra-stablehlo-bridge --check kernel.mlir
+  orchestra-stablehlo-bridge --versions
+
+--target takes a version, `current` (the parser's) or `minimum` (the oldest it
+can write); a version newer than the parser's is capped to it, so the target
+may be the version a PJRT plugin reports. Exit status: 0, or 1 with the
+parser's message (file:line:col: error: ...) on stderr.
+"""
+
+import argparse
+import sys
+
+
+def fail(message):
+    print(f"orchestra-stablehlo-bridge: error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def load():
+    try:
+        from jaxlib.mlir import ir
+        from jaxlib.mlir.dialects import stablehlo
+        from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    except ImportError as error:
+        fail(f"the StableHLO Python bindings are not available ({error}); "
+             f"run scripts/setup.sh, which installs them into .venv-xla")
+    return ir, stablehlo, _jax_mlir_ext
+
+
+def make_context(ir, stablehlo, ext):
+    registry = ir.DialectRegistry()
+    ext.register_dialects(registry)
+    context = ir.Context()
+    context.append_dialect_registry(registry)
+    context.load_all_available_dialects()
+    stablehlo.register_dialect(context)
+    return context
+
+
+def parse_version(text):
+    parts = text.split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        fail(f"'{text}' is not a StableHLO version (MAJOR.MINOR.PATCH)")
+    return tuple(int(p) for p in parts)
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        prog="orchestra-stablehlo-bridge",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("input", nargs="?", default="-",
+                        help="StableHLO text ('-': standard input)")
+    parser.add_argument("-o", dest="output", default="",
+                        help="the portable artifact to write")
+    parser.add_argument("--target", default="current",
+                        help="StableHLO version of the artifact")
+    parser.add_argument("--check", action="store_true",
+                        help="only parse and verify")
+    parser.add_argument("--versions", action="store_true",
+                        help="print the current and minimum versions")
+    args = parser.parse_args()
+
+    ir, stablehlo, ext = load()
+    current = stablehlo.get_current_version()
+    minimum = stablehlo.get_minimum_version()
+    if args.versions:
+        print(f"current {current}\nminimum {minimum}")
+        return 0
+    if not args.check and not args.output:
+        fail("no output: give -o FILE, or --check")
+
+    name = "<stdin>" if args.input == "-" else args.input
+    try:
+        text = (sys.stdin.read() if args.input == "-"
+                else open(args.input, encoding="utf-8").read())
+    except OSError as error:
+        fail(f"cannot read '{name}': {error.strerror}")
+
+    if args.target == "current":
+        target = current
+    elif args.target == "minimum":
+        target = minimum
+    else:
+        wanted = parse_version(args.target)
+        if wanted < parse_version(minimum):
+            fail(f"target version {args.target} is older than the oldest "
+                 f"this bridge writes ({minimum})")
+        target = args.target if wanted <= parse_version(current) else current
+
+    with make_context(ir, stablehlo, ext):
+        try:
+            module = ir.Module.parse(text)
+        except ir.MLIRError as error:
+            for diagnostic in error.error_diagnostics:
+                location = str(diagnostic.location)
+                # loc("file":line:col) -> file:line:col, with our name.
+                if location.startswith("loc(") and '":' in location:
+                    location = name + ":" + location.split('":', 1)[1][:-1]
+                print(f"{location}: error: {diagnostic.message}",
+                      file=sys.stderr)
+            return 1
+        if not module.operation.verify():
+            fail(f"'{name}' does not verify")
+        if args.check:
+            return 0
+        try:
+            artifact = stablehlo.serialize_portable_artifact(module, target)
+        except Exception as error:  # the bindings raise ValueError
+            fail(f"cannot write a portable artifact of '{name}' for StableHLO "
+                 f"{target}: {error}")
+    try:
+        with open(args.output, "wb") as f:
+            f.write(artifact)
+    except OSError as error:
+        fail(f"cannot write '{args.output}': {error.strerror}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
