@@ -281,6 +281,8 @@ FailureOr<HValue> Writer::toDomain(Operation *op, HValue value, AffineMap map,
   for (auto [i, expr] : llvm::enumerate(map.getResults())) {
     if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
       kept.push_back(value.type.getDimSize(i));
+      if (llvm::is_contained(positions, dim.getPosition()))
+        return fail(op, "an operand reads a loop twice (a diagonal)");
       positions.push_back(dim.getPosition());
       continue;
     }
@@ -335,8 +337,22 @@ FailureOr<HValue> Writer::emitScalarOp(Operation *inner,
     return fail(inner, "this comparison predicate is not converted");
   if (isa<arith::SelectOp>(inner))
     return emit("select", operands, type);
-  if (isConvert(inner))
-    return convert(operands.front(), type.getElementType());
+  if (isConvert(inner)) {
+    HValue source = operands.front();
+    Type from = source.type.getElementType();
+    // `convert` to i1 tests for non-zero; trunci keeps the low bit.
+    if (isa<arith::TruncIOp>(inner) && type.getElementType().isInteger(1)) {
+      Builder b(inner->getContext());
+      HValue one = broadcast(scalar(b.getIntegerAttr(from, 1)),
+                             source.type.getShape(), {});
+      source = emit("and", {source, one}, source.type);
+    }
+    HValue converted = convert(source, type.getElementType());
+    // A signed i1 is 0 or -1: `convert` of true gives 1.
+    if (isa<arith::ExtSIOp, arith::SIToFPOp>(inner) && from.isInteger(1))
+      return emit("negate", {converted}, converted.type);
+    return converted;
+  }
   if (isa<arith::BitcastOp>(inner))
     return emit("bitcast_convert", operands, type);
   if (auto fma = dyn_cast<math::FmaOp>(inner)) {

@@ -171,3 +171,25 @@ func.func @unsigned(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
   } -> tensor<4xi32>
   return %r : tensor<4xi32>
 }
+
+// -----
+
+// Truncation to i1 keeps the low bit (`convert` alone would test for
+// non-zero); a signed i1 is 0 or -1.
+#id3 = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @bits
+// CHECK-SAME: \22stablehlo.and\22
+// CHECK-SAME: \22stablehlo.convert\22({{%v[0-9]+}}) : (tensor<4xi64>) -> tensor<4xi1>
+// CHECK-SAME: \22stablehlo.convert\22({{%v[0-9]+}}) : (tensor<4xi1>) -> tensor<4xi32>
+// CHECK-SAME: \22stablehlo.negate\22
+func.func @bits(%x: tensor<4xi64>) -> tensor<4xi32> {
+  %e = tensor.empty() : tensor<4xi32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xi64>) outs(%e : tensor<4xi32>) {
+  ^bb0(%v: i64, %o: i32):
+    %b = arith.trunci %v : i64 to i1
+    %s = arith.extsi %b : i1 to i32
+    linalg.yield %s : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}
