@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
@@ -199,21 +200,26 @@ HValue Writer::emit(StringRef name, ArrayRef<HValue> operands,
 }
 
 HValue Writer::constant(Attribute dense, RankedTensorType type) {
+  // The support mask needs no text (weights are not copied for it).
+  if (!report)
+    return emit("constant", {}, type);
   std::string text;
   llvm::raw_string_ostream stream(text);
   stream << "value = ";
   // Resource blobs (weights) are written inline: the module is text.
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(dense)) {
-    ArrayRef<char> data;
-    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
-      data = blob->getData();
+    // Checked by emitConstant: the blob is loaded and holds the tensor.
+    ArrayRef<char> data = resource.getRawHandle().getBlob()->getData();
     dense = DenseElementsAttr::getFromRawBuffer(
         cast<ShapedType>(resource.getType()), data);
   }
   if (auto elements = dyn_cast<DenseElementsAttr>(dense))
     dense = elements.reshape(
         RankedTensorType::get(type.getShape(), elements.getElementType()));
-  dense.print(stream);
+  // The module's own text: no elision (--mlir-elide-elementsattrs-if-larger)
+  // or other global printing flags.
+  AsmState state(dense.getContext(), OpPrintingFlags());
+  dense.print(stream, state);
   return emit("constant", {}, type, text);
 }
 
@@ -319,6 +325,15 @@ FailureOr<HValue> Writer::emitScalarOp(Operation *inner,
           arith::CeilDivUIOp, arith::FPToUIOp>(inner);
   if (unsignedInt)
     return fail(inner, "unsigned integer arithmetic is not converted yet");
+  // StableHLO's i1 is a boolean: its add is `or`, its maximum `or`, ...
+  bool boolArithmetic =
+      operandElement && operandElement.isInteger(1) &&
+      isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp,
+          arith::RemSIOp, arith::MaxSIOp, arith::MinSIOp, arith::ShLIOp,
+          arith::ShRSIOp, arith::ShRUIOp>(inner);
+  if (boolArithmetic)
+    return fail(inner, "integer arithmetic on i1 is not converted (StableHLO's "
+                       "i1 is a boolean)");
   if (StringRef name = getElementwiseName(inner); !name.empty())
     return emit(name, operands, type);
   if (auto comparison = getComparison(inner)) {
@@ -331,6 +346,14 @@ FailureOr<HValue> Writer::emitScalarOp(Operation *inner,
                             .str();
     if (isa<FloatType>(operandElement) && comparison->second == "SIGNED")
       return fail(inner, "mismatched comparison");
+    if (operandElement.isInteger(1)) {
+      if (comparison->first != "EQ" && comparison->first != "NE")
+        return fail(inner, "an ordered comparison of i1");
+      attrs = ("comparison_direction = #stablehlo<comparison_direction " +
+               comparison->first +
+               ">, compare_type = #stablehlo<comparison_type UNSIGNED>")
+                  .str();
+    }
     return emit("compare", operands, type, attrs);
   }
   if (isa<arith::CmpFOp, arith::CmpIOp>(inner))
@@ -341,6 +364,9 @@ FailureOr<HValue> Writer::emitScalarOp(Operation *inner,
     HValue source = operands.front();
     Type from = source.type.getElementType();
     // `convert` to i1 tests for non-zero; trunci keeps the low bit.
+    if (type.getElementType().isInteger(1) && !isa<arith::TruncIOp>(inner) &&
+        !from.isInteger(1))
+      return fail(inner, "a conversion to i1 other than trunci");
     if (isa<arith::TruncIOp>(inner) && type.getElementType().isInteger(1)) {
       Builder b(inner->getContext());
       HValue one = broadcast(scalar(b.getIntegerAttr(from, 1)),
@@ -349,7 +375,8 @@ FailureOr<HValue> Writer::emitScalarOp(Operation *inner,
     }
     HValue converted = convert(source, type.getElementType());
     // A signed i1 is 0 or -1: `convert` of true gives 1.
-    if (isa<arith::ExtSIOp, arith::SIToFPOp>(inner) && from.isInteger(1))
+    if (isa<arith::ExtSIOp, arith::SIToFPOp, arith::IndexCastOp>(inner) &&
+        from.isInteger(1) && !type.getElementType().isInteger(1))
       return emit("negate", {converted}, converted.type);
     return converted;
   }
@@ -378,6 +405,8 @@ LogicalResult Writer::emitContraction(linalg::LinalgOp op) {
   if (!outType)
     return fail(op, "its result type has no StableHLO form");
   Type acc = outType.getElementType();
+  if (acc.isInteger(1))
+    return fail(op, "a contraction of i1 (StableHLO's i1 is a boolean)");
   SmallVector<HValue> operands;
   SmallVector<AffineMap> maps;
   for (OpOperand *input : op.getDpsInputOperands()) {
@@ -413,6 +442,19 @@ LogicalResult Writer::emitContraction(linalg::LinalgOp op) {
           !llvm::is_contained(dims->k, d))
         resultLoops.push_back(d);
     }
+  // Every loop a batch, free or contracted dim of both sides as dot_general
+  // reads them, and the output exactly dot_general's result dims.
+  AffineMap outMap = op.getMatchingIndexingMap(out);
+  unsigned freeCount = resultLoops.size() - dims->batch.size();
+  if (dims->m.size() + dims->n.size() != freeCount ||
+      outMap.getNumResults() != resultLoops.size() ||
+      resultLoops.size() + dims->k.size() != op.getNumLoops() ||
+      llvm::any_of(outMap.getResults(), [&](AffineExpr expr) {
+        auto dim = dyn_cast<AffineDimExpr>(expr);
+        return !dim || !llvm::is_contained(resultLoops, dim.getPosition());
+      }))
+    return fail(op, "a contraction that dot_general does not express (a dim "
+                    "of the output or a reduction on one side only)");
   SmallVector<int64_t> domain = op.getStaticLoopRanges();
   SmallVector<int64_t> dotShape;
   for (unsigned d : resultLoops)
@@ -426,7 +468,7 @@ LogicalResult Writer::emitContraction(linalg::LinalgOp op) {
                     RankedTensorType::get(dotShape, acc), attrs);
   // Into the output's order.
   SmallVector<int64_t> permutation;
-  for (AffineExpr expr : op.getMatchingIndexingMap(out).getResults()) {
+  for (AffineExpr expr : outMap.getResults()) {
     unsigned d = cast<AffineDimExpr>(expr).getPosition();
     permutation.push_back(llvm::find(resultLoops, d) - resultLoops.begin());
   }
@@ -506,7 +548,11 @@ LogicalResult Writer::emitStructured(linalg::LinalgOp op) {
         combiner->getOperand(0) == combiner->getOperand(1))
       return fail(op, "a reduction whose body is not a combination of its "
                       "output with an expression of its inputs");
-    combine = getCombiner(combiner, outArg.getType());
+    RankedTensorType accType = toTensorType(outArg.getType());
+    if (!accType || accType.getElementType().isInteger(1))
+      return fail(op, "a reduction of i1 or of a type StableHLO has no form "
+                      "for");
+    combine = getCombiner(combiner, accType.getElementType());
     if (!combine)
       return fail(op, "a reduction of an unsupported combiner");
     bool outUsedElsewhere = llvm::any_of(
@@ -718,7 +764,9 @@ bool stablehlo::canConvert(Operation *op) {
   for (Type type : op->getResultTypes())
     if (!toTensorType(type))
       return false;
-  Writer writer(llvm::nulls(), /*report=*/false);
+  // Its own stream: the mask may be asked from several threads.
+  llvm::raw_null_ostream nowhere;
+  Writer writer(nowhere, /*report=*/false);
   // Its operands and the values its regions capture (a structured op's body
   // may read a scalar of the function).
   SetVector<Value> used(op->getOperands().begin(), op->getOperands().end());

@@ -21,12 +21,15 @@ using namespace mlir::orchestra;
 using namespace mlir::orchestra::stablehlo::detail;
 
 static std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
-getWindow(Operation *op) {
+getWindow(Operation *op, int64_t spatial) {
+  // Absent (default-valued) strides and dilations are ones.
   auto values = [&](StringRef name) {
     SmallVector<int64_t> out;
     if (auto attr = op->getAttrOfType<DenseIntElementsAttr>(name))
       for (APInt v : attr.getValues<APInt>())
         out.push_back(v.getSExtValue());
+    else
+      out.assign(spatial, 1);
     return out;
   };
   return {values("strides"), values("dilations")};
@@ -57,7 +60,7 @@ LogicalResult Writer::emitConvolution(linalg::LinalgOp op) {
     shape.insert(shape.end() - 1, 1);
     w = reshape(w, shape);
   }
-  auto [strides, dilations] = getWindow(op);
+  auto [strides, dilations] = getWindow(op, spatial);
   if (static_cast<int64_t>(strides.size()) != spatial ||
       static_cast<int64_t>(dilations.size()) != spatial)
     return fail(op, "a convolution without strides and dilations");
@@ -92,7 +95,7 @@ LogicalResult Writer::emitPooling(linalg::LinalgOp op, StringRef combiner) {
     return failure();
   Type element = outType.getElementType();
   HValue x = convert(*input, element);
-  auto [strides, dilations] = getWindow(op);
+  auto [strides, dilations] = getWindow(op, windowType.getRank());
   SmallVector<int64_t> window = {1}, stride = {1}, dilation = {1};
   llvm::append_range(window, windowType.getShape());
   llvm::append_range(stride, strides);
@@ -142,10 +145,31 @@ LogicalResult Writer::emitConstant(arith::ConstantOp op) {
   RankedTensorType type = toTensorType(op.getType());
   if (!type)
     return fail(op, "a constant of a type StableHLO has no form for");
-  if (isa<ShapedType>(op.getType())) {
-    if (!isa<DenseElementsAttr, DenseResourceElementsAttr>(op.getValue()))
+  if (auto shaped = dyn_cast<ShapedType>(op.getType())) {
+    Attribute value = op.getValue();
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+      AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+      size_t bytes = shaped.getNumElements() *
+                     std::max<int64_t>(1, shaped.getElementTypeBitWidth() / 8);
+      if (!blob || blob->getData().size() != bytes)
+        return fail(op, "a resource constant whose data is not loaded");
+      // One byte per i1 element, where a dense attribute packs bits.
+      if (shaped.getElementType().isInteger(1)) {
+        SmallVector<bool> bits;
+        for (char byte : blob->getData())
+          bits.push_back(byte != 0);
+        value = DenseElementsAttr::get(shaped, ArrayRef<bool>(bits));
+      }
+    } else if (!isa<DenseElementsAttr>(value)) {
       return fail(op, "a constant that is not dense");
-    values[op] = constant(op.getValue(), type);
+    }
+    // `index` elements as StableHLO's i64.
+    if (auto elements = dyn_cast<DenseElementsAttr>(value);
+        elements && shaped.getElementType().isIndex())
+      value = elements.mapValues(type.getElementType(), [](const APInt &v) {
+        return v.sextOrTrunc(64);
+      });
+    values[op] = constant(value, type);
     return success();
   }
   auto typed = dyn_cast<TypedAttr>(op.getValue());
@@ -188,6 +212,8 @@ LogicalResult Writer::emitTensorOp(Operation *op) {
     FailureOr<HValue> source = operand(0);
     if (failed(source))
       return failure();
+    if (llvm::is_contained(slice.getStaticSizes(), 0))
+      return fail(op, "an empty slice");
     SmallVector<int64_t> limits, shape;
     for (auto [offset, size, stride] :
          llvm::zip(slice.getStaticOffsets(), slice.getStaticSizes(),

@@ -37,8 +37,13 @@ inline RankedTensorType toTensorType(Type type) {
   auto element = [](Type t) -> Type {
     if (t.isIndex())
       return IntegerType::get(t.getContext(), 64);
-    if (isa<FloatType, IntegerType>(t))
+    // The element types StableHLO has (its f8 types aside).
+    if (t.isF16() || t.isBF16() || t.isF32() || t.isF64())
       return t;
+    if (auto integer = dyn_cast<IntegerType>(t))
+      if (!integer.isSigned() &&
+          llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth()))
+        return t;
     return nullptr;
   };
   if (auto tensor = dyn_cast<RankedTensorType>(type)) {

@@ -193,3 +193,47 @@ func.func @bits(%x: tensor<4xi64>) -> tensor<4xi32> {
   } -> tensor<4xi32>
   return %r : tensor<4xi32>
 }
+
+// -----
+
+// Default strides and dilations are ones.
+// CHECK-LABEL: func.func @default_window
+// CHECK-SAME: rhs_dilation = array<i64: 1, 1>, window_strides = array<i64: 1, 1>
+func.func @default_window(%x: tensor<1x6x6x2xf32>, %w: tensor<3x3x2x4xf32>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %r = linalg.conv_2d_nhwc_hwcf ins(%x, %w : tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %r : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A contraction whose output has a dim no operand reads is not a
+// dot_general.
+#ka = affine_map<(m, n, k) -> (k)>
+#kb = affine_map<(m, n, k) -> (k, n)>
+#kc = affine_map<(m, n, k) -> (m, n)>
+func.func @output_only_dim(%a: tensor<8xf32>, %b: tensor<8x4xf32>, %c: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  // expected-error @below {{cannot be lowered to StableHLO: a contraction that dot_general does not express}}
+  %r = linalg.generic {indexing_maps = [#ka, #kb, #kc], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<8xf32>, tensor<8x4xf32>) outs(%c : tensor<3x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
+
+// -----
+
+// StableHLO's i1 is a boolean: integer arithmetic on i1 (whose add is xor in
+// arith, or in StableHLO) is refused.
+#b = affine_map<(d0) -> (d0)>
+func.func @bool_add(%x: tensor<4xi1>, %y: tensor<4xi1>) -> tensor<4xi1> {
+  %e = tensor.empty() : tensor<4xi1>
+  %r = linalg.generic {indexing_maps = [#b, #b, #b], iterator_types = ["parallel"]} ins(%x, %y : tensor<4xi1>, tensor<4xi1>) outs(%e : tensor<4xi1>) {
+  ^bb0(%a: i1, %c: i1, %o: i1):
+    // expected-error @below {{cannot be lowered to StableHLO: integer arithmetic on i1 is not converted}}
+    %s = arith.addi %a, %c : i1
+    linalg.yield %s : i1
+  } -> tensor<4xi1>
+  return %r : tensor<4xi1>
+}

@@ -89,17 +89,18 @@ StableHLOEmitBinaryPass::serialize(func::FuncOp func, StringRef text,
                                    StringRef bridgePath, StringRef version,
                                    StringRef dumpDir) {
   SmallString<128> input, output, errors;
+  // Removed on every path, whichever were created.
+  llvm::scope_exit cleanUp([&] {
+    for (const SmallString<128> &path : {input, output, errors})
+      if (!path.empty())
+        llvm::sys::fs::remove(path);
+  });
   if (llvm::sys::fs::createTemporaryFile("orchestra-stablehlo", "mlir",
                                          input) ||
       llvm::sys::fs::createTemporaryFile("orchestra-stablehlo", "mlirbc",
                                          output) ||
       llvm::sys::fs::createTemporaryFile("orchestra-stablehlo", "err", errors))
     return func.emitError() << "cannot create temporary files for the bridge";
-  llvm::scope_exit cleanUp([&] {
-    llvm::sys::fs::remove(input);
-    llvm::sys::fs::remove(output);
-    llvm::sys::fs::remove(errors);
-  });
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(input, ec);
@@ -107,10 +108,17 @@ StableHLOEmitBinaryPass::serialize(func::FuncOp func, StringRef text,
       return func.emitError()
              << "cannot write '" << input << "': " << ec.message();
     os << text;
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      return func.emitError() << "cannot write '" << input << "'";
+    }
   }
   SmallVector<StringRef> args = {bridgePath, input,      "-o",
                                  output,     "--target", version};
-  std::optional<StringRef> redirects[] = {std::nullopt, std::nullopt,
+  // Its output and errors both go to `errors` (the tool's stdout may be the
+  // IR it prints).
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(errors),
                                           StringRef(errors)};
   std::string message;
   int status = llvm::sys::ExecuteAndWait(bridgePath, args, std::nullopt,
@@ -131,7 +139,7 @@ StableHLOEmitBinaryPass::serialize(func::FuncOp func, StringRef text,
   }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> artifact =
       llvm::MemoryBuffer::getFile(output, /*IsText=*/false);
-  if (!artifact)
+  if (!artifact || (*artifact)->getBufferSize() == 0)
     return func.emitError() << "the StableHLO bridge wrote no artifact for '"
                             << func.getSymName() << "'";
   StringRef bytes = (*artifact)->getBuffer();
