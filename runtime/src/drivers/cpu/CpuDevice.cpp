@@ -14,15 +14,13 @@
 #include "KernelAllocator.h"
 #include "KernelLoader.h"
 #include "hal/Device.h"
+#include "hal/HostMemory.h"
 #include "orchestra_rt/GpuBundle.h"
 #include "orchestra_rt/PjrtBundle.h"
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <map>
-
-#include <sys/mman.h>
 
 using namespace orx;
 using namespace orx::hal;
@@ -45,8 +43,6 @@ public:
   ~CpuDevice() override {
     // Unload the kernels before the arenas go away.
     binaries.clear();
-    for (const auto &[base, bytes] : mappings)
-      ::munmap(base, bytes);
     releaseKernelAllocator();
   }
 
@@ -62,22 +58,7 @@ public:
 
   bool allocate(uint64_t bytes, const std::string &what, void *&out,
                 std::string &error) override {
-    // Anonymous mappings are page-aligned (more than the 64 bytes kernels
-    // may assume) and zero-filled on first touch, so a large arena costs
-    // nothing until it is used. Every allocation gets at least one page so
-    // that every slot, even an empty one, has an address.
-    uint64_t mapped = std::max<uint64_t>(bytes, 1);
-    void *base = MAP_FAILED;
-    if (mapped <= std::numeric_limits<size_t>::max() / 2)
-      base = ::mmap(nullptr, static_cast<size_t>(mapped),
-                    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) {
-      error = "cannot allocate " + what;
-      return false;
-    }
-    mappings.emplace_back(base, static_cast<size_t>(mapped));
-    out = base;
-    return true;
+    return arenas.allocate(bytes, what, out, error);
   }
 
   bool upload(void *destination, const void *source, size_t bytes,
@@ -142,20 +123,14 @@ public:
 
   bool copyAndWait(Memory destination, Memory source, size_t bytes,
                    std::string &error) override {
-    if (destination.device || source.device) {
-      error = description + " cannot address the memory of " +
-              (destination.device ? destination.device : source.device)
-                  ->getDescription();
-      return false;
-    }
-    std::memmove(destination.address, source.address, bytes);
-    return true;
+    return copyHostMemory(description, destination, source, bytes, error);
   }
 
 private:
   std::string description;
-  /// The mapped arenas and their sizes.
-  std::vector<std::pair<void *, size_t>> mappings;
+  /// The arenas (unmapped after the kernels are unloaded: members go
+  /// after the destructor's body).
+  HostArenas arenas;
   /// The loaded binaries by kernel binary index.
   std::map<uint32_t, std::unique_ptr<LoadedBinary>> binaries;
 };

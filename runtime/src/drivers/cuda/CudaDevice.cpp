@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDevice.h"
+#include "hal/HostMemory.h"
 
 #include <algorithm>
 
@@ -542,10 +543,8 @@ CudaDevice::prepareLaunch(const Artifact &artifact, uint32_t kernelIndex,
   const KernelDesc &kernel = artifact.kernels[kernelIndex];
   const BinaryDesc &binary = artifact.binaries[kernel.binary];
   if (!isGpuBundle(binary)) {
-    error = step + " runs on " + description + ", but its kernel '" +
-            kernel.symbol + "' is in kernel binary " +
-            std::to_string(kernel.binary) + " of format '" + binary.format +
-            "', not a GPU module bundle";
+    error = hal::describeForeignBinary(step, description, kernel, binary,
+                                       "a GPU module bundle");
     return nullptr;
   }
   std::unique_ptr<GpuBundle> &bundle = bundles[kernel.binary];

@@ -26,14 +26,12 @@
 
 #include "PjrtPlugin.h"
 #include "hal/Device.h"
+#include "hal/HostMemory.h"
 #include "orchestra_rt/PjrtBundle.h"
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <map>
-
-#include <sys/mman.h>
 
 using namespace orx;
 
@@ -139,8 +137,6 @@ public:
       destroyExecutable(client->getPlugin(), entry.second->executable);
     executables.clear();
     client.reset();
-    for (const auto &[base, bytes] : mappings)
-      ::munmap(base, bytes);
   }
 
   const std::string &getDriverName() const override {
@@ -153,20 +149,7 @@ public:
 
   bool allocate(uint64_t bytes, const std::string &what, void *&out,
                 std::string &error) override {
-    // Whole zeroed pages, like the CPU's arenas: the session pins host arenas
-    // page by page for devices that copy from them.
-    uint64_t mapped = std::max<uint64_t>(bytes, 1);
-    void *base = MAP_FAILED;
-    if (mapped <= std::numeric_limits<size_t>::max() / 2)
-      base = ::mmap(nullptr, static_cast<size_t>(mapped),
-                    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) {
-      error = "cannot allocate " + what + " for " + description;
-      return false;
-    }
-    mappings.emplace_back(base, static_cast<size_t>(mapped));
-    out = base;
-    return true;
+    return arenas.allocate(bytes, what, out, error);
   }
 
   bool upload(void *destination, const void *source, size_t bytes,
@@ -185,14 +168,7 @@ public:
 
   bool copyAndWait(hal::Memory destination, hal::Memory source, size_t bytes,
                    std::string &error) override {
-    if (destination.device || source.device) {
-      error = description + " cannot address the memory of " +
-              (destination.device ? destination.device : source.device)
-                  ->getDescription();
-      return false;
-    }
-    std::memmove(destination.address, source.address, bytes);
-    return true;
+    return hal::copyHostMemory(description, destination, source, bytes, error);
   }
 
 private:
@@ -207,8 +183,8 @@ private:
   DeviceDesc desc;
   std::string description;
   std::string ignored;
-  /// The mapped arenas and their sizes.
-  std::vector<std::pair<void *, size_t>> mappings;
+  /// The arenas, host memory (see the file comment).
+  hal::HostArenas arenas;
   /// The parsed bundles by kernel binary index.
   std::map<uint32_t, std::unique_ptr<PjrtBundle>> bundles;
   /// Null until a kernel is prepared.
@@ -344,10 +320,8 @@ PjrtDevice::prepareLaunch(const Artifact &artifact, uint32_t kernelIndex,
   const KernelDesc &kernel = artifact.kernels[kernelIndex];
   const BinaryDesc &binary = artifact.binaries[kernel.binary];
   if (!isPjrtBundle(binary)) {
-    error = step + " runs on " + description + ", but its kernel '" +
-            kernel.symbol + "' is in kernel binary " +
-            std::to_string(kernel.binary) + " of format '" + binary.format +
-            "', not a PJRT program bundle";
+    error = hal::describeForeignBinary(step, description, kernel, binary,
+                                       "a PJRT program bundle");
     return nullptr;
   }
   if (binary.arch != desc.arch) {
