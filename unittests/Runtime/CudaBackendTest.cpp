@@ -150,13 +150,6 @@ std::vector<uint8_t> floatBytes(const std::vector<float> &values) {
   return std::vector<uint8_t>(bytes, bytes + values.size() * sizeof(float));
 }
 
-std::vector<float> iota(float start) {
-  std::vector<float> values(kVectorLength);
-  for (size_t i = 0; i < kVectorLength; ++i)
-    values[i] = start + static_cast<float>(i);
-  return values;
-}
-
 /// A CPU and a Hopper GPU, as orchestra-compile plans them for cpu+hopper:
 /// the entry's inputs a, b and output e are in host memory. The GPU copies
 /// a and b in (copy stream), computes c = a + b, then d = 2 * c + k (kernel
@@ -203,26 +196,6 @@ std::vector<float> expectedCpuGpu(const std::vector<float> &a,
   for (size_t i = 0; i < kVectorLength; ++i)
     e[i] = 2 * (2 * (a[i] + b[i]) + (100 + static_cast<float>(i)));
   return e;
-}
-
-Status runVectors(orx_session_t *session,
-                  const std::vector<std::vector<float>> &inputs,
-                  std::vector<std::vector<float>> &outputs) {
-  std::vector<const void *> inputData;
-  std::vector<size_t> inputSizes;
-  for (const std::vector<float> &input : inputs) {
-    inputData.push_back(input.data());
-    inputSizes.push_back(input.size() * sizeof(float));
-  }
-  std::vector<void *> outputData;
-  std::vector<size_t> outputSizes;
-  for (std::vector<float> &output : outputs) {
-    outputData.push_back(output.data());
-    outputSizes.push_back(output.size() * sizeof(float));
-  }
-  return Status(orx_session_run(session, inputData.data(), inputSizes.data(),
-                                inputData.size(), outputData.data(),
-                                outputSizes.data(), outputData.size()));
 }
 
 //===----------------------------------------------------------------------===//

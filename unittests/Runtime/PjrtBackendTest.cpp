@@ -147,34 +147,6 @@ Artifact makePjrtArtifact(const PjrtBundle &bundle, uint32_t deviceId = 0) {
   return a;
 }
 
-std::vector<float> iota(float start, size_t n = kVectorLength) {
-  std::vector<float> values(n);
-  for (size_t i = 0; i < n; ++i)
-    values[i] = start + static_cast<float>(i);
-  return values;
-}
-
-/// Runs `session` on f32 `inputs` into `outputs` (sized by the caller).
-Status run(orx_session_t *session,
-           const std::vector<std::vector<float>> &inputs,
-           std::vector<std::vector<float>> &outputs) {
-  std::vector<const void *> inputData;
-  std::vector<size_t> inputSizes;
-  for (const std::vector<float> &input : inputs) {
-    inputData.push_back(input.data());
-    inputSizes.push_back(input.size() * sizeof(float));
-  }
-  std::vector<void *> outputData;
-  std::vector<size_t> outputSizes;
-  for (std::vector<float> &output : outputs) {
-    outputData.push_back(output.data());
-    outputSizes.push_back(output.size() * sizeof(float));
-  }
-  return Status(orx_session_run(session, inputData.data(), inputSizes.data(),
-                                inputData.size(), outputData.data(),
-                                outputSizes.data(), outputData.size()));
-}
-
 long long fakeCount(const char *key) { return FakePjrt::get().query(key); }
 
 /// "the PJRT plugin '<path>' (C API 0.81)" for the working fake.
@@ -210,7 +182,8 @@ TEST_F(PjrtFakeTest, RunsTheProgram) {
     for (float start : {1.0f, 100.0f}) {
       std::vector<std::vector<float>> outputs = {
           std::vector<float>(kVectorLength)};
-      Status status = run(session.get(), {iota(start), iota(0)}, outputs);
+      Status status =
+          runVectors(session.get(), {iota(start), iota(0)}, outputs);
       ASSERT_FALSE(status) << message(status);
       for (size_t i = 0; i < kVectorLength; ++i)
         EXPECT_EQ(outputs[0][i], start + 2 * static_cast<float>(i));
@@ -237,7 +210,7 @@ TEST_F(PjrtFakeTest, RunsOnTheDeviceItNames) {
   SessionPtr session = createSession(makePjrtArtifact(makeBundle("add"), 1));
   ASSERT_TRUE(session);
   std::vector<std::vector<float>> outputs = {std::vector<float>(kVectorLength)};
-  Status status = run(session.get(), {iota(1), iota(2)}, outputs);
+  Status status = runVectors(session.get(), {iota(1), iota(2)}, outputs);
   ASSERT_FALSE(status) << message(status);
   EXPECT_EQ(fakeCount("last_device"), 1);
   EXPECT_EQ(outputs[0][3], 4.0f + 5.0f);
@@ -257,7 +230,7 @@ TEST_F(PjrtFakeTest, DevicesShareOneClient) {
   EXPECT_EQ(fakeCount("live_clients"), 1);
   std::vector<std::vector<float>> outputs = {std::vector<float>(kVectorLength),
                                              std::vector<float>(kVectorLength)};
-  Status status = run(session.get(), {iota(1), iota(10)}, outputs);
+  Status status = runVectors(session.get(), {iota(1), iota(10)}, outputs);
   ASSERT_FALSE(status) << message(status);
   EXPECT_EQ(outputs[1][2], 3.0f + (3.0f + 12.0f));
 }
@@ -277,7 +250,7 @@ TEST_F(PjrtFakeTest, SharesHostMemoryWithTheCpu) {
   SessionPtr session = createSession(a);
   ASSERT_TRUE(session);
   std::vector<std::vector<float>> outputs = {std::vector<float>(kVectorLength)};
-  Status status = run(session.get(), {iota(1), iota(0)}, outputs);
+  Status status = runVectors(session.get(), {iota(1), iota(0)}, outputs);
   ASSERT_FALSE(status) << message(status);
   for (size_t i = 0; i < kVectorLength; ++i)
     EXPECT_EQ(outputs[0][i], 2 * (1 + 2 * static_cast<float>(i)));
@@ -438,7 +411,7 @@ TEST_F(PjrtFakeTest, ResultSizeMismatch) {
   SessionPtr session = createSession(makePjrtArtifact(makeBundle("add_wide")));
   ASSERT_TRUE(session);
   std::vector<std::vector<float>> outputs = {std::vector<float>(kVectorLength)};
-  Status status = run(session.get(), {iota(1), iota(2)}, outputs);
+  Status status = runVectors(session.get(), {iota(1), iota(2)}, outputs);
   ASSERT_TRUE(status);
   EXPECT_EQ(message(status),
             "step 0 ('add') failed: kernel 'orx_kernel_add' on device 'accel0' "
@@ -581,7 +554,7 @@ TEST_P(PjrtRealPluginTest, MatmulAdd) {
     b[i] = 0.5f * static_cast<float>(i);
   for (int iteration = 0; iteration < 2; ++iteration) {
     std::vector<std::vector<float>> outputs = {std::vector<float>(16)};
-    Status status = run(session.get(), {x, w, b}, outputs);
+    Status status = runVectors(session.get(), {x, w, b}, outputs);
     ASSERT_FALSE(status) << message(status);
     for (size_t i = 0; i < 4; ++i) {
       for (size_t j = 0; j < 4; ++j) {

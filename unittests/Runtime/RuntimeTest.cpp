@@ -23,34 +23,6 @@ using namespace orx::test;
 
 namespace {
 
-std::vector<float> iota(float start) {
-  std::vector<float> values(kVectorLength);
-  for (size_t i = 0; i < kVectorLength; ++i)
-    values[i] = start + static_cast<float>(i);
-  return values;
-}
-
-/// Runs a session whose inputs and outputs are all f32 vectors.
-Status runVectors(orx_session_t *session,
-                  const std::vector<std::vector<float>> &inputs,
-                  std::vector<std::vector<float>> &outputs) {
-  std::vector<const void *> inputData;
-  std::vector<size_t> inputSizes;
-  for (const std::vector<float> &input : inputs) {
-    inputData.push_back(input.data());
-    inputSizes.push_back(input.size() * sizeof(float));
-  }
-  std::vector<void *> outputData;
-  std::vector<size_t> outputSizes;
-  for (std::vector<float> &output : outputs) {
-    outputData.push_back(output.data());
-    outputSizes.push_back(output.size() * sizeof(float));
-  }
-  return Status(orx_session_run(session, inputData.data(), inputSizes.data(),
-                                inputData.size(), outputData.data(),
-                                outputSizes.data(), outputData.size()));
-}
-
 std::vector<orx_trace_event_t> getTrace(orx_session_t *session) {
   std::vector<orx_trace_event_t> events(orx_session_trace_size(session));
   for (size_t i = 0; i < events.size(); ++i) {

@@ -12,6 +12,7 @@
 #ifndef ORCHESTRA_UNITTESTS_RUNTIME_SESSIONHELPERS_H
 #define ORCHESTRA_UNITTESTS_RUNTIME_SESSIONHELPERS_H
 
+#include "TestArtifacts.h"
 #include "orchestra_rt/Artifact.h"
 #include "orchestra_rt/orchestra_rt.hpp"
 
@@ -60,6 +61,36 @@ inline std::string sessionError(const Artifact &artifact) {
   orx_session_free(raw);
   EXPECT_TRUE(status);
   return message(status);
+}
+
+/// `n` floats counting up from `start`.
+inline std::vector<float> iota(float start, size_t n = kVectorLength) {
+  std::vector<float> values(n);
+  for (size_t i = 0; i < n; ++i)
+    values[i] = start + static_cast<float>(i);
+  return values;
+}
+
+/// Runs a session whose inputs and outputs are all f32 vectors (`outputs`
+/// sized by the caller).
+inline Status runVectors(orx_session_t *session,
+                         const std::vector<std::vector<float>> &inputs,
+                         std::vector<std::vector<float>> &outputs) {
+  std::vector<const void *> inputData;
+  std::vector<size_t> inputSizes;
+  for (const std::vector<float> &input : inputs) {
+    inputData.push_back(input.data());
+    inputSizes.push_back(input.size() * sizeof(float));
+  }
+  std::vector<void *> outputData;
+  std::vector<size_t> outputSizes;
+  for (std::vector<float> &output : outputs) {
+    outputData.push_back(output.data());
+    outputSizes.push_back(output.size() * sizeof(float));
+  }
+  return Status(orx_session_run(session, inputData.data(), inputSizes.data(),
+                                inputData.size(), outputData.data(),
+                                outputSizes.data(), outputData.size()));
 }
 
 } // namespace orx::test
