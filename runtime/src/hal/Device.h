@@ -216,6 +216,10 @@ DeviceFactory lookupDriver(const std::string &name);
 /// The names of the drivers of this runtime, sorted.
 std::vector<std::string> getDriverNames();
 
+/// Opens the vendor library at `path` (dlopen, local symbols); on failure
+/// returns null with `reason` set to the loader's message without the path.
+void *openVendorLibrary(const std::string &path, std::string &reason);
+
 } // namespace orx::hal
 
 #endif // ORCHESTRA_RT_HAL_DEVICE_H

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+#include "hal/Device.h"
 
 #include <cstdlib>
 #include <map>
@@ -104,13 +105,9 @@ const CudaDriver *CudaDriver::get(const std::string &requester,
   std::lock_guard<std::mutex> lock(*mutex);
   std::unique_ptr<LoadedDriver> &entry = (*loaded)[path];
   if (!entry) {
-    void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string reason;
+    void *handle = hal::openVendorLibrary(path, reason);
     if (!handle) {
-      // dlerror() usually starts with the path; do not repeat it.
-      const char *text = ::dlerror();
-      std::string reason = text ? text : "cannot be opened";
-      if (reason.rfind(path + ": ", 0) == 0)
-        reason.erase(0, path.size() + 2);
       loaded->erase(path);
       error = "no CUDA driver found (" + path + ": " + reason + "); " +
               requester + " needs an NVIDIA GPU and its driver";

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PjrtPlugin.h"
+#include "hal/Device.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -193,13 +194,9 @@ const PjrtPlugin *PjrtPlugin::get(const std::string &path,
     // is none; with it, a machine without TPUs fails client creation at
     // once. An explicit setting wins.
     ::setenv("TPU_SKIP_MDS_QUERY", "1", /*overwrite=*/0);
-    void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string reason;
+    void *handle = hal::openVendorLibrary(path, reason);
     if (!handle) {
-      // dlerror() usually starts with the path; do not repeat it.
-      const char *text = ::dlerror();
-      std::string reason = text ? text : "cannot be opened";
-      if (reason.rfind(path + ": ", 0) == 0)
-        reason.erase(0, path.size() + 2);
       loaded->erase(path);
       error = "cannot open the PJRT plugin '" + path + "' (" + reason + "); " +
               requester +
