@@ -88,6 +88,8 @@ static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
         "topology=" + options.topology + " algorithm=" + options.scheduler;
     if (!options.entry.empty())
       scheduleOptions += " entry=" + options.entry;
+    if (options.planAllArchs)
+      scheduleOptions += " plan-all-archs=true";
     return getPreparePipeline() + ",orchestra-schedule{" + scheduleOptions +
            "},canonicalize,divergence-to-speculation";
   }
@@ -183,6 +185,11 @@ struct CompilePipelineOptions
       *this, "scheduler",
       llvm::cl::desc("Scheduling algorithm: heft, peft, ils or exact"),
       llvm::cl::init("ils")};
+  Option<bool> planAllArchs{
+      *this, "plan-all-archs",
+      llvm::cl::desc("Also place tasks on devices whose arch this build "
+                     "cannot compile yet"),
+      llvm::cl::init(false)};
   Option<std::string> entry{*this, "entry",
                             llvm::cl::desc("Entry function (default: main "
                                            "or the only public function)")};
@@ -211,6 +218,7 @@ struct CompilePipelineOptions
     CompileOptions options;
     options.topology = topology;
     options.scheduler = scheduler;
+    options.planAllArchs = planAllArchs;
     options.entry = entry;
     options.strategy = strategy;
     options.strategiesDir = strategiesDir;

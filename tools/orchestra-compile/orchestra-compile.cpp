@@ -87,6 +87,12 @@ static cl::opt<std::string> scheduler(
              "from the better of HEFT and PEFT), 'heft', 'peft' or 'exact' "
              "(branch and bound; at most 24 tasks)"),
     cl::value_desc("ils|heft|peft|exact"), cl::init("ils"), cl::cat(category));
+static cl::opt<bool> planAllArchs(
+    "plan-all-archs",
+    cl::desc("Also place tasks on devices whose arch this build cannot "
+             "compile yet (to explore a topology with --emit=schedule; the "
+             "artifact cannot be built)"),
+    cl::init(false), cl::cat(category));
 enum class EmitKind { Artifact, MLIR, Schedule };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What to write"), cl::init(EmitKind::Artifact),
@@ -239,6 +245,7 @@ int main(int argc, char **argv) {
   options.topology = topology;
   options.entry = entry;
   options.scheduler = scheduler;
+  options.planAllArchs = planAllArchs;
   options.strategy = strategy;
   options.strategiesDir = strategiesDir;
   options.deviceCodeDir = dumpDeviceCode;

@@ -49,6 +49,9 @@ struct CompileOptions {
   std::string topology = "host";
   /// Scheduling algorithm: heft, peft, ils or exact.
   std::string scheduler = "ils";
+  /// Also place tasks on devices whose arch this build cannot compile yet
+  /// (exploring a topology; the Lower phase then refuses them).
+  bool planAllArchs = false;
   /// Entry function; empty picks 'main' or the only public function.
   std::string entry;
   /// 'default' (the registry's scripts), 'none', or a script file.

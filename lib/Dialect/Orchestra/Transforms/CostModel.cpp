@@ -149,6 +149,11 @@ std::vector<std::string> CostModel::getRoute(unsigned from, unsigned to) const {
   return route;
 }
 
+bool CostModel::canCompile(const TopologyDevice &device) const {
+  const TargetInfo *info = registry.lookup(device.arch);
+  return info && !info->loweringPipeline.empty();
+}
+
 Operation *CostModel::getUnsupportedOp(const TopologyDevice &device,
                                        ArrayRef<Operation *> ops) const {
   const TargetInfo *info = registry.lookup(device.arch);

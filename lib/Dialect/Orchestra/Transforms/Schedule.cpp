@@ -407,10 +407,12 @@ EntryTasks collectTasks(Block &body, const CostModel &model) {
 /// the first device), tasks 1..N the groups, task N+1 the sink (results).
 /// (task index in EntryTasks, device) pairs the scheduler must not use.
 using ForbiddenPlacements = llvm::DenseSet<std::pair<unsigned, unsigned>>;
+/// Devices that take no task: this build cannot compile for their arch.
+using ExcludedDevices = llvm::SmallBitVector;
 
 FailureOr<scheduling::TaskGraph>
 buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
-               const CostModel &model,
+               const CostModel &model, const ExcludedDevices &excluded,
                const ForbiddenPlacements &forbidden = {}) {
   const Topology &topo = model.getTopology();
   unsigned numDevices = topo.devices.size();
@@ -423,7 +425,7 @@ buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
     bool runnable = false;
     for (auto [d, device] : llvm::enumerate(topo.devices)) {
       const TopologyMemorySpace *space = model.getDefaultSpace(d);
-      if (!space || !model.supports(device, task.ops) ||
+      if (!space || excluded.test(d) || !model.supports(device, task.ops) ||
           forbidden.contains(
               {static_cast<unsigned>(t), static_cast<unsigned>(d)}))
         continue;
@@ -441,6 +443,9 @@ buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
         const TopologyMemorySpace *space = model.getDefaultSpace(d);
         if (!space)
           note << "has no default memory space";
+        else if (excluded.test(d))
+          note << "this build cannot compile for its arch yet (no lowering "
+                  "pipeline)";
         else if (forbidden.contains(
                      {static_cast<unsigned>(t), static_cast<unsigned>(d)}))
           note << "kept off it: the weights resident there would not fit "
@@ -610,7 +615,8 @@ mlir::orchestra::buildEntryTaskGraph(func::FuncOp func,
     return func.emitError() << "entry function '" << func.getSymName()
                             << "' must have a single block";
   EntryTasks entry = collectTasks(func.getBody().front(), model);
-  return buildTaskGraph(func, entry, model);
+  return buildTaskGraph(func, entry, model,
+                        ExcludedDevices(model.getTopology().devices.size()));
 }
 
 LogicalResult SchedulePass::declareTopology(ModuleOp module,
@@ -742,6 +748,20 @@ void SchedulePass::runOnOperation() {
       return signalPassFailure();
     }
 
+  // Devices this build cannot compile for take no task (unless the schedule
+  // only explores the topology).
+  ExcludedDevices excluded(topo->devices.size());
+  if (!planAllArchs)
+    for (auto [d, device] : llvm::enumerate(topo->devices))
+      if (!model.canCompile(device)) {
+        excluded.set(d);
+        module.emitRemark() << "device '" << device.name << "' ("
+                            << device.arch
+                            << ") takes no task: this build cannot compile "
+                               "for its arch yet (plan-all-archs places "
+                               "tasks there anyway)";
+      }
+
   Block &body = func.getBody().front();
   EntryTasks entryTasks = collectTasks(body, model);
   // Schedule; where the weights a schedule leaves resident on a device do
@@ -751,7 +771,7 @@ void SchedulePass::runOnOperation() {
   FailureOr<scheduling::TaskGraph> graph = failure();
   std::optional<scheduling::Schedule> scheduled;
   for (;;) {
-    graph = buildTaskGraph(func, entryTasks, model, forbidden);
+    graph = buildTaskGraph(func, entryTasks, model, excluded, forbidden);
     if (failed(graph))
       return signalPassFailure();
     llvm::Expected<scheduling::Schedule> result =

@@ -60,6 +60,10 @@ public:
 
   const Topology &getTopology() const { return topology; }
 
+  /// Whether this build can compile tasks for `device`'s arch (its registry
+  /// entry has a lowering pipeline).
+  bool canCompile(const TopologyDevice &device) const;
+
   /// Whether every op of `ops` is in the support mask of `device`'s arch.
   bool supports(const TopologyDevice &device, ArrayRef<Operation *> ops) const {
     return !getUnsupportedOp(device, ops);

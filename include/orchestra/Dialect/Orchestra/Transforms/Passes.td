@@ -266,9 +266,12 @@ def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
     3. costs every group on every device with the cost model (a roofline of
        FLOPs over the device's peak for the group's element type and bytes
        over its memory bandwidth, plus launch overhead; infinite where the
-       arch's support mask rejects an op, or the group's working set exceeds
-       the device's memory) and every edge with the topology's links (routed
-       through intermediate memory spaces where there is no direct link);
+       arch's support mask rejects an op, the group's working set exceeds
+       the device's memory, or this build cannot compile for the device's
+       arch (no lowering pipeline yet, e.g. `amd_cdna3`: such a device takes
+       no tasks, with a remark, unless `plan-all-archs` is set) and every
+       edge with the topology's links (routed through intermediate memory
+       spaces where there is no direct link);
     4. schedules the task graph with `algorithm`: `heft`, `peft`, `ils`
        (default: iterated local search from the better of HEFT and PEFT) or
        `exact` (branch and bound; graphs of at most 24 tasks). Entry
@@ -292,6 +295,9 @@ def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
            "Entry function (default: 'main', else the only public function)">,
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"ils\"",
            "Scheduling algorithm: heft, peft, ils (default) or exact">,
+    Option<"planAllArchs", "plan-all-archs", "bool", /*default=*/"false",
+           "Also place tasks on devices whose arch this build cannot compile "
+           "yet (to explore a topology; such a schedule cannot be lowered)">,
   ];
   let dependentDialects = [
     "::mlir::orchestra::OrchestraDialect",
