@@ -124,6 +124,11 @@ if os.access(bridge, os.X_OK) and subprocess.call(
     [bridge, "--versions"], stdout=subprocess.DEVNULL,
     stderr=subprocess.DEVNULL) == 0:
     config.available_features.add("stablehlo-bridge")
+# The Python of .venv-xla (jaxlib): stand-ins of vendor tools use it.
+xla_python = os.path.join(config.orchestra_src_root, ".venv-xla", "bin",
+                          "python3")
+if os.access(xla_python, os.X_OK):
+    config.substitutions.append(("%xla_python", xla_python))
 xla_plugins = glob.glob(os.path.join(
     config.orchestra_src_root, ".venv-xla", "lib", "python3*",
     "site-packages", "xla_plugins", "xla_cpu_pjrt", "xla_cpu_pjrt.so"))

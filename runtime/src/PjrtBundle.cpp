@@ -48,6 +48,7 @@ std::vector<uint8_t> orx::serializePjrtBundle(const PjrtBundle &bundle) {
   w.u32(kPjrtBundleVersion);
   w.str(bundle.plugin);
   w.str(bundle.platform);
+  w.str(bundle.requirements);
   w.count(bundle.kernels.size());
   for (const PjrtKernelDesc &kernel : bundle.kernels) {
     w.str(kernel.symbol);
@@ -56,12 +57,15 @@ std::vector<uint8_t> orx::serializePjrtBundle(const PjrtBundle &bundle) {
     w.blob(kernel.compileOptions);
     writeTensors(w, kernel.args);
     writeTensors(w, kernel.results);
+    w.str(kernel.aotFormat);
+    w.blob(kernel.aotBinary);
   }
   return std::move(w.bytes);
 }
 
-/// A kernel: symbol, format, program and options, and two tensor counts.
-static constexpr size_t kMinKernel = 4 + 4 + 8 + 8 + 4 + 4;
+/// A kernel: symbol, format, program and options, two tensor counts, and the
+/// ahead-of-time format and binary.
+static constexpr size_t kMinKernel = 4 + 4 + 8 + 8 + 4 + 4 + 4 + 8;
 /// A tensor: element type and rank.
 static constexpr size_t kMinTensor = 4 + 4;
 
@@ -113,7 +117,9 @@ static bool readKernel(ByteReader &r, PjrtKernelDesc &kernel,
       !r.blob(kernel.program, what + ".program") ||
       !r.blob(kernel.compileOptions, what + ".compile_options") ||
       !readTensors(r, kernel.args, what + ".args") ||
-      !readTensors(r, kernel.results, what + ".results"))
+      !readTensors(r, kernel.results, what + ".results") ||
+      !r.str(kernel.aotFormat, what + ".aot_format") ||
+      !r.blob(kernel.aotBinary, what + ".aot_binary"))
     return false;
   if (kernel.symbol.empty())
     return r.fail(what + ".symbol is empty");
@@ -121,6 +127,11 @@ static bool readKernel(ByteReader &r, PjrtKernelDesc &kernel,
     return r.fail(what + " ('" + kernel.symbol + "') has no program format");
   if (kernel.program.empty())
     return r.fail(what + " ('" + kernel.symbol + "') has an empty program");
+  if (kernel.aotFormat.empty() != kernel.aotBinary.empty())
+    return r.fail(what + " ('" + kernel.symbol + "') has " +
+                  (kernel.aotFormat.empty()
+                       ? "an ahead-of-time binary without a format"
+                       : "an ahead-of-time format without a binary"));
   return true;
 }
 
@@ -138,7 +149,9 @@ bool orx::parsePjrtBundle(const uint8_t *data, size_t size, PjrtBundle &out,
     r.fail("PJRT program bundle version " + std::to_string(version) +
            ", this runtime reads " + std::to_string(kPjrtBundleVersion));
   if (r.ok() && r.str(out.plugin, "plugin") &&
-      r.str(out.platform, "platform") && r.count(n, kMinKernel, "kernels")) {
+      r.str(out.platform, "platform") &&
+      r.str(out.requirements, "requirements") &&
+      r.count(n, kMinKernel, "kernels")) {
     out.kernels.resize(n);
     std::set<std::string> symbols;
     for (uint32_t i = 0; i < n && r.ok(); ++i) {

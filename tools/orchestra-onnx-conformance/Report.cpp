@@ -255,7 +255,21 @@ bool conformance::writeReport(StringRef path, StringRef command,
                               StringRef dataDir,
                               const std::vector<TestCase> &tests,
                               const std::vector<TestResult> &results,
-                              const PeerRun &peerRun, std::string &error) {
+                              const PeerRun &peerRun,
+                              const std::vector<OtherTopology> &others,
+                              std::string &error) {
+  // Read first: a list that cannot be read writes no report.
+  std::vector<std::map<std::string, unsigned>> otherCounts;
+  for (const OtherTopology &other : others) {
+    std::set<std::string> passing;
+    if (!readExpectations(other.expectations, passing, error)) {
+      error = "cannot read '" + other.expectations + "': " + error;
+      return false;
+    }
+    std::map<std::string, unsigned> &bySuite = otherCounts.emplace_back();
+    for (const std::string &id : passing)
+      ++bySuite[id.substr(0, id.find('/'))];
+  }
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
   if (ec) {
@@ -307,6 +321,19 @@ bool conformance::writeReport(StringRef path, StringRef command,
     row("**total**", total);
   os << "\nTraining tests (models that import `" << kTrainingDomain
      << "`) are not counted: " << total.skipped << " skipped.\n";
+
+  if (!others.empty()) {
+    os << "\n## On other topologies\n\n"
+       << "The tests each list names pass when compiled for that topology; "
+          "the test that runs them there keeps the list (and fails when one "
+          "of them does not pass).\n\n"
+       << "| Topology | Suite | Pass | Of | List |\n|---|---|---:|---:|---|\n";
+    for (auto [other, passes] : llvm::zip(others, otherCounts))
+      for (const auto &[suite, count] : passes)
+        os << "| " << other.label << " | " << suite << " | " << count << " | "
+           << bySuite[suite].counted() << " | `" << other.expectations
+           << "` |\n";
+  }
 
   // Per op type of the node suite: a test counts under each distinct op
   // type of its top-level graph.

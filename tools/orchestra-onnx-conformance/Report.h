@@ -43,10 +43,19 @@ void printSummary(llvm::raw_ostream &os, const std::vector<TestCase> &tests,
                   const std::vector<TestResult> &results,
                   const PeerRun &peerRun);
 
+/// The expected passes of the suites on another topology (a list that a
+/// test of that topology keeps), for the report.
+struct OtherTopology {
+  /// What the topology is, in words.
+  std::string label;
+  /// Its expectations file, as given (relative to the working directory).
+  std::string expectations;
+};
+
 bool writeReport(StringRef path, StringRef command, StringRef dataDir,
                  const std::vector<TestCase> &tests,
                  const std::vector<TestResult> &results, const PeerRun &peerRun,
-                 std::string &error);
+                 const std::vector<OtherTopology> &others, std::string &error);
 
 /// Reads `suite/test` lines; '#' starts a comment.
 bool readExpectations(StringRef path, std::set<std::string> &tests,

@@ -142,6 +142,12 @@ static cl::opt<std::string>
                  cl::desc("Write a Markdown report (per suite, per op of the "
                           "node suite, and every test that does not pass)"),
                  cl::value_desc("FILE"), cl::cat(category));
+static cl::list<std::string> otherTopologyOption(
+    "report-other",
+    cl::desc("Also report, in --report-md, how many tests of each suite the "
+             "expectations FILE of another topology lists as passing "
+             "(repeatable)"),
+    cl::value_desc("LABEL=FILE"), cl::cat(category));
 static cl::opt<unsigned>
     timeoutOption("timeout",
                   cl::desc("CPU seconds a test may use before it is killed "
@@ -597,9 +603,17 @@ int main(int argc, char **argv) {
   }
 
   if (!reportOption.empty()) {
+    std::vector<OtherTopology> others;
+    for (const std::string &spec : otherTopologyOption) {
+      auto [label, file] = StringRef(spec).split('=');
+      if (label.empty() || file.empty())
+        return usageError("--report-other takes LABEL=FILE, got '" + spec +
+                          "'");
+      others.push_back({label.str(), file.str()});
+    }
     std::string error;
     if (!writeReport(reportOption, command, dataDirOption, tests, results,
-                     peerRun, error))
+                     peerRun, others, error))
       return usageError("cannot write '" + reportOption + "': " + error);
   }
 

@@ -17,6 +17,7 @@
 
 #include "orchestra_rt/Artifact.h"
 #include "orchestra_rt/GpuBundle.h"
+#include "orchestra_rt/PjrtBundle.h"
 
 #include <filesystem>
 #include <fstream>
@@ -113,6 +114,40 @@ static void describeBundle(const BinaryDesc &binary, std::ostream &os) {
   }
 }
 
+static std::string describeTensors(const std::vector<PjrtTensorDesc> &tensors) {
+  std::string text;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    text +=
+        (i ? ", " : "") + std::string(dtypeName(tensors[i].elementType)) + "[";
+    for (size_t j = 0; j < tensors[i].dims.size(); ++j)
+      text += (j ? "x" : "") + std::to_string(tensors[i].dims[j]);
+    text += "]";
+  }
+  return text;
+}
+
+static void describePjrtBundle(const BinaryDesc &binary, std::ostream &os) {
+  PjrtBundle bundle;
+  std::string error;
+  if (!parsePjrtBundle(binary.data.data(), binary.data.size(), bundle, error)) {
+    os << "    invalid: " << error << "\n";
+    return;
+  }
+  os << "    platform " << bundle.platform << ", plugin "
+     << (bundle.plugin.empty() ? "$ORCHESTRA_PJRT_PLUGIN" : bundle.plugin)
+     << "\n";
+  if (!bundle.requirements.empty())
+    os << "    needs " << bundle.requirements << "\n";
+  for (const PjrtKernelDesc &kernel : bundle.kernels) {
+    os << "    kernel " << kernel.symbol << ": " << kernel.programFormat << " "
+       << kernel.program.size() << " B";
+    if (!kernel.aotFormat.empty())
+      os << ", " << kernel.aotFormat << " " << kernel.aotBinary.size() << " B";
+    os << "; (" << describeTensors(kernel.args) << ") -> ("
+       << describeTensors(kernel.results) << ")\n";
+  }
+}
+
 bool orchestra::dumpConstants(const std::string &path, const std::string &dir,
                               std::string &error) {
   Artifact artifact;
@@ -196,6 +231,8 @@ bool orchestra::describeArtifact(const std::string &path, std::ostream &os,
     os << "\n";
     if (binary.format == kGpuBundleFormat)
       describeBundle(binary, os);
+    else if (isPjrtBundle(binary))
+      describePjrtBundle(binary, os);
   }
   for (size_t i = 0; i < artifact.kernels.size(); ++i)
     os << "kernel " << i << ": " << artifact.kernels[i].symbol << " in binary "

@@ -11,12 +11,15 @@ StableHLO version, which XLA, libtpu and neuronx-cc accept from older
 producers.
 
   orchestra-stablehlo-bridge kernel.mlir -o kernel.mlirbc [--target 1.13.3]
+                             [--hlo-proto kernel.hlo.pb]
   orchestra-stablehlo-bridge --check kernel.mlir
   orchestra-stablehlo-bridge --versions
 
 --target takes a version, `current` (the parser's) or `minimum` (the oldest it
 can write); a version newer than the parser's is capped to it, so the target
-may be the version a PJRT plugin reports. Exit status: 0, or 1 with the
+may be the version a PJRT plugin reports. --hlo-proto also writes the module
+as an XLA HloModuleProto (XLA's own converter), the input of
+`neuronx-cc compile --framework XLA`. Exit status: 0, or 1 with the
 parser's message (file:line:col: error: ...) on stderr.
 """
 
@@ -57,6 +60,19 @@ def parse_version(text):
     return tuple(int(p) for p in parts)
 
 
+def to_hlo_proto(text, name):
+    """The module as a serialized HloModuleProto, by XLA's converter."""
+    try:
+        from jaxlib import _jax
+        computation = _jax.mlir.mlir_module_to_xla_computation(
+            text, use_tuple_args=False, return_tuple=False)
+        return computation.as_serialized_hlo_module_proto()
+    except ImportError as error:
+        fail(f"XLA's StableHLO-to-HLO converter is not available ({error})")
+    except Exception as error:  # XlaRuntimeError and friends
+        fail(f"cannot convert '{name}' to an HLO module: {error}")
+
+
 def main():
     parser = argparse.ArgumentParser(
         prog="orchestra-stablehlo-bridge",
@@ -69,6 +85,8 @@ def main():
                         help="the portable artifact to write")
     parser.add_argument("--target", default="current",
                         help="StableHLO version of the artifact")
+    parser.add_argument("--hlo-proto", dest="hlo_proto", default="",
+                        help="also write the module as an HloModuleProto")
     parser.add_argument("--check", action="store_true",
                         help="only parse and verify")
     parser.add_argument("--versions", action="store_true",
@@ -123,11 +141,15 @@ def main():
         except Exception as error:  # the bindings raise ValueError
             fail(f"cannot write a portable artifact of '{name}' for StableHLO "
                  f"{target}: {error}")
-    try:
-        with open(args.output, "wb") as f:
-            f.write(artifact)
-    except OSError as error:
-        fail(f"cannot write '{args.output}': {error.strerror}")
+    outputs = [(args.output, artifact)]
+    if args.hlo_proto:
+        outputs.append((args.hlo_proto, to_hlo_proto(text, name)))
+    for path, data in outputs:
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as error:
+            fail(f"cannot write '{path}': {error.strerror}")
     return 0
 
 

@@ -186,6 +186,16 @@ const TargetRegistry &getTargetRegistry();
 /// memrefs.
 bool isStableHLOExpressible(Operation *op);
 
+/// The target keys every arch reached through StableHLO and PJRT has
+/// (`pjrt_plugin`, `stablehlo_version`), for its registry entry;
+/// `pluginHint` says which plugin runs the arch's programs.
+std::vector<TargetKeySpec> getPjrtTargetKeys(StringRef pluginHint);
+
+/// The strategy and lowering of the archs reached through StableHLO:
+/// stage 5 `strategyScript` with stablehlo_common.mlir, stage 7 StableHLO
+/// text, stage 8 portable artifacts in a PJRT program bundle.
+void setStableHLOLowering(TargetInfo &info, StringRef strategyScript);
+
 } // namespace mlir::orchestra
 
 #endif // ORCHESTRA_TARGET_TARGETREGISTRY_H

@@ -20,19 +20,30 @@ void mlir::orchestra::registerAWSTargets(TargetRegistry &registry) {
       {"logical_core_count",
        TargetKeyType::Integer,
        /*required=*/false,
-       "NeuronCores per logical core (the LNC setting; default: 2)",
+       "NeuronCores per logical core (the LNC setting, neuronx-cc's "
+       "--logical-nc-config; default: 2)",
        /*minValue=*/1,
        {}},
+      {"neuron_aot",
+       TargetKeyType::String,
+       /*required=*/false,
+       "Also compile each kernel into a NEFF with neuronx-cc: \"auto\" "
+       "(default: when neuronx-cc is installed), \"require\" (an error "
+       "when it is not) or \"off\"",
+       std::nullopt,
+       {"auto", "require", "off"}},
   };
+  for (TargetKeySpec &key : getPjrtTargetKeys(
+           "libneuronpjrt.so for Trainium, from the Neuron SDK's libneuronxla "
+           "package"))
+    trn2.keys.push_back(std::move(key));
   trn2.memorySpaces = {
       {"hbm", MemoryScope::Device, "device high-bandwidth memory"},
       {"sbuf", MemoryScope::Kernel, "NeuronCore state buffer (SBUF)"},
       {"psum", MemoryScope::Kernel, "NeuronCore partial-sum buffer (PSUM)"},
   };
   trn2.defaultMemorySpace = "hbm";
-  trn2.executableFormat = ExecutableFormat::StableHLO;
-  trn2.runtimeDriver = "pjrt";
-  trn2.supportsOp = isStableHLOExpressible;
+  setStableHLOLowering(trn2, "aws_trainium_strategy.mlir");
   trn2.acceptsNKISource = true;
   llvm::cantFail(registry.registerTarget(std::move(trn2)));
 }

@@ -31,8 +31,9 @@ namespace orx {
 
 /// The BinaryDesc::format of a PJRT program bundle.
 constexpr const char *kPjrtBundleFormat = "pjrt-bundle";
-/// Readers accept version 1 only.
-constexpr uint32_t kPjrtBundleVersion = 1;
+/// Readers accept version 2 only (version 1 had no host requirements and no
+/// ahead-of-time binaries).
+constexpr uint32_t kPjrtBundleVersion = 2;
 /// The program format of StableHLO (a portable artifact or text), in the
 /// words of the PJRT C API.
 constexpr const char *kPjrtMlirProgramFormat = "mlir";
@@ -62,6 +63,12 @@ struct PjrtKernelDesc {
   std::vector<uint8_t> compileOptions;
   std::vector<PjrtTensorDesc> args;
   std::vector<PjrtTensorDesc> results;
+  /// What the vendor's own compiler made of `program` ahead of time, for a
+  /// host of the target ("neff": a Neuron executable from neuronx-cc);
+  /// empty: nothing. The driver runs `program`; this is for the target's
+  /// tools and runtime (docs/Passes/StableHLO.md).
+  std::string aotFormat;
+  std::vector<uint8_t> aotBinary;
 };
 
 struct PjrtBundle {
@@ -71,6 +78,10 @@ struct PjrtBundle {
   std::string plugin;
   /// The platform the programs were built for ("cpu", ...), for messages.
   std::string platform;
+  /// What a host of the target needs to run the programs (its PJRT plugin,
+  /// the vendor compiler's settings), in words, for people and
+  /// `orchestra-run --describe`; may be empty.
+  std::string requirements;
   std::vector<PjrtKernelDesc> kernels;
 
   /// Returns the kernel named `symbol`, or null.

@@ -755,8 +755,7 @@ void SchedulePass::runOnOperation() {
     for (auto [d, device] : llvm::enumerate(topo->devices))
       if (!model.canCompile(device)) {
         excluded.set(d);
-        module.emitRemark() << "device '" << device.name << "' ("
-                            << device.arch
+        module.emitRemark() << "device '" << device.name << "' (" << device.arch
                             << ") takes no task: this build cannot compile "
                                "for its arch yet (plan-all-archs places "
                                "tasks there anyway)";

@@ -31,7 +31,96 @@ using namespace mlir::orchestra;
 /// The target keys of StableHLO archs this pass reads.
 static constexpr StringLiteral kPluginKey = "pjrt_plugin";
 static constexpr StringLiteral kVersionKey = "stablehlo_version";
+static constexpr StringLiteral kNeuronAotKey = "neuron_aot";
+static constexpr StringLiteral kLogicalCoresKey = "logical_core_count";
 static constexpr StringLiteral kBridgeName = "orchestra-stablehlo-bridge";
+static constexpr StringLiteral kNeuronCompilerName = "neuronx-cc";
+/// The arch whose kernels neuronx-cc also compiles.
+static constexpr StringLiteral kTrainiumArch = "aws_trainium2";
+
+/// Finds the program `name`: `option`, else $`envVar`, else beside the
+/// running tool (build/bin, an install's bin), else on PATH. An option or
+/// variable that names no executable is an error (`error` set); found
+/// nowhere: std::nullopt with `error` empty.
+static std::optional<std::string> findTool(StringRef name, StringRef option,
+                                           StringRef envVar,
+                                           std::string &error) {
+  auto named = [&](StringRef path,
+                   const Twine &by) -> std::optional<std::string> {
+    if (llvm::sys::fs::can_execute(path))
+      return path.str();
+    error = (by + " names '" + path + "', which is not an executable " + name)
+                .str();
+    return std::nullopt;
+  };
+  if (!option.empty())
+    return named(option, "the " + name + " option");
+  if (std::optional<std::string> env = llvm::sys::Process::GetEnv(envVar))
+    if (!env->empty())
+      return named(*env, "$" + envVar);
+  static int anchor;
+  std::string self = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
+  if (!self.empty()) {
+    SmallString<256> beside(llvm::sys::path::parent_path(self));
+    llvm::sys::path::append(beside, name);
+    if (llvm::sys::fs::can_execute(beside))
+      return beside.str().str();
+  }
+  if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName(name))
+    return *onPath;
+  return std::nullopt;
+}
+
+/// Runs `program` with `args` (the program first) for at most `seconds`;
+/// on failure returns what it printed (stdout and stderr), else the
+/// launcher's message.
+static LogicalResult runTool(ArrayRef<StringRef> args, unsigned seconds,
+                             std::string &failure) {
+  SmallString<128> log;
+  if (llvm::sys::fs::createTemporaryFile("orchestra-tool", "log", log)) {
+    failure = "cannot create a temporary file";
+    return mlir::failure();
+  }
+  llvm::scope_exit removeLog([&] { llvm::sys::fs::remove(log); });
+  // Its output and errors both go to the log (the compiler's stdout may be
+  // the IR it prints).
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(args.front(), args, std::nullopt,
+                                         redirects, seconds,
+                                         /*MemoryLimit=*/0, &message);
+  if (status == 0)
+    return success();
+  if (auto buffer = llvm::MemoryBuffer::getFile(log))
+    failure = StringRef((*buffer)->getBuffer()).trim().str();
+  if (failure.empty())
+    failure =
+        !message.empty() ? message : "exit status " + std::to_string(status);
+  return mlir::failure();
+}
+
+/// Writes `content` to `path`.
+static LogicalResult writeFile(Operation *op, StringRef path,
+                               StringRef content) {
+  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << content;
+        return llvm::Error::success();
+      }))
+    return op->emitError() << "cannot write '" << path
+                           << "': " << llvm::toString(std::move(error));
+  return success();
+}
+
+/// Reads `path` whole, or nothing.
+static std::vector<uint8_t> readFile(StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return {};
+  StringRef bytes = (*buffer)->getBuffer();
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
 
 namespace {
 class StableHLOEmitBinaryPass
@@ -42,56 +131,32 @@ public:
   void runOnOperation() override;
 
 private:
-  /// The bridge to run, or failure with an error on `module`.
-  FailureOr<std::string> findBridge(ModuleOp module);
-  /// Runs the bridge on `text`; returns the portable artifact.
-  FailureOr<std::vector<uint8_t>> serialize(func::FuncOp func, StringRef text,
-                                            StringRef bridgePath,
-                                            StringRef version,
-                                            StringRef dumpDir);
+  /// A kernel's programs: the portable artifact, and the HloModuleProto when
+  /// asked for.
+  struct Programs {
+    std::vector<uint8_t> portable;
+    std::vector<uint8_t> hloProto;
+  };
+  /// Runs the bridge on `text`; `hloProto`: also write the HLO module.
+  FailureOr<Programs> serialize(func::FuncOp func, StringRef text,
+                                StringRef bridgePath, StringRef version,
+                                bool hloProto);
+  /// Compiles `hloProto` with neuronx-cc into a NEFF.
+  FailureOr<std::vector<uint8_t>> compileNeff(func::FuncOp func,
+                                              ArrayRef<uint8_t> hloProto,
+                                              StringRef compilerPath,
+                                              int64_t logicalCores);
 };
 } // namespace
 
-FailureOr<std::string> StableHLOEmitBinaryPass::findBridge(ModuleOp module) {
-  auto named = [&](StringRef path, StringRef by) -> FailureOr<std::string> {
-    if (!llvm::sys::fs::can_execute(path))
-      return module.emitError() << by << " names '" << path << "', which is "
-                                << "not an executable " << kBridgeName;
-    return path.str();
-  };
-  if (!bridge.empty())
-    return named(bridge, "the bridge option");
-  if (std::optional<std::string> env =
-          llvm::sys::Process::GetEnv("ORCHESTRA_STABLEHLO_BRIDGE"))
-    if (!env->empty())
-      return named(*env, "$ORCHESTRA_STABLEHLO_BRIDGE");
-  // Beside the running tool (build/bin, an install's bin).
-  static int anchor;
-  std::string self = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
-  if (!self.empty()) {
-    SmallString<256> beside(llvm::sys::path::parent_path(self));
-    llvm::sys::path::append(beside, kBridgeName);
-    if (llvm::sys::fs::can_execute(beside))
-      return beside.str().str();
-  }
-  if (llvm::ErrorOr<std::string> onPath =
-          llvm::sys::findProgramByName(kBridgeName))
-    return *onPath;
-  return module.emitError()
-         << "cannot find " << kBridgeName
-         << " (beside the compiler, on PATH, or in "
-            "$ORCHESTRA_STABLEHLO_BRIDGE): it turns StableHLO kernels into "
-            "portable artifacts";
-}
-
-FailureOr<std::vector<uint8_t>>
+FailureOr<StableHLOEmitBinaryPass::Programs>
 StableHLOEmitBinaryPass::serialize(func::FuncOp func, StringRef text,
                                    StringRef bridgePath, StringRef version,
-                                   StringRef dumpDir) {
-  SmallString<128> input, output, errors;
+                                   bool hloProto) {
+  SmallString<128> input, output, hlo;
   // Removed on every path, whichever were created.
   llvm::scope_exit cleanUp([&] {
-    for (const SmallString<128> &path : {input, output, errors})
+    for (const SmallString<128> &path : {input, output, hlo})
       if (!path.empty())
         llvm::sys::fs::remove(path);
   });
@@ -99,71 +164,88 @@ StableHLOEmitBinaryPass::serialize(func::FuncOp func, StringRef text,
                                          input) ||
       llvm::sys::fs::createTemporaryFile("orchestra-stablehlo", "mlirbc",
                                          output) ||
-      llvm::sys::fs::createTemporaryFile("orchestra-stablehlo", "err", errors))
+      (hloProto &&
+       llvm::sys::fs::createTemporaryFile("orchestra-stablehlo", "pb", hlo)))
     return func.emitError() << "cannot create temporary files for the bridge";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(input, ec);
-    if (ec)
-      return func.emitError()
-             << "cannot write '" << input << "': " << ec.message();
-    os << text;
-    os.close();
-    if (os.has_error()) {
-      os.clear_error();
-      return func.emitError() << "cannot write '" << input << "'";
-    }
-  }
+  if (failed(writeFile(func, input, text)))
+    return failure();
   SmallVector<StringRef> args = {bridgePath, input,      "-o",
                                  output,     "--target", version};
-  // Its output and errors both go to `errors` (the tool's stdout may be the
-  // IR it prints).
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(errors),
-                                          StringRef(errors)};
+  if (hloProto)
+    args.append({"--hlo-proto", hlo});
   std::string message;
-  int status = llvm::sys::ExecuteAndWait(bridgePath, args, std::nullopt,
-                                         redirects, /*SecondsToWait=*/600,
-                                         /*MemoryLimit=*/0, &message);
-  if (status != 0) {
-    std::string stderrText;
-    if (auto buffer = llvm::MemoryBuffer::getFile(errors))
-      stderrText = StringRef((*buffer)->getBuffer()).trim().str();
-    InFlightDiagnostic diag = func.emitError()
-                              << "the StableHLO bridge refused kernel '"
-                              << func.getSymName() << "'";
-    if (!stderrText.empty())
-      diag << ": " << stderrText;
-    else if (!message.empty())
-      diag << ": " << message;
-    return diag;
-  }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> artifact =
-      llvm::MemoryBuffer::getFile(output, /*IsText=*/false);
-  if (!artifact || (*artifact)->getBufferSize() == 0)
+  if (failed(runTool(args, /*seconds=*/600, message)))
+    return func.emitError() << "the StableHLO bridge refused kernel '"
+                            << func.getSymName() << "': " << message;
+  Programs programs;
+  programs.portable = readFile(output);
+  if (programs.portable.empty())
     return func.emitError() << "the StableHLO bridge wrote no artifact for '"
                             << func.getSymName() << "'";
-  StringRef bytes = (*artifact)->getBuffer();
-  if (!dumpDir.empty()) {
-    SmallString<256> base(dumpDir);
-    llvm::sys::path::append(base, func.getSymName());
-    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
-      return func.emitError()
-             << "cannot create '" << dumpDir << "': " << ec.message();
-    for (const std::pair<StringRef, StringRef> &file :
-         {std::pair<StringRef, StringRef>(".stablehlo.mlir", text),
-          std::pair<StringRef, StringRef>(".mlirbc", bytes)}) {
-      std::string path = (base + file.first).str();
-      StringRef content = file.second;
-      if (llvm::Error error =
-              llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-                os << content;
-                return llvm::Error::success();
-              }))
-        return func.emitError() << "cannot write '" << path
-                                << "': " << llvm::toString(std::move(error));
-    }
+  if (hloProto) {
+    programs.hloProto = readFile(hlo);
+    if (programs.hloProto.empty())
+      return func.emitError() << "the StableHLO bridge wrote no HLO module "
+                              << "for '" << func.getSymName() << "'";
   }
-  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+  return programs;
+}
+
+FailureOr<std::vector<uint8_t>> StableHLOEmitBinaryPass::compileNeff(
+    func::FuncOp func, ArrayRef<uint8_t> hloProto, StringRef compilerPath,
+    int64_t logicalCores) {
+  SmallString<128> input, output, log;
+  llvm::scope_exit cleanUp([&] {
+    for (const SmallString<128> &path : {input, output, log})
+      if (!path.empty())
+        llvm::sys::fs::remove(path);
+  });
+  if (llvm::sys::fs::createTemporaryFile("orchestra-neuron", "hlo.pb", input) ||
+      llvm::sys::fs::createTemporaryFile("orchestra-neuron", "neff", output) ||
+      llvm::sys::fs::createTemporaryFile("orchestra-neuron", "log", log))
+    return func.emitError()
+           << "cannot create temporary files for " << kNeuronCompilerName;
+  if (failed(
+          writeFile(func, input,
+                    StringRef(reinterpret_cast<const char *>(hloProto.data()),
+                              hloProto.size()))))
+    return failure();
+  std::string cores = std::to_string(logicalCores);
+  // Numerics as the other devices compute them: no automatic casts of f32
+  // matmuls to bf16 (neuronx-cc's default).
+  SmallVector<StringRef> args = {
+      compilerPath, "compile",     input,  "--framework",
+      "XLA",        "--target",    "trn2", "--logical-nc-config",
+      cores,        "--auto-cast", "none", "--logfile",
+      log,          "--output",    output};
+  std::string message;
+  if (failed(runTool(args, /*seconds=*/3600, message)))
+    return func.emitError() << kNeuronCompilerName << " failed on kernel '"
+                            << func.getSymName() << "': " << message;
+  std::vector<uint8_t> neff = readFile(output);
+  if (neff.empty())
+    return func.emitError() << kNeuronCompilerName << " wrote no NEFF for '"
+                            << func.getSymName() << "'";
+  return neff;
+}
+
+/// What a Trainium host needs to run a bundle, recorded in it.
+static std::string getTrainiumRequirements(int64_t logicalCores,
+                                           bool withNeff) {
+  std::string cores = std::to_string(logicalCores);
+  std::string text =
+      "an AWS Trainium2 host with the Neuron SDK: the Neuron PJRT plugin "
+      "(libneuronpjrt.so, Python package libneuronxla) named by the "
+      "device's pjrt_plugin key or $ORCHESTRA_PJRT_PLUGIN compiles each "
+      "kernel's StableHLO with neuronx-cc; set NEURON_CC_FLAGS='--target "
+      "trn2 --logical-nc-config " +
+      cores + " --auto-cast none' and NEURON_LOGICAL_NC_CONFIG=" + cores +
+      " so that it compiles as this artifact was checked";
+  text += withNeff ? "; each kernel also carries the NEFF neuronx-cc "
+                     "compiled here (for neuron-profile and the Neuron "
+                     "runtime)"
+                   : "; no NEFF inside (neuronx-cc was not used)";
+  return text;
 }
 
 void StableHLOEmitBinaryPass::runOnOperation() {
@@ -174,11 +256,20 @@ void StableHLOEmitBinaryPass::runOnOperation() {
   if (auto arch = module->getAttrOfType<StringAttr>(attr::kArch))
     bundle.platform = arch.str();
   std::string version = stablehloVersion;
+  // Trainium: the NEFF of each kernel, by neuronx-cc ("auto": when it is
+  // installed; "require": it must be; "off").
+  bool trainium = bundle.platform == kTrainiumArch;
+  std::string neuronAot = trainium ? "auto" : "off";
+  int64_t logicalCores = 2;
   if (target) {
     if (auto plugin = target.getAs<StringAttr>(kPluginKey))
       bundle.plugin = plugin.str();
     if (auto wanted = target.getAs<StringAttr>(kVersionKey))
       version = wanted.str();
+    if (auto aot = target.getAs<StringAttr>(kNeuronAotKey))
+      neuronAot = aot.str();
+    if (auto cores = target.getAs<IntegerAttr>(kLogicalCoresKey))
+      logicalCores = cores.getInt();
   }
   std::string dumpDir;
   if (auto dir = module->getAttrOfType<StringAttr>(attr::kDeviceCodeDir)) {
@@ -187,7 +278,36 @@ void StableHLOEmitBinaryPass::runOnOperation() {
     dumpDir = path.str().str();
   }
 
-  FailureOr<std::string> bridgePath = failure();
+  std::string error;
+  std::optional<std::string> bridgePath;
+  std::optional<std::string> neuronCompiler;
+  if (neuronAot != "off") {
+    neuronCompiler = findTool(kNeuronCompilerName, neuronCompilerOption,
+                              "ORCHESTRA_NEURONX_CC", error);
+    if (!error.empty()) {
+      module.emitError() << error;
+      return signalPassFailure();
+    }
+    if (!neuronCompiler && neuronAot == "require") {
+      module.emitError()
+          << "cannot find " << kNeuronCompilerName
+          << " (the device's neuron_aot = \"require\"; looked beside the "
+             "compiler, on PATH and in $ORCHESTRA_NEURONX_CC): install the "
+             "Neuron SDK's compiler, or set neuron_aot = \"auto\" to leave "
+             "the compilation to the Trainium host";
+      return signalPassFailure();
+    }
+    if (!neuronCompiler)
+      module.emitRemark()
+          << kNeuronCompilerName
+          << " is not installed: the Trainium kernels are stored as "
+             "portable StableHLO only, which the Neuron PJRT plugin "
+             "compiles on the Trainium host";
+  }
+  if (trainium)
+    bundle.requirements =
+        getTrainiumRequirements(logicalCores, neuronCompiler.has_value());
+
   SmallVector<Attribute> kernels;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
@@ -220,16 +340,57 @@ void StableHLOEmitBinaryPass::runOnOperation() {
           desc.dims.assign(tensor.getShape().begin(), tensor.getShape().end());
         out->push_back(std::move(desc));
       }
-    if (failed(bridgePath)) {
-      bridgePath = findBridge(module);
-      if (failed(bridgePath))
+    if (!bridgePath) {
+      bridgePath =
+          findTool(kBridgeName, bridge, "ORCHESTRA_STABLEHLO_BRIDGE", error);
+      if (!bridgePath) {
+        if (error.empty())
+          error = ("cannot find " + kBridgeName +
+                   " (beside the compiler, on PATH, or in "
+                   "$ORCHESTRA_STABLEHLO_BRIDGE): it turns StableHLO kernels "
+                   "into portable artifacts")
+                      .str();
+        module.emitError() << error;
         return signalPassFailure();
+      }
     }
-    FailureOr<std::vector<uint8_t>> program =
-        serialize(func, text.getValue(), *bridgePath, version, dumpDir);
-    if (failed(program))
+    FailureOr<Programs> programs =
+        serialize(func, text.getValue(), *bridgePath, version,
+                  /*hloProto=*/neuronCompiler.has_value());
+    if (failed(programs))
       return signalPassFailure();
-    kernel.program = std::move(*program);
+    kernel.program = std::move(programs->portable);
+    if (neuronCompiler) {
+      FailureOr<std::vector<uint8_t>> neff =
+          compileNeff(func, programs->hloProto, *neuronCompiler, logicalCores);
+      if (failed(neff))
+        return signalPassFailure();
+      kernel.aotFormat = "neff";
+      kernel.aotBinary = std::move(*neff);
+    }
+    if (!dumpDir.empty()) {
+      if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir)) {
+        func.emitError() << "cannot create '" << dumpDir
+                         << "': " << ec.message();
+        return signalPassFailure();
+      }
+      auto bytes = [](const std::vector<uint8_t> &data) {
+        return StringRef(reinterpret_cast<const char *>(data.data()),
+                         data.size());
+      };
+      SmallString<256> base(dumpDir);
+      llvm::sys::path::append(base, func.getSymName());
+      SmallVector<std::pair<std::string, StringRef>> files = {
+          {".stablehlo.mlir", text.getValue()},
+          {".mlirbc", bytes(kernel.program)}};
+      if (!programs->hloProto.empty())
+        files.push_back({".hlo.pb", bytes(programs->hloProto)});
+      if (!kernel.aotBinary.empty())
+        files.push_back({"." + kernel.aotFormat, bytes(kernel.aotBinary)});
+      for (const auto &[suffix, content] : files)
+        if (failed(writeFile(func, (base + suffix).str(), content)))
+          return signalPassFailure();
+    }
     bundle.kernels.push_back(std::move(kernel));
     kernels.push_back(StringAttr::get(ctx, func.getSymName()));
   }

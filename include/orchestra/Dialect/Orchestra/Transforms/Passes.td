@@ -169,6 +169,26 @@ def ConvertConvolutionsToNHWC
   ];
 }
 
+def FuseElementwiseGenerics
+    : Pass<"orchestra-fuse-elementwise-generics", "::mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg.generic producers into their "
+                "consumers, without moving reshapes";
+  let description = [{
+    Stage 5 of the StableHLO archs (applied by their strategy,
+    strategies/stablehlo_common.mlir, through `transform.apply_registered_pass`).
+    Upstream's elementwise fusion patterns
+    (`linalg::populateElementwiseOpsFusionPatterns`): an all-parallel
+    `linalg.generic` whose result only one generic op reads is fused into
+    that op, so that a chain of elementwise ops becomes one op over one
+    domain. Unlike upstream `linalg-fuse-elementwise-ops`, reshapes are not
+    propagated through structured ops (in MLIR 22 that propagation rewrites
+    a named `linalg.batch_matmul` next to a `tensor.collapse_shape` into an
+    invalid op), and nothing is fused into a contraction, which stays one
+    `dot_general`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FoldEmptyLoops
     : Pass<"orchestra-fold-empty-loops", "::mlir::func::FuncOp"> {
   let summary = "Replace the structured ops that run no iteration by their "
@@ -348,10 +368,23 @@ def StableHLOEmitBinary
     The bridge is found from the `bridge` option, else
     `$ORCHESTRA_STABLEHLO_BRIDGE`, else beside the running tool, else on
     PATH; a missing or failing bridge is an error that says so.
+
+    On `aws_trainium2` kernel modules, the bridge also writes each kernel as
+    an XLA HloModuleProto, and `neuronx-cc compile --framework XLA --target
+    trn2 --logical-nc-config N --auto-cast none` (N: the device's
+    `logical_core_count`, default 2) compiles it into a NEFF that the bundle
+    carries beside the portable artifact, when the device's `neuron_aot` key
+    is `auto` (default: when neuronx-cc is found, else a remark) or
+    `require` (else an error); `off` skips it. neuronx-cc is found like the
+    bridge (`neuronx-cc` option, `$ORCHESTRA_NEURONX_CC`, beside the tool,
+    PATH). The bundle records what a Trainium host needs to run it
+    (`orchestra-run --describe` shows it).
   }];
   let options = [
     Option<"bridge", "bridge", "std::string", /*default=*/"\"\"",
            "The orchestra-stablehlo-bridge to run">,
+    Option<"neuronCompilerOption", "neuronx-cc", "std::string",
+           /*default=*/"\"\"", "The neuronx-cc to run for Trainium kernels">,
     Option<"stablehloVersion", "stablehlo-version", "std::string",
            /*default=*/"\"1.0.0\"",
            "StableHLO version of the portable artifacts when the device "
