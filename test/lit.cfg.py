@@ -38,6 +38,8 @@ tools = [
     ToolSubst("orchestra-sched-bench", unresolved="fatal"),
     ToolSubst("orchestra-calibrate", unresolved="fatal"),
     ToolSubst("orchestra-tune", unresolved="fatal"),
+    # Built with the runtime's pjrt driver only.
+    ToolSubst("orchestra-pjrt-compile", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
 
@@ -135,6 +137,15 @@ xla_plugins = glob.glob(os.path.join(
 if xla_plugins:
     config.available_features.add("pjrt-plugin")
     config.substitutions.append(("%pjrt_plugin", xla_plugins[0]))
+# libtpu (requirements/xla.txt): the TPU's PJRT plugin, which compiles for a
+# TPU topology without a TPU (orchestra-pjrt-compile) and refuses to run.
+libtpus = glob.glob(os.path.join(
+    config.orchestra_src_root, ".venv-xla", "lib", "python3*",
+    "site-packages", "libtpu", "libtpu.so"))
+if libtpus and os.access(os.path.join(config.orchestra_obj_root, "bin",
+                                      "orchestra-pjrt-compile"), os.X_OK):
+    config.available_features.add("libtpu")
+    config.substitutions.append(("%libtpu", libtpus[0]))
 
 # NVIDIA: ptxas of a CUDA toolkit validates the cubins the compiler builds
 # (orchestra-compile finds it the same way: $CUDA_HOME, else

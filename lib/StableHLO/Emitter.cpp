@@ -25,6 +25,8 @@
 #include "orchestra/StableHLO/Emitter.h"
 #include "Writer.h"
 
+#include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -463,7 +465,8 @@ LogicalResult Writer::emitContraction(linalg::LinalgOp op) {
       "dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = " +
       i64List(lhsBatch) + ", rhs_batching_dimensions = " + i64List(rhsBatch) +
       ", lhs_contracting_dimensions = " + i64List(lhsK) +
-      ", rhs_contracting_dimensions = " + i64List(rhsK) + ">";
+      ", rhs_contracting_dimensions = " + i64List(rhsK) + ">" +
+      getPrecisionConfig(acc);
   HValue dot = emit("dot_general", operands,
                     RankedTensorType::get(dotShape, acc), attrs);
   // Into the output's order.
@@ -520,6 +523,8 @@ LogicalResult Writer::emitStructured(linalg::LinalgOp op) {
     return emitPooling(op, "add");
   if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
     return emitConvolution(op);
+  if (matchGroupedConvolutionNhwc(op))
+    return emitGroupedConvolution(op);
   if (linalg::isaContractionOpInterface(op) && op.getNumReductionLoops() > 0)
     return emitContraction(op);
   if (op.hasDynamicShape())

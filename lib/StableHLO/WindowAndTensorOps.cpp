@@ -12,6 +12,8 @@
 
 #include "Writer.h"
 
+#include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
@@ -64,6 +66,18 @@ LogicalResult Writer::emitConvolution(linalg::LinalgOp op) {
   if (static_cast<int64_t>(strides.size()) != spatial ||
       static_cast<int64_t>(dilations.size()) != spatial)
     return fail(op, "a convolution without strides and dilations");
+  HValue conv = emitConvolutionOp(x, w, outType, strides, dilations, groups);
+  FailureOr<HValue> result = accumulate(op, conv);
+  if (failed(result))
+    return failure();
+  values[op->getResult(0)] = *result;
+  return success();
+}
+
+HValue Writer::emitConvolutionOp(HValue x, HValue w, RankedTensorType outType,
+                                 ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> dilations, int64_t groups) {
+  int64_t spatial = outType.getRank() - 2;
   std::string dims;
   for (int64_t i = 0; i < spatial; ++i)
     dims += std::to_string(i) + ", ";
@@ -72,11 +86,40 @@ LogicalResult Writer::emitConvolution(linalg::LinalgOp op) {
       dims + "f]x[" + dims + "i, o]->[b, " + dims +
       "f]>, feature_group_count = " + std::to_string(groups) +
       " : i64, lhs_dilation = " + i64Array(SmallVector<int64_t>(spatial, 1)) +
-      ", padding = dense<0> : tensor<" + std::to_string(spatial) +
-      "x2xi64>, rhs_dilation = " + i64Array(dilations) +
+      ", padding = dense<0> : tensor<" + std::to_string(spatial) + "x2xi64>" +
+      getPrecisionConfig(outType.getElementType()) +
+      ", rhs_dilation = " + i64Array(dilations) +
       ", window_strides = " + i64Array(strides);
-  HValue conv = emit("convolution", {x, w}, outType, attrs);
-  FailureOr<HValue> result = accumulate(op, conv);
+  return emit("convolution", {x, w}, outType, attrs);
+}
+
+LogicalResult Writer::emitGroupedConvolution(linalg::LinalgOp op) {
+  // input [N, H, W, G, C/G], filter [G, KH, KW, C/G, M/G], output
+  // [N, OH, OW, G, M/G]: StableHLO's convolution in G feature groups on the
+  // 4-D views, whose filter's output features are group-major.
+  std::optional<GroupedConvolutionNhwc> grouped =
+      matchGroupedConvolutionNhwc(op);
+  auto outType = toTensorType(op.getDpsInitOperand(0)->get().getType());
+  if (!grouped || !outType || !outType.hasStaticShape() || op.hasDynamicShape())
+    return fail(op, "a grouped convolution of dynamic shape");
+  Type acc = outType.getElementType();
+  FailureOr<HValue> input = lookup(op, op.getDpsInputOperand(0)->get());
+  FailureOr<HValue> filter = lookup(op, op.getDpsInputOperand(1)->get());
+  if (failed(input) || failed(filter))
+    return failure();
+  ArrayRef<int64_t> in = input->type.getShape();
+  ArrayRef<int64_t> fs = filter->type.getShape();
+  ArrayRef<int64_t> out = outType.getShape();
+  int64_t groups = grouped->groups;
+  HValue x =
+      reshape(convert(*input, acc), {in[0], in[1], in[2], in[3] * in[4]});
+  HValue w = transpose(convert(*filter, acc), {1, 2, 3, 0, 4});
+  w = reshape(w, {fs[1], fs[2], fs[3], fs[0] * fs[4]});
+  auto flatType =
+      RankedTensorType::get({out[0], out[1], out[2], out[3] * out[4]}, acc);
+  HValue conv = emitConvolutionOp(x, w, flatType, grouped->strides,
+                                  grouped->dilations, groups);
+  FailureOr<HValue> result = accumulate(op, reshape(conv, out));
   if (failed(result))
     return failure();
   values[op->getResult(0)] = *result;

@@ -64,6 +64,16 @@ inline std::string i64Array(ArrayRef<int64_t> values) {
   return text + ">";
 }
 
+/// The precision_config of a dot_general or convolution accumulating in
+/// `acc`: f32 and f64 at full precision, which a TPU's XLA otherwise
+/// computes in one bf16 pass (its DEFAULT precision); empty for the others.
+inline std::string getPrecisionConfig(Type acc) {
+  if (!acc.isF32() && !acc.isF64())
+    return "";
+  return ", precision_config = [#stablehlo<precision HIGHEST>, "
+         "#stablehlo<precision HIGHEST>]";
+}
+
 inline std::string i64List(ArrayRef<int64_t> values) {
   std::string text = "[";
   for (auto [i, v] : llvm::enumerate(values))
@@ -119,6 +129,13 @@ private:
   LogicalResult emitStructured(linalg::LinalgOp op);
   LogicalResult emitContraction(linalg::LinalgOp op);
   LogicalResult emitConvolution(linalg::LinalgOp op);
+  /// The channels-last grouped convolution of GroupedConvolution.h.
+  LogicalResult emitGroupedConvolution(linalg::LinalgOp op);
+  /// `convolution` of `x` [N, spatial..., C] and `w` [spatial..., C/G, F]
+  /// into `outType` [N, spatial..., F] in G feature groups.
+  HValue emitConvolutionOp(HValue x, HValue w, RankedTensorType outType,
+                           ArrayRef<int64_t> strides,
+                           ArrayRef<int64_t> dilations, int64_t groups);
   LogicalResult emitPooling(linalg::LinalgOp op, StringRef combiner);
   /// `result` plus the init of `op`'s output, unless the init is zero.
   FailureOr<HValue> accumulate(linalg::LinalgOp op, HValue result);

@@ -9,8 +9,9 @@
 // CHECK-LABEL: func.func @matmul_bias_relu
 // CHECK-SAME: orchestra.stablehlo = "module {
 // CHECK-SAME: func.func @main(%arg0: tensor<8x32xf32>, %arg1: tensor<32x64xf32>, %arg2: tensor<64xf32>) -> (tensor<8x64xf32>)
-// The zero fill of the accumulator needs no add.
-// CHECK-SAME: \22stablehlo.dot_general\22(%arg0, %arg1) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>} : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
+// The zero fill of the accumulator needs no add; f32 products at full
+// precision (a TPU's XLA otherwise multiplies f32 in one bf16 pass).
+// CHECK-SAME: \22stablehlo.dot_general\22(%arg0, %arg1) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]} : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
 // CHECK-SAME: \22stablehlo.broadcast_in_dim\22(%arg2) {broadcast_dimensions = array<i64: 1>} : (tensor<64xf32>) -> tensor<8x64xf32>
 // CHECK-SAME: \22stablehlo.add\22
 // CHECK-SAME: \22stablehlo.maximum\22
@@ -115,7 +116,7 @@ func.func @data_movement(%x: tensor<2x3xf32>) -> tensor<13xf32> {
 
 // Channels-last convolutions (dense and depthwise) and pooling.
 // CHECK-LABEL: func.func @convolutions
-// CHECK-SAME: \22stablehlo.convolution\22(%arg0, %arg1) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, rhs_dilation = array<i64: 1, 1>, window_strides = array<i64: 2, 2>} : (tensor<1x9x9x4xf32>, tensor<3x3x4x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK-SAME: \22stablehlo.convolution\22(%arg0, %arg1) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 1 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<0> : tensor<2x2xi64>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>], rhs_dilation = array<i64: 1, 1>, window_strides = array<i64: 2, 2>} : (tensor<1x9x9x4xf32>, tensor<3x3x4x8xf32>) -> tensor<1x4x4x8xf32>
 // The depthwise filter [KH, KW, C] as [KH, KW, 1, C], one group per channel.
 // CHECK-SAME: \22stablehlo.reshape\22(%arg2) : (tensor<3x3x4xf32>) -> tensor<3x3x1x4xf32>
 // CHECK-SAME: feature_group_count = 4 : i64
@@ -136,6 +137,31 @@ func.func @convolutions(%x: tensor<1x9x9x4xf32>, %w: tensor<3x3x4x8xf32>, %dw: t
   %f3 = linalg.fill ins(%ninf : f32) outs(%e3 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   %p = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %win : tensor<1x9x9x4xf32>, tensor<2x2xf32>) outs(%f3 : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %c, %d, %p : tensor<1x4x4x8xf32>, tensor<1x7x7x4xf32>, tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A channels-last grouped convolution (orchestra-convert-convolutions-to-nhwc's
+// form of ONNX's grouped Conv): `convolution` in feature groups on the 4-D
+// views, its filter [G, KH, KW, C/G, M/G] transposed to
+// [KH, KW, C/G, G, M/G] so that the output features are group-major.
+// CHECK-LABEL: func.func @grouped_convolution
+// CHECK-SAME: \22stablehlo.reshape\22(%arg0) : (tensor<1x5x5x2x3xf32>) -> tensor<1x5x5x6xf32>
+// CHECK-SAME: \22stablehlo.transpose\22(%arg1) {permutation = array<i64: 1, 2, 3, 0, 4>} : (tensor<2x3x3x3x4xf32>) -> tensor<3x3x3x2x4xf32>
+// CHECK-SAME: (tensor<3x3x3x2x4xf32>) -> tensor<3x3x3x8xf32>
+// CHECK-SAME: \22stablehlo.convolution\22({{%v[0-9]+}}, {{%v[0-9]+}}) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, feature_group_count = 2 : i64, {{.*}} : (tensor<1x5x5x6xf32>, tensor<3x3x3x8xf32>) -> tensor<1x3x3x8xf32>
+// CHECK-SAME: (tensor<1x3x3x8xf32>) -> tensor<1x3x3x2x4xf32>
+func.func @grouped_convolution(%x: tensor<1x5x5x2x3xf32>, %w: tensor<2x3x3x3x4xf32>) -> tensor<1x3x3x2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x3x2x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x3x3x2x4xf32>) -> tensor<1x3x3x2x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh + kh, ow + kw, g, c)>, affine_map<(n, oh, ow, g, f, kh, kw, c) -> (g, kh, kw, c, f)>, affine_map<(n, oh, ow, g, f, kh, kw, c) -> (n, oh, ow, g, f)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x5x5x2x3xf32>, tensor<2x3x3x3x4xf32>) outs(%f : tensor<1x3x3x2x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x3x3x2x4xf32>
+  return %r : tensor<1x3x3x2x4xf32>
 }
 
 // -----

@@ -198,6 +198,42 @@ TEST_F(PjrtFakeTest, RunsTheProgram) {
   EXPECT_EQ(fakeCount("live_clients"), 0);
 }
 
+/// A TPU executable compiled ahead of time is loaded on a TPU instead of
+/// compiling the program; one the plugin refuses (another libtpu) falls back
+/// to the program; another platform never loads one.
+TEST_F(PjrtFakeTest, LoadsTpuExecutablesOnATpu) {
+  auto runOnce = [](const PjrtBundle &bundle) {
+    SessionPtr session = createSession(makePjrtArtifact(bundle));
+    ASSERT_TRUE(session);
+    std::vector<std::vector<float>> outputs = {
+        std::vector<float>(kVectorLength)};
+    Status status = runVectors(session.get(), {iota(1), iota(2)}, outputs);
+    ASSERT_FALSE(status) << message(status);
+    EXPECT_EQ(outputs[0][3], 4.0f + 5.0f);
+  };
+  auto withExecutable = [](const std::string &bytes) {
+    PjrtBundle bundle = makeBundle("add");
+    bundle.kernels[0].aotFormat = kPjrtTpuExecutableFormat;
+    bundle.kernels[0].aotBinary.assign(bytes.begin(), bytes.end());
+    return bundle;
+  };
+  long long compiles = fakeCount("compiles");
+  long long loads = fakeCount("deserializations");
+  {
+    FakeSetting tpu("platform_tpu", 1, 0);
+    runOnce(withExecutable("executable: add"));
+    EXPECT_EQ(fakeCount("deserializations"), loads + 1);
+    EXPECT_EQ(fakeCount("compiles"), compiles);
+    runOnce(withExecutable("an executable of another libtpu"));
+    EXPECT_EQ(fakeCount("deserializations"), loads + 1);
+    EXPECT_EQ(fakeCount("compiles"), compiles + 1);
+  }
+  runOnce(withExecutable("executable: add"));
+  EXPECT_EQ(fakeCount("deserializations"), loads + 1);
+  EXPECT_EQ(fakeCount("compiles"), compiles + 2);
+  EXPECT_EQ(fakeCount("live_executables"), 0);
+}
+
 TEST_F(PjrtFakeTest, PassesTheBundlesCompileOptions) {
   PjrtBundle bundle = makeBundle("add");
   bundle.kernels[0].compileOptions = std::vector<uint8_t>(10, 0);

@@ -27,6 +27,7 @@ PjrtBundle makeBundle() {
   PjrtBundle bundle;
   bundle.plugin = "pjrt_plugin.so";
   bundle.platform = "cpu";
+  bundle.requirements = "a host with the plugin";
   PjrtKernelDesc matmul;
   matmul.symbol = "orx_kernel_matmul";
   matmul.programFormat = kPjrtMlirProgramFormat;
@@ -34,6 +35,8 @@ PjrtBundle makeBundle() {
   matmul.compileOptions = {0x1a, 0x04, 0x20, 0x01, 0x28, 0x01};
   matmul.args = {{DType::BF16, {4, 8}}, {DType::I1, {0, 3}}};
   matmul.results = {{DType::F64, {}}};
+  matmul.aotFormat = kPjrtTpuExecutableFormat;
+  matmul.aotBinary = {1, 2, 3};
   PjrtKernelDesc constant;
   constant.symbol = "orx_kernel_constant";
   constant.programFormat = kPjrtMlirProgramFormat;
@@ -71,6 +74,7 @@ TEST(PjrtBundleTest, RoundTrip) {
       << error;
   EXPECT_EQ(parsed.plugin, "pjrt_plugin.so");
   EXPECT_EQ(parsed.platform, "cpu");
+  EXPECT_EQ(parsed.requirements, "a host with the plugin");
   ASSERT_EQ(parsed.kernels.size(), 2u);
   const PjrtKernelDesc &matmul = parsed.kernels[0];
   EXPECT_EQ(matmul.symbol, "orx_kernel_matmul");
@@ -87,7 +91,11 @@ TEST(PjrtBundleTest, RoundTrip) {
   EXPECT_EQ(matmul.results[0].elementType, DType::F64);
   EXPECT_TRUE(matmul.results[0].dims.empty());
   EXPECT_EQ(matmul.results[0].byteSize(), 8u);
+  EXPECT_EQ(matmul.aotFormat, "tpu-executable");
+  EXPECT_EQ(matmul.aotBinary, (std::vector<uint8_t>{1, 2, 3}));
   const PjrtKernelDesc &constant = parsed.kernels[1];
+  EXPECT_TRUE(constant.aotFormat.empty());
+  EXPECT_TRUE(constant.aotBinary.empty());
   EXPECT_EQ(constant.program, original.kernels[1].program);
   EXPECT_TRUE(constant.compileOptions.empty());
   EXPECT_TRUE(constant.args.empty());
@@ -118,11 +126,12 @@ TEST(PjrtBundleTest, BadMagic) {
 
 TEST(PjrtBundleTest, OtherVersion) {
   std::vector<uint8_t> bytes = serializePjrtBundle(makeBundle());
-  for (uint8_t version : {0, 2}) {
+  // Version 1 had no requirements and no ahead-of-time binaries.
+  for (uint8_t version : {0, 1, 3}) {
     bytes[8] = version;
     EXPECT_EQ(parseError(bytes),
               "PJRT program bundle: PJRT program bundle version " +
-                  std::to_string(version) + ", this runtime reads 1");
+                  std::to_string(version) + ", this runtime reads 2");
   }
 }
 
@@ -150,9 +159,10 @@ TEST(PjrtBundleTest, TrailingBytes) {
 TEST(PjrtBundleTest, HugeLengthsAreRejectedBeforeAllocating) {
   PjrtBundle bundle;
   std::vector<uint8_t> bytes = serializePjrtBundle(bundle);
-  // The kernel count follows the magic, the version and two empty strings.
-  ASSERT_EQ(bytes.size(), 8u + 4 + 4 + 4 + 4);
-  std::memset(bytes.data() + 20, 0xff, 4);
+  // The kernel count follows the magic, the version and three empty
+  // strings.
+  ASSERT_EQ(bytes.size(), 8u + 4 + 4 + 4 + 4 + 4);
+  std::memset(bytes.data() + 24, 0xff, 4);
   EXPECT_NE(parseError(bytes).find("kernels: count 4294967295 exceeds the "
                                    "remaining 0 payload bytes"),
             std::string::npos);
@@ -160,7 +170,7 @@ TEST(PjrtBundleTest, HugeLengthsAreRejectedBeforeAllocating) {
   // A program longer than the bundle.
   bundle.kernels = {makeBundle().kernels[1]};
   bytes = serializePjrtBundle(bundle);
-  size_t programLength = 24 + 4 + bundle.kernels[0].symbol.size() + 4 + 4;
+  size_t programLength = 28 + 4 + bundle.kernels[0].symbol.size() + 4 + 4;
   std::memset(bytes.data() + programLength, 0xff, 8);
   EXPECT_NE(parseError(bytes).find("kernels[0].program: 18446744073709551615 "
                                    "bytes exceed the remaining"),
@@ -182,6 +192,12 @@ TEST(PjrtBundleTest, BadKernels) {
   EXPECT_EQ(editError([](PjrtBundle &b) { b.kernels[1].program.clear(); }),
             "PJRT program bundle: kernels[1] ('orx_kernel_constant') has an "
             "empty program");
+  EXPECT_EQ(editError([](PjrtBundle &b) { b.kernels[0].aotBinary.clear(); }),
+            "PJRT program bundle: kernels[0] ('orx_kernel_matmul') has an "
+            "ahead-of-time format without a binary");
+  EXPECT_EQ(editError([](PjrtBundle &b) { b.kernels[0].aotFormat.clear(); }),
+            "PJRT program bundle: kernels[0] ('orx_kernel_matmul') has an "
+            "ahead-of-time binary without a format");
 }
 
 TEST(PjrtBundleTest, BadTensors) {

@@ -15,9 +15,14 @@
 //  - "add_wide": the same with twice the elements (the second half zero);
 //  - "two_results": two results, each a copy of its argument;
 //  - "error: <message>": fails to compile with <message>.
-// Configuration keys: "fail_client_create", "num_devices"; queries:
+// With "platform_tpu" set, its platform is "tpu" and it loads serialized
+// executables "executable: <program>" (PJRT_Executable_DeserializeAndLoad)
+// as if compiled from <program>; it refuses any other bytes.
+// Configuration keys: "fail_client_create", "num_devices", "platform_tpu";
+// queries:
 // "live_buffers", "live_events", "live_executables", "live_clients",
-// "compiles", "executions", "last_device" (of the last execution),
+// "compiles", "deserializations", "executions", "last_device" (of the last
+// execution),
 // "last_options_size".
 //
 //===----------------------------------------------------------------------===//
@@ -183,8 +188,8 @@ PJRT_Error *clientDestroy(PJRT_Client_Destroy_Args *args) {
 }
 
 PJRT_Error *clientPlatformName(PJRT_Client_PlatformName_Args *args) {
-  args->platform_name = "fake";
-  args->platform_name_size = 4;
+  args->platform_name = setting("platform_tpu") ? "tpu" : "fake";
+  args->platform_name_size = std::strlen(args->platform_name);
   return nullptr;
 }
 
@@ -211,6 +216,23 @@ PJRT_Error *clientCompile(PJRT_Client_Compile_Args *args) {
   count("compiles", 1);
   count("live_executables", 1);
   args->executable = new PJRT_LoadedExecutable{
+      program, static_cast<size_t>(program == "two_results" ? 2 : 1)};
+  return nullptr;
+}
+
+PJRT_Error *
+executableDeserializeAndLoad(PJRT_Executable_DeserializeAndLoad_Args *args) {
+  std::string bytes(args->serialized_executable,
+                    args->serialized_executable_size);
+  static const std::string kPrefix = "executable: ";
+  std::string program = bytes.rfind(kPrefix, 0) == 0
+                            ? bytes.substr(kPrefix.size())
+                            : std::string();
+  if (program != "add" && program != "add_wide" && program != "two_results")
+    return fail("fake plugin: not an executable of this plugin");
+  count("deserializations", 1);
+  count("live_executables", 1);
+  args->loaded_executable = new PJRT_LoadedExecutable{
       program, static_cast<size_t>(program == "two_results" ? 2 : 1)};
   return nullptr;
 }
@@ -325,6 +347,7 @@ PJRT_Api makeApi() {
   api.PJRT_Client_AddressableDevices = clientAddressableDevices;
   api.PJRT_Client_Compile = clientCompile;
   api.PJRT_Client_BufferFromHostBuffer = bufferFromHostBuffer;
+  api.PJRT_Executable_DeserializeAndLoad = executableDeserializeAndLoad;
   api.PJRT_Executable_Destroy = executableDestroy;
   api.PJRT_Executable_NumOutputs = executableNumOutputs;
   api.PJRT_LoadedExecutable_Destroy = loadedExecutableDestroy;

@@ -21,6 +21,21 @@ void mlir::orchestra::registerGoogleTargets(TargetRegistry &registry) {
        "TPU cores the task's program is partitioned over (default: 1)",
        /*minValue=*/1,
        {}},
+      {"tpu_aot",
+       TargetKeyType::String,
+       /*required=*/false,
+       "Also compile each kernel ahead of time with libtpu for the "
+       "`tpu_topology`, without a TPU (orchestra-pjrt-compile): \"off\" "
+       "(default), \"auto\" (when libtpu is installed) or \"require\"",
+       std::nullopt,
+       {"off", "auto", "require"}},
+      {"tpu_topology",
+       TargetKeyType::String,
+       /*required=*/false,
+       "The TPU topology the kernels are compiled for ahead of time, in "
+       "libtpu's words (default: \"v5e:1x1\"; \"v5e:2x2\", ...)",
+       std::nullopt,
+       {}},
   };
   for (TargetKeySpec &key :
        getPjrtTargetKeys("libtpu.so for a TPU, from the libtpu package"))

@@ -32,7 +32,8 @@ mlir::orchestra::getPjrtTargetKeys(StringRef pluginHint) {
        TargetKeyType::String,
        /*required=*/false,
        "StableHLO version of the portable artifacts (at most the plugin's; "
-       "default: 1.0.0)",
+       "\"plugin\": the newest the device's plugin reads, asked of it at "
+       "compile time; default: 1.0.0)",
        std::nullopt,
        {}},
   };

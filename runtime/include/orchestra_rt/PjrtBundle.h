@@ -38,6 +38,13 @@ constexpr uint32_t kPjrtBundleVersion = 2;
 /// words of the PJRT C API.
 constexpr const char *kPjrtMlirProgramFormat = "mlir";
 
+/// Ahead-of-time binaries (PjrtKernelDesc::aotFormat): a Neuron executable
+/// from neuronx-cc, for the Neuron tools and runtime; a PJRT executable that
+/// libtpu compiled for a TPU topology and serialized, which the driver loads
+/// on a TPU (PJRT_Executable_DeserializeAndLoad) instead of compiling.
+constexpr const char *kPjrtNeffFormat = "neff";
+constexpr const char *kPjrtTpuExecutableFormat = "tpu-executable";
+
 /// An argument or result of a kernel's program: a dense row-major tensor.
 struct PjrtTensorDesc {
   DType elementType = DType::F32;

@@ -7,7 +7,6 @@
 #include "hal/Device.h"
 
 #include <algorithm>
-#include <dlfcn.h>
 #include <map>
 #include <mutex>
 
@@ -69,16 +68,4 @@ std::vector<std::string> orx::hal::getDriverNames() {
   for (const auto &entry : registry.factories)
     names.push_back(entry.first);
   return names;
-}
-
-void *orx::hal::openVendorLibrary(const std::string &path,
-                                  std::string &reason) {
-  if (void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))
-    return handle;
-  // dlerror() usually starts with the path; do not repeat it.
-  const char *text = ::dlerror();
-  reason = text ? text : "cannot be opened";
-  if (reason.rfind(path + ": ", 0) == 0)
-    reason.erase(0, path.size() + 2);
-  return nullptr;
 }

@@ -32,9 +32,16 @@ using namespace mlir::orchestra;
 static constexpr StringLiteral kPluginKey = "pjrt_plugin";
 static constexpr StringLiteral kVersionKey = "stablehlo_version";
 static constexpr StringLiteral kNeuronAotKey = "neuron_aot";
+static constexpr StringLiteral kTpuAotKey = "tpu_aot";
+static constexpr StringLiteral kTpuTopologyKey = "tpu_topology";
 static constexpr StringLiteral kLogicalCoresKey = "logical_core_count";
 static constexpr StringLiteral kBridgeName = "orchestra-stablehlo-bridge";
 static constexpr StringLiteral kNeuronCompilerName = "neuronx-cc";
+static constexpr StringLiteral kPjrtCompileName = "orchestra-pjrt-compile";
+/// orchestra-pjrt-compile's exit status when it finds no plugin.
+static constexpr int kPjrtCompileNoPlugin = 3;
+/// The arch whose kernels libtpu also compiles.
+static constexpr StringLiteral kTpuArch = "google_tpu_v5e";
 /// The arch whose kernels neuronx-cc also compiles.
 static constexpr StringLiteral kTrainiumArch = "aws_trainium2";
 
@@ -71,11 +78,11 @@ static std::optional<std::string> findTool(StringRef name, StringRef option,
   return std::nullopt;
 }
 
-/// Runs `program` with `args` (the program first) for at most `seconds`;
-/// on failure returns what it printed (stdout and stderr), else the
-/// launcher's message.
+/// Runs `args` (the program first) for at most `seconds`; on failure sets
+/// `failure` to what it printed (stdout and stderr), else the launcher's
+/// message. `exitStatus`, when given, receives the exit status.
 static LogicalResult runTool(ArrayRef<StringRef> args, unsigned seconds,
-                             std::string &failure) {
+                             std::string &failure, int *exitStatus = nullptr) {
   SmallString<128> log;
   if (llvm::sys::fs::createTemporaryFile("orchestra-tool", "log", log)) {
     failure = "cannot create a temporary file";
@@ -90,6 +97,8 @@ static LogicalResult runTool(ArrayRef<StringRef> args, unsigned seconds,
   int status = llvm::sys::ExecuteAndWait(args.front(), args, std::nullopt,
                                          redirects, seconds,
                                          /*MemoryLimit=*/0, &message);
+  if (exitStatus)
+    *exitStatus = status;
   if (status == 0)
     return success();
   if (auto buffer = llvm::MemoryBuffer::getFile(log))
@@ -141,6 +150,15 @@ private:
   FailureOr<Programs> serialize(func::FuncOp func, StringRef text,
                                 StringRef bridgePath, StringRef version,
                                 bool hloProto);
+  /// Compiles every kernel of `bundle` ahead of time for the TPU topology
+  /// `topology` with orchestra-pjrt-compile (libtpu); `mode` "auto" or
+  /// "require" (see the pass description).
+  LogicalResult compileForTpu(ModuleOp module, orx::PjrtBundle &bundle,
+                              StringRef topology, StringRef mode,
+                              StringRef dumpDir);
+  /// The newest StableHLO version the PJRT plugin `plugin` reads, asked of it
+  /// with orchestra-pjrt-compile.
+  FailureOr<std::string> askPluginVersion(ModuleOp module, StringRef plugin);
   /// Compiles `hloProto` with neuronx-cc into a NEFF.
   FailureOr<std::vector<uint8_t>> compileNeff(func::FuncOp func,
                                               ArrayRef<uint8_t> hloProto,
@@ -229,6 +247,156 @@ FailureOr<std::vector<uint8_t>> StableHLOEmitBinaryPass::compileNeff(
   return neff;
 }
 
+LogicalResult StableHLOEmitBinaryPass::compileForTpu(ModuleOp module,
+                                                     orx::PjrtBundle &bundle,
+                                                     StringRef topology,
+                                                     StringRef mode,
+                                                     StringRef dumpDir) {
+  bool required = mode == "require";
+  std::string error;
+  std::optional<std::string> tool = findTool(
+      kPjrtCompileName, pjrtCompileOption, "ORCHESTRA_PJRT_COMPILE", error);
+  if (!error.empty())
+    return module.emitError() << error;
+  if (!tool) {
+    std::string why = ("cannot find " + kPjrtCompileName +
+                       " (beside the compiler, on PATH, or in "
+                       "$ORCHESTRA_PJRT_COMPILE; it is built with the "
+                       "runtime's pjrt driver)")
+                          .str();
+    if (required)
+      return module.emitError()
+             << why << "; the device's tpu_aot = \"require\"";
+    module.emitRemark() << why
+                        << ": the TPU kernels are stored as portable "
+                           "StableHLO only";
+    return success();
+  }
+
+  // One run for every kernel: the plugin is loaded once.
+  SmallVector<SmallString<128>> files;
+  llvm::scope_exit cleanUp([&] {
+    for (const SmallString<128> &path : files)
+      llvm::sys::fs::remove(path);
+  });
+  SmallVector<std::string> pairs;
+  for (const orx::PjrtKernelDesc &kernel : bundle.kernels) {
+    SmallString<128> &program = files.emplace_back();
+    SmallString<128> &executable = files.emplace_back();
+    if (llvm::sys::fs::createTemporaryFile("orchestra-tpu", "mlirbc",
+                                           program) ||
+        llvm::sys::fs::createTemporaryFile("orchestra-tpu", "tpu", executable))
+      return module.emitError()
+             << "cannot create temporary files for " << kPjrtCompileName;
+    if (failed(writeFile(
+            module, program,
+            StringRef(reinterpret_cast<const char *>(kernel.program.data()),
+                      kernel.program.size()))))
+      return failure();
+    pairs.push_back((program + "=" + executable).str());
+  }
+  SmallVector<StringRef> args = {*tool, "--topology", topology};
+  for (const std::string &pair : pairs)
+    args.push_back(pair);
+  std::string message;
+  int status = 0;
+  if (failed(runTool(args, /*seconds=*/3600, message, &status))) {
+    // The tool's own error, without what libtpu logged before it.
+    std::string prefix = (kPjrtCompileName + ": error: ").str();
+    if (size_t at = message.rfind(prefix); at != std::string::npos)
+      message = message.substr(at);
+    if (status == kPjrtCompileNoPlugin && !required) {
+      module.emitRemark() << message
+                          << ": the TPU kernels are stored as portable "
+                             "StableHLO only";
+      return success();
+    }
+    return module.emitError()
+           << "cannot compile the TPU kernels ahead of time for topology '"
+           << topology << "': " << message;
+  }
+  for (auto [i, kernel] : llvm::enumerate(bundle.kernels)) {
+    kernel.aotBinary = readFile(files[2 * i + 1]);
+    if (kernel.aotBinary.empty())
+      return module.emitError() << kPjrtCompileName << " wrote no executable "
+                                << "for kernel '" << kernel.symbol << "'";
+    kernel.aotFormat = orx::kPjrtTpuExecutableFormat;
+    if (!dumpDir.empty()) {
+      SmallString<256> path(dumpDir);
+      llvm::sys::path::append(
+          path,
+          StringRef(kernel.symbol)
+                  .drop_front(StringRef(orx::kKernelSymbolPrefix).size()) +
+              "." + orx::kPjrtTpuExecutableFormat);
+      if (failed(writeFile(
+              module, path,
+              StringRef(reinterpret_cast<const char *>(kernel.aotBinary.data()),
+                        kernel.aotBinary.size()))))
+        return failure();
+    }
+  }
+  return success();
+}
+
+FailureOr<std::string>
+StableHLOEmitBinaryPass::askPluginVersion(ModuleOp module, StringRef plugin) {
+  std::string what = "stablehlo_version = \"plugin\"";
+  // The plugin the run will load: $ORCHESTRA_PJRT_PLUGIN wins, as there.
+  std::string path = plugin.str();
+  if (std::optional<std::string> env =
+          llvm::sys::Process::GetEnv("ORCHESTRA_PJRT_PLUGIN"))
+    if (!env->empty())
+      path = *env;
+  if (path.empty())
+    return module.emitError()
+           << what << " needs the device's pjrt_plugin or "
+           << "$ORCHESTRA_PJRT_PLUGIN to name the plugin to ask";
+  std::string error;
+  std::optional<std::string> tool = findTool(
+      kPjrtCompileName, pjrtCompileOption, "ORCHESTRA_PJRT_COMPILE", error);
+  if (!tool)
+    return module.emitError()
+           << what << ": "
+           << (error.empty() ? "cannot find " + kPjrtCompileName.str() +
+                                   " to ask the plugin"
+                             : error);
+  SmallString<128> out;
+  if (llvm::sys::fs::createTemporaryFile("orchestra-version", "txt", out))
+    return module.emitError() << "cannot create a temporary file";
+  llvm::scope_exit removeOut([&] { llvm::sys::fs::remove(out); });
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(out),
+                                          std::nullopt};
+  SmallVector<StringRef> args = {*tool, "--plugin", path,
+                                 "--stablehlo-version"};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*tool, args, std::nullopt, redirects,
+                                         /*SecondsToWait=*/120,
+                                         /*MemoryLimit=*/0, &message);
+  std::string version;
+  if (auto buffer = llvm::MemoryBuffer::getFile(out))
+    version = StringRef((*buffer)->getBuffer()).trim().str();
+  if (status != 0 || version.empty())
+    return module.emitError()
+           << what << ": cannot ask the PJRT plugin '" << path
+           << "' which StableHLO versions it reads ("
+           << (message.empty() ? "see the message above" : message) << ")";
+  return version;
+}
+
+/// What a TPU host needs to run a bundle, recorded in it.
+static std::string getTpuRequirements(StringRef topology, bool compiled) {
+  std::string text = "a Cloud TPU host with libtpu (Python package libtpu) "
+                     "as the PJRT plugin, named by the device's pjrt_plugin "
+                     "key or $ORCHESTRA_PJRT_PLUGIN";
+  if (compiled)
+    text += "; each kernel also carries the executable libtpu compiled "
+            "ahead of time for topology " +
+            topology.str() +
+            ", which the pjrt driver loads on a TPU without compiling "
+            "(another plugin compiles the portable StableHLO)";
+  return text;
+}
+
 /// What a Trainium host needs to run a bundle, recorded in it.
 static std::string getTrainiumRequirements(int64_t logicalCores,
                                            bool withNeff) {
@@ -261,6 +429,9 @@ void StableHLOEmitBinaryPass::runOnOperation() {
   bool trainium = bundle.platform == kTrainiumArch;
   std::string neuronAot = trainium ? "auto" : "off";
   int64_t logicalCores = 2;
+  // TPU: executables compiled ahead of time by libtpu ("off" by default).
+  std::string tpuAot = "off";
+  std::string tpuTopology = "v5e:1x1";
   if (target) {
     if (auto plugin = target.getAs<StringAttr>(kPluginKey))
       bundle.plugin = plugin.str();
@@ -270,12 +441,23 @@ void StableHLOEmitBinaryPass::runOnOperation() {
       neuronAot = aot.str();
     if (auto cores = target.getAs<IntegerAttr>(kLogicalCoresKey))
       logicalCores = cores.getInt();
+    if (auto aot = target.getAs<StringAttr>(kTpuAotKey))
+      tpuAot = aot.str();
+    if (auto topology = target.getAs<StringAttr>(kTpuTopologyKey))
+      tpuTopology = topology.str();
   }
   std::string dumpDir;
   if (auto dir = module->getAttrOfType<StringAttr>(attr::kDeviceCodeDir)) {
     SmallString<256> path(dir.getValue());
     llvm::sys::path::append(path, module.getSymName().value_or("kernels"));
     dumpDir = path.str().str();
+  }
+
+  if (version == "plugin") {
+    FailureOr<std::string> reported = askPluginVersion(module, bundle.plugin);
+    if (failed(reported))
+      return signalPassFailure();
+    version = *reported;
   }
 
   std::string error;
@@ -365,7 +547,7 @@ void StableHLOEmitBinaryPass::runOnOperation() {
           compileNeff(func, programs->hloProto, *neuronCompiler, logicalCores);
       if (failed(neff))
         return signalPassFailure();
-      kernel.aotFormat = "neff";
+      kernel.aotFormat = orx::kPjrtNeffFormat;
       kernel.aotBinary = std::move(*neff);
     }
     if (!dumpDir.empty()) {
@@ -393,6 +575,15 @@ void StableHLOEmitBinaryPass::runOnOperation() {
     }
     bundle.kernels.push_back(std::move(kernel));
     kernels.push_back(StringAttr::get(ctx, func.getSymName()));
+  }
+
+  if (bundle.platform == kTpuArch) {
+    if (tpuAot != "off" &&
+        failed(compileForTpu(module, bundle, tpuTopology, tpuAot, dumpDir)))
+      return signalPassFailure();
+    bool compiled =
+        !bundle.kernels.empty() && !bundle.kernels.front().aotBinary.empty();
+    bundle.requirements = getTpuRequirements(tpuTopology, compiled);
   }
 
   std::vector<uint8_t> bytes = orx::serializePjrtBundle(bundle);

@@ -244,36 +244,56 @@ const PjrtExecutable *PjrtDevice::compile(const PjrtKernelDesc &kernel,
                      "' of kernel binary " + std::to_string(binaryIndex) +
                      " for " + description + " with the " + plugin.describe();
 
-  PJRT_Program program = ORX_PJRT_ARGS(PJRT_Program);
-  // The plugin only reads the code.
-  program.code =
-      const_cast<char *>(reinterpret_cast<const char *>(kernel.program.data()));
-  program.code_size = kernel.program.size();
-  program.format = kernel.programFormat.data();
-  program.format_size = kernel.programFormat.size();
-  PJRT_Client_Compile_Args args = ORX_PJRT_ARGS(PJRT_Client_Compile_Args);
-  args.client = client->getClient();
-  args.program = &program;
-  const uint8_t *options = kernel.compileOptions.data();
-  size_t optionsSize = kernel.compileOptions.size();
-  if (kernel.compileOptions.empty()) {
-    options = kDefaultCompileOptions;
-    optionsSize = sizeof(kDefaultCompileOptions);
+  PJRT_LoadedExecutable *loaded = nullptr;
+  // A TPU executable compiled ahead of time for this platform is loaded as
+  // is; where the plugin refuses it (another libtpu, another topology), the
+  // portable program is compiled instead.
+  if (kernel.aotFormat == kPjrtTpuExecutableFormat &&
+      client->getPlatform() == "tpu" &&
+      ORX_PJRT_HAS(api, PJRT_Executable_DeserializeAndLoad)) {
+    PJRT_Executable_DeserializeAndLoad_Args load =
+        ORX_PJRT_ARGS(PJRT_Executable_DeserializeAndLoad_Args);
+    load.client = client->getClient();
+    load.serialized_executable =
+        reinterpret_cast<const char *>(kernel.aotBinary.data());
+    load.serialized_executable_size = kernel.aotBinary.size();
+    std::string refused;
+    if (plugin.check(api.PJRT_Executable_DeserializeAndLoad(&load),
+                     "PJRT_Executable_DeserializeAndLoad", refused, what))
+      loaded = load.loaded_executable;
   }
-  args.compile_options = reinterpret_cast<const char *>(options);
-  args.compile_options_size = optionsSize;
-  if (!plugin.check(api.PJRT_Client_Compile(&args), "PJRT_Client_Compile",
-                    error, what)) {
-    if (!plugin.stablehloCurrentVersion.empty())
-      error += " (the plugin reads StableHLO " +
-               (plugin.stablehloMinimumVersion.empty()
-                    ? std::string("up to ")
-                    : plugin.stablehloMinimumVersion + " to ") +
-               plugin.stablehloCurrentVersion + ")";
-    executables.erase({binaryIndex, kernel.symbol});
-    return nullptr;
+  if (!loaded) {
+    PJRT_Program program = ORX_PJRT_ARGS(PJRT_Program);
+    // The plugin only reads the code.
+    program.code = const_cast<char *>(
+        reinterpret_cast<const char *>(kernel.program.data()));
+    program.code_size = kernel.program.size();
+    program.format = kernel.programFormat.data();
+    program.format_size = kernel.programFormat.size();
+    PJRT_Client_Compile_Args args = ORX_PJRT_ARGS(PJRT_Client_Compile_Args);
+    args.client = client->getClient();
+    args.program = &program;
+    const uint8_t *options = kernel.compileOptions.data();
+    size_t optionsSize = kernel.compileOptions.size();
+    if (kernel.compileOptions.empty()) {
+      options = kDefaultCompileOptions;
+      optionsSize = sizeof(kDefaultCompileOptions);
+    }
+    args.compile_options = reinterpret_cast<const char *>(options);
+    args.compile_options_size = optionsSize;
+    if (!plugin.check(api.PJRT_Client_Compile(&args), "PJRT_Client_Compile",
+                      error, what)) {
+      if (!plugin.stablehloCurrentVersion.empty())
+        error += " (the plugin reads StableHLO " +
+                 (plugin.stablehloMinimumVersion.empty()
+                      ? std::string("up to ")
+                      : plugin.stablehloMinimumVersion + " to ") +
+                 plugin.stablehloCurrentVersion + ")";
+      executables.erase({binaryIndex, kernel.symbol});
+      return nullptr;
+    }
+    loaded = args.executable;
   }
-  PJRT_LoadedExecutable *loaded = args.executable;
   // Cached only once it passes the checks below.
   auto reject = [&]() -> const PjrtExecutable * {
     destroyExecutable(plugin, loaded);

@@ -379,12 +379,25 @@ def StableHLOEmitBinary
     bridge (`neuronx-cc` option, `$ORCHESTRA_NEURONX_CC`, beside the tool,
     PATH). The bundle records what a Trainium host needs to run it
     (`orchestra-run --describe` shows it).
+
+    On `google_tpu_v5e` kernel modules whose device's `tpu_aot` key is
+    `auto` or `require` (default `off`), `orchestra-pjrt-compile` (found
+    like the bridge: `pjrt-compile` option, `$ORCHESTRA_PJRT_COMPILE`,
+    beside the tool, PATH) compiles every kernel's portable artifact ahead
+    of time with libtpu for the TPU topology of the `tpu_topology` key
+    (default `v5e:1x1`), without a TPU, and the bundle carries each
+    serialized executable (`tpu-executable`), which the `pjrt` driver loads
+    on a TPU instead of compiling. With `auto`, a missing tool or libtpu is
+    a remark; with `require`, an error.
   }];
   let options = [
     Option<"bridge", "bridge", "std::string", /*default=*/"\"\"",
            "The orchestra-stablehlo-bridge to run">,
     Option<"neuronCompilerOption", "neuronx-cc", "std::string",
            /*default=*/"\"\"", "The neuronx-cc to run for Trainium kernels">,
+    Option<"pjrtCompileOption", "pjrt-compile", "std::string",
+           /*default=*/"\"\"",
+           "The orchestra-pjrt-compile to run for TPU kernels">,
     Option<"stablehloVersion", "stablehlo-version", "std::string",
            /*default=*/"\"1.0.0\"",
            "StableHLO version of the portable artifacts when the device "
