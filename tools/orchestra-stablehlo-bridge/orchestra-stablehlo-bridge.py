@@ -14,12 +14,17 @@ producers.
                              [--hlo-proto kernel.hlo.pb]
   orchestra-stablehlo-bridge --check kernel.mlir
   orchestra-stablehlo-bridge --versions
+  orchestra-stablehlo-bridge --check-nki kernel.py --inputs N
 
 --target takes a version, `current` (the parser's) or `minimum` (the oldest it
 can write); a version newer than the parser's is capped to it, so the target
 may be the version a PJRT plugin reports. --hlo-proto also writes the module
 as an XLA HloModuleProto (XLA's own converter), the input of
-`neuronx-cc compile --framework XLA`. Exit status: 0, or 1 with the
+`neuronx-cc compile --framework XLA`. --check-nki parses the Python source of a
+Neuron Kernel Interface kernel (a task's nki_source) and prints the name of
+the kernel it defines: the top-level function decorated with @nki.jit (or
+@jit, @nki.baremetal, @baremetal), or the only top-level function, which must
+take N tensor parameters. Exit status: 0, or 1 with the
 parser's message (file:line:col: error: ...) on stderr.
 """
 
@@ -73,6 +78,66 @@ def to_hlo_proto(text, name):
         fail(f"cannot convert '{name}' to an HLO module: {error}")
 
 
+NKI_DECORATORS = {"jit", "baremetal", "benchmark"}
+
+
+def decorator_name(node):
+    """The last name of a decorator: nki.jit -> jit, jit(...) -> jit."""
+    import ast
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+def check_nki(path, inputs, name):
+    """Prints the kernel an NKI source defines; exits 1 with the reason.
+    Messages call the source `name` (else its path)."""
+    import ast
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as error:
+        fail(f"cannot read '{path}': {error}")
+    shown = name or path
+    try:
+        tree = ast.parse(text, filename=shown)
+    except SyntaxError as error:
+        print(f"{shown}:{error.lineno}:{error.offset or 0}: error: "
+              f"{error.msg} (the NKI source is not Python)", file=sys.stderr)
+        return 1
+    functions = [node for node in tree.body
+                 if isinstance(node, ast.FunctionDef)]
+    kernels = [f for f in functions
+               if any(decorator_name(d) in NKI_DECORATORS
+                      for d in f.decorator_list)]
+    if not kernels and len(functions) == 1:
+        kernels = functions
+    if not kernels:
+        fail(f"'{shown}' defines no NKI kernel: expected a top-level function "
+             f"decorated with @nki.jit" +
+             (f" (it defines {', '.join(f.name for f in functions)})"
+              if functions else ""))
+    if len(kernels) > 1:
+        fail(f"'{shown}' defines {len(kernels)} NKI kernels "
+             f"({', '.join(k.name for k in kernels)}); a task runs one")
+    kernel = kernels[0]
+    parameters = kernel.args.posonlyargs + kernel.args.args
+    required = len(parameters) - len(kernel.args.defaults)
+    if kernel.args.vararg is None and not (required <= inputs <=
+                                           len(parameters)):
+        print(f"{shown}:{kernel.lineno}:{kernel.col_offset + 1}: error: NKI "
+              f"kernel '{kernel.name}' takes {len(parameters)} parameter(s)"
+              f"{f' ({required} without defaults)' if required != len(parameters) else ''}"
+              f"; the task passes {inputs} tensor(s)", file=sys.stderr)
+        return 1
+    print(kernel.name)
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(
         prog="orchestra-stablehlo-bridge",
@@ -91,7 +156,15 @@ def main():
                         help="only parse and verify")
     parser.add_argument("--versions", action="store_true",
                         help="print the current and minimum versions")
+    parser.add_argument("--check-nki", dest="check_nki", default="",
+                        help="check the NKI kernel source FILE")
+    parser.add_argument("--inputs", type=int, default=0,
+                        help="with --check-nki: the task's tensor inputs")
+    parser.add_argument("--name", default="",
+                        help="with --check-nki: the source's name in messages")
     args = parser.parse_args()
+    if args.check_nki:
+        return check_nki(args.check_nki, args.inputs, args.name)
 
     ir, stablehlo, ext = load()
     current = stablehlo.get_current_version()

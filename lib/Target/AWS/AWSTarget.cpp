@@ -43,7 +43,7 @@ void mlir::orchestra::registerAWSTargets(TargetRegistry &registry) {
       {"psum", MemoryScope::Kernel, "NeuronCore partial-sum buffer (PSUM)"},
   };
   trn2.defaultMemorySpace = "hbm";
-  setStableHLOLowering(trn2, "aws_trainium_strategy.mlir");
   trn2.acceptsNKISource = true;
+  setStableHLOLowering(trn2, "aws_trainium_strategy.mlir");
   llvm::cantFail(registry.registerTarget(std::move(trn2)));
 }

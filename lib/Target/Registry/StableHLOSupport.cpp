@@ -52,4 +52,8 @@ void mlir::orchestra::setStableHLOLowering(TargetInfo &info,
   // in a PJRT program bundle that the runtime's pjrt driver runs.
   info.loweringPipeline =
       "orchestra-lower-to-stablehlo,orchestra-stablehlo-emit-binary";
+  // NKI kernels first (orchestra-lower-nki-tasks), where the arch takes them.
+  if (info.acceptsNKISource)
+    info.loweringPipeline =
+        "orchestra-lower-nki-tasks," + info.loweringPipeline;
 }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ExternalTools.h"
 #include "orchestra/Artifact/DType.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
@@ -44,92 +45,6 @@ static constexpr int kPjrtCompileNoPlugin = 3;
 static constexpr StringLiteral kTpuArch = "google_tpu_v5e";
 /// The arch whose kernels neuronx-cc also compiles.
 static constexpr StringLiteral kTrainiumArch = "aws_trainium2";
-
-/// Finds the program `name`: `option`, else $`envVar`, else beside the
-/// running tool (build/bin, an install's bin), else on PATH. An option or
-/// variable that names no executable is an error (`error` set); found
-/// nowhere: std::nullopt with `error` empty.
-static std::optional<std::string> findTool(StringRef name, StringRef option,
-                                           StringRef envVar,
-                                           std::string &error) {
-  auto named = [&](StringRef path,
-                   const Twine &by) -> std::optional<std::string> {
-    if (llvm::sys::fs::can_execute(path))
-      return path.str();
-    error = (by + " names '" + path + "', which is not an executable " + name)
-                .str();
-    return std::nullopt;
-  };
-  if (!option.empty())
-    return named(option, "the " + name + " option");
-  if (std::optional<std::string> env = llvm::sys::Process::GetEnv(envVar))
-    if (!env->empty())
-      return named(*env, "$" + envVar);
-  static int anchor;
-  std::string self = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
-  if (!self.empty()) {
-    SmallString<256> beside(llvm::sys::path::parent_path(self));
-    llvm::sys::path::append(beside, name);
-    if (llvm::sys::fs::can_execute(beside))
-      return beside.str().str();
-  }
-  if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName(name))
-    return *onPath;
-  return std::nullopt;
-}
-
-/// Runs `args` (the program first) for at most `seconds`; on failure sets
-/// `failure` to what it printed (stdout and stderr), else the launcher's
-/// message. `exitStatus`, when given, receives the exit status.
-static LogicalResult runTool(ArrayRef<StringRef> args, unsigned seconds,
-                             std::string &failure, int *exitStatus = nullptr) {
-  SmallString<128> log;
-  if (llvm::sys::fs::createTemporaryFile("orchestra-tool", "log", log)) {
-    failure = "cannot create a temporary file";
-    return mlir::failure();
-  }
-  llvm::scope_exit removeLog([&] { llvm::sys::fs::remove(log); });
-  // Its output and errors both go to the log (the compiler's stdout may be
-  // the IR it prints).
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
-                                          StringRef(log)};
-  std::string message;
-  int status = llvm::sys::ExecuteAndWait(args.front(), args, std::nullopt,
-                                         redirects, seconds,
-                                         /*MemoryLimit=*/0, &message);
-  if (exitStatus)
-    *exitStatus = status;
-  if (status == 0)
-    return success();
-  if (auto buffer = llvm::MemoryBuffer::getFile(log))
-    failure = StringRef((*buffer)->getBuffer()).trim().str();
-  if (failure.empty())
-    failure =
-        !message.empty() ? message : "exit status " + std::to_string(status);
-  return mlir::failure();
-}
-
-/// Writes `content` to `path`.
-static LogicalResult writeFile(Operation *op, StringRef path,
-                               StringRef content) {
-  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        os << content;
-        return llvm::Error::success();
-      }))
-    return op->emitError() << "cannot write '" << path
-                           << "': " << llvm::toString(std::move(error));
-  return success();
-}
-
-/// Reads `path` whole, or nothing.
-static std::vector<uint8_t> readFile(StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-  if (!buffer)
-    return {};
-  StringRef bytes = (*buffer)->getBuffer();
-  return std::vector<uint8_t>(bytes.begin(), bytes.end());
-}
 
 namespace {
 class StableHLOEmitBinaryPass

@@ -57,6 +57,9 @@ inline constexpr llvm::StringLiteral kBinaryFormat = "orchestra.binary_format";
 inline constexpr llvm::StringLiteral kKernels = "orchestra.kernels";
 inline constexpr llvm::StringLiteral kRequiredFeatures =
     "orchestra.required_features";
+/// A kernel function whose code is the Python source of a Neuron Kernel
+/// Interface kernel (a task's `nki_source`, orchestra-outline-tasks).
+inline constexpr llvm::StringLiteral kNkiSource = "orchestra.nki_source";
 /// A kernel function written as a StableHLO module
 /// (orchestra-lower-to-stablehlo).
 inline constexpr llvm::StringLiteral kStableHLO = "orchestra.stablehlo";

@@ -349,6 +349,32 @@ def LowerToStableHLO
   ];
 }
 
+def LowerNKITasks : Pass<"orchestra-lower-nki-tasks", "::mlir::ModuleOp"> {
+  let summary = "Check and compile the NKI kernels of a kernel module's tasks";
+  let description = [{
+    Stage 7 for the archs that accept Neuron Kernel Interface kernels
+    (`aws_trainium2`), first in their lowering pipeline. A task's
+    `nki_source` (spec section 4.3) is the Python source of a kernel that
+    replaces the task's body; `orchestra-outline-tasks` keeps it on the
+    kernel function as `orchestra.nki_source`. For each such function this
+    pass checks the source with the bridge (`orchestra-stablehlo-bridge
+    --check-nki`, Python's own parser): it must be Python, define one kernel
+    (the top-level function decorated with `@nki.jit`, or the only
+    top-level function) and take the task's tensors; any other source is an
+    error that quotes the line.
+
+    Compiling the kernel needs the NKI compiler of AWS's Neuron SDK, which
+    is served only by AWS's own package index (PyPI's `nki`,
+    `neuronx-cc` and `libneuronxla` are placeholders that refuse to
+    import). This build cannot drive it: a checked kernel is an error that
+    says so, naming the kernel (docs/Passes/StableHLO.md).
+  }];
+  let options = [
+    Option<"bridge", "bridge", "std::string", /*default=*/"\"\"",
+           "The orchestra-stablehlo-bridge that checks the sources">,
+  ];
+}
+
 def StableHLOEmitBinary
     : Pass<"orchestra-stablehlo-emit-binary", "::mlir::ModuleOp"> {
   let summary = "Package a StableHLO kernel module as a PJRT program bundle";
