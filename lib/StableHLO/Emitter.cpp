@@ -264,6 +264,97 @@ HValue Writer::convert(HValue value, Type element) {
               RankedTensorType::get(value.type.getShape(), element));
 }
 
+HValue Writer::toUnsigned(HValue value) {
+  auto type = cast<IntegerType>(value.type.getElementType());
+  return emit(
+      "bitcast_convert", {value},
+      RankedTensorType::get(value.type.getShape(),
+                            IntegerType::get(type.getContext(), type.getWidth(),
+                                             IntegerType::Unsigned)));
+}
+
+HValue Writer::fromUnsigned(HValue value, Type signless) {
+  if (value.type.getElementType() == signless)
+    return value;
+  return emit("bitcast_convert", {value},
+              RankedTensorType::get(value.type.getShape(), signless));
+}
+
+/// The comparison direction of an unsigned cmpi predicate.
+static std::optional<StringRef> getUnsignedComparison(Operation *op) {
+  auto cmp = dyn_cast<arith::CmpIOp>(op);
+  if (!cmp)
+    return std::nullopt;
+  switch (cmp.getPredicate()) {
+  case arith::CmpIPredicate::ugt:
+    return StringRef("GT");
+  case arith::CmpIPredicate::uge:
+    return StringRef("GE");
+  case arith::CmpIPredicate::ult:
+    return StringRef("LT");
+  case arith::CmpIPredicate::ule:
+    return StringRef("LE");
+  default:
+    return std::nullopt;
+  }
+}
+
+FailureOr<HValue> Writer::emitUnsignedOp(Operation *inner,
+                                         ArrayRef<HValue> operands,
+                                         RankedTensorType type) {
+  Type from =
+      operands.empty() ? Type() : operands.front().type.getElementType();
+  Type to = type.getElementType();
+  auto isWideInt = [](Type t) { return t && t.isInteger() && !t.isInteger(1); };
+  auto onUnsigned = [&](StringRef name) -> HValue {
+    SmallVector<HValue> unsignedOperands;
+    for (const HValue &operand : operands)
+      unsignedOperands.push_back(toUnsigned(operand));
+    auto unsignedType = RankedTensorType::get(
+        type.getShape(), unsignedOperands.front().type.getElementType());
+    return fromUnsigned(emit(name, unsignedOperands, unsignedType), to);
+  };
+  if (isWideInt(from) &&
+      isa<arith::DivUIOp, arith::RemUIOp, arith::MaxUIOp, arith::MinUIOp>(
+          inner)) {
+    StringRef name = TypeSwitch<Operation *, StringRef>(inner)
+                         .Case<arith::DivUIOp>([](auto) { return "divide"; })
+                         .Case<arith::RemUIOp>([](auto) { return "remainder"; })
+                         .Case<arith::MaxUIOp>([](auto) { return "maximum"; })
+                         .Default([](Operation *) { return "minimum"; });
+    return onUnsigned(name);
+  }
+  if (std::optional<StringRef> direction = getUnsignedComparison(inner)) {
+    if (!isWideInt(from))
+      return failure();
+    SmallVector<HValue> unsignedOperands = {toUnsigned(operands[0]),
+                                            toUnsigned(operands[1])};
+    return emit("compare", unsignedOperands, type,
+                ("comparison_direction = #stablehlo<comparison_direction " +
+                 *direction +
+                 ">, compare_type = #stablehlo<comparison_type UNSIGNED>")
+                    .str());
+  }
+  // Conversions from and to unsigned integers: through uiN.
+  if (isa<arith::ExtUIOp, arith::UIToFPOp, arith::IndexCastUIOp>(inner) &&
+      isWideInt(from)) {
+    HValue source = toUnsigned(operands.front());
+    if (isa<FloatType>(to))
+      return convert(source, to);
+    auto width = cast<IntegerType>(to).getWidth();
+    Type unsignedTo =
+        IntegerType::get(to.getContext(), width, IntegerType::Unsigned);
+    return fromUnsigned(convert(source, unsignedTo), to);
+  }
+  if (isa<arith::FPToUIOp>(inner) && isWideInt(to)) {
+    Type unsignedTo =
+        IntegerType::get(to.getContext(), cast<IntegerType>(to).getWidth(),
+                         IntegerType::Unsigned);
+    return fromUnsigned(convert(operands.front(), unsignedTo), to);
+  }
+  return failure();
+}
+
 FailureOr<HValue> Writer::lookup(Operation *user, Value value) {
   auto it = values.find(value);
   if (it != values.end())
@@ -322,11 +413,12 @@ FailureOr<HValue> Writer::emitScalarOp(Operation *inner,
   auto type = RankedTensorType::get(shape, scalarType.getElementType());
   Type operandElement =
       operands.empty() ? Type() : operands.front().type.getElementType();
-  bool unsignedInt =
-      isa<arith::DivUIOp, arith::RemUIOp, arith::MaxUIOp, arith::MinUIOp,
-          arith::CeilDivUIOp, arith::FPToUIOp>(inner);
-  if (unsignedInt)
-    return fail(inner, "unsigned integer arithmetic is not converted yet");
+  if (FailureOr<HValue> unsignedResult = emitUnsignedOp(inner, operands, type);
+      succeeded(unsignedResult))
+    return *unsignedResult;
+  if (isa<arith::DivUIOp, arith::RemUIOp, arith::MaxUIOp, arith::MinUIOp,
+          arith::CeilDivUIOp, arith::FPToUIOp>(inner))
+    return fail(inner, "this unsigned integer op is not converted");
   // StableHLO's i1 is a boolean: its add is `or`, its maximum `or`, ...
   bool boolArithmetic =
       operandElement && operandElement.isInteger(1) &&

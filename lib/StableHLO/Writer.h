@@ -116,6 +116,16 @@ private:
   HValue broadcast(HValue value, ArrayRef<int64_t> shape,
                    ArrayRef<int64_t> dims);
   HValue convert(HValue value, Type element);
+  /// `value` of signless integers reinterpreted as unsigned ones of the same
+  /// width (`bitcast_convert`), and back to `signless`: StableHLO's signless
+  /// integers are signed, so unsigned arithmetic runs on uiN.
+  HValue toUnsigned(HValue value);
+  HValue fromUnsigned(HValue value, Type signless);
+  /// The unsigned form of an op on signless integers (divui, remui, maxui,
+  /// minui, unsigned comparisons and conversions), or failure when `inner`
+  /// is none.
+  FailureOr<HValue> emitUnsignedOp(Operation *inner, ArrayRef<HValue> operands,
+                                   RankedTensorType type);
   HValue withElement(const HValue &value, Type element) {
     return {value.name, RankedTensorType::get(value.type.getShape(), element)};
   }

@@ -185,14 +185,47 @@ func.func @window_generic(%x: tensor<1x8x8xf32>, %k: tensor<3x3xf32>, %o: tensor
 
 // -----
 
+// Unsigned integer ops run on uiN: StableHLO's signless integers are signed,
+// so their operands are reinterpreted (bitcast_convert) and the result
+// reinterpreted back; unsigned comparisons compare uiN; zero extensions and
+// unsigned conversions convert from uiN.
 #id2 = affine_map<(d0) -> (d0)>
-func.func @unsigned(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
+// CHECK-LABEL: func.func @unsigned
+// CHECK-SAME: \22stablehlo.bitcast_convert\22(%arg0) : (tensor<4xi32>) -> tensor<4xui32>
+// CHECK-SAME: \22stablehlo.bitcast_convert\22(%arg1) : (tensor<4xi32>) -> tensor<4xui32>
+// CHECK-SAME: \22stablehlo.divide\22({{%v[0-9]+}}, {{%v[0-9]+}}) : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xui32>
+// CHECK-SAME: \22stablehlo.bitcast_convert\22({{%v[0-9]+}}) : (tensor<4xui32>) -> tensor<4xi32>
+// CHECK-SAME: \22stablehlo.compare\22({{%v[0-9]+}}, {{%v[0-9]+}}) {comparison_direction = #stablehlo<comparison_direction LT>, compare_type = #stablehlo<comparison_type UNSIGNED>} : (tensor<4xui32>, tensor<4xui32>) -> tensor<4xi1>
+// CHECK-SAME: \22stablehlo.bitcast_convert\22(%arg2) : (tensor<4xi8>) -> tensor<4xui8>
+// CHECK-SAME: \22stablehlo.convert\22({{%v[0-9]+}}) : (tensor<4xui8>) -> tensor<4xui32>
+// CHECK-SAME: \22stablehlo.bitcast_convert\22({{%v[0-9]+}}) : (tensor<4xui32>) -> tensor<4xi32>
+// CHECK-SAME: \22stablehlo.convert\22({{%v[0-9]+}}) : (tensor<4xui8>) -> tensor<4xf32>
+func.func @unsigned(%x: tensor<4xi32>, %y: tensor<4xi32>, %z: tensor<4xi8>) -> (tensor<4xi32>, tensor<4xi1>, tensor<4xi32>, tensor<4xf32>) {
   %e = tensor.empty() : tensor<4xi32>
-  %r = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel"]}
+  %eb = tensor.empty() : tensor<4xi1>
+  %ef = tensor.empty() : tensor<4xf32>
+  %r:4 = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2, #id2, #id2, #id2], iterator_types = ["parallel"]}
+      ins(%x, %y, %z : tensor<4xi32>, tensor<4xi32>, tensor<4xi8>) outs(%e, %eb, %e, %ef : tensor<4xi32>, tensor<4xi1>, tensor<4xi32>, tensor<4xf32>) {
+  ^bb0(%a: i32, %b: i32, %c: i8, %o: i32, %ob: i1, %oz: i32, %of: f32):
+    %d = arith.divui %a, %b : i32
+    %l = arith.cmpi ult, %a, %b : i32
+    %w = arith.extui %c : i8 to i32
+    %f = arith.uitofp %c : i8 to f32
+    linalg.yield %d, %l, %w, %f : i32, i1, i32, f32
+  } -> (tensor<4xi32>, tensor<4xi1>, tensor<4xi32>, tensor<4xf32>)
+  return %r#0, %r#1, %r#2, %r#3 : tensor<4xi32>, tensor<4xi1>, tensor<4xi32>, tensor<4xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0) -> (d0)>
+func.func @ceildiv_unsigned(%x: tensor<4xi32>, %y: tensor<4xi32>) -> tensor<4xi32> {
+  %e = tensor.empty() : tensor<4xi32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel"]}
       ins(%x, %y : tensor<4xi32>, tensor<4xi32>) outs(%e : tensor<4xi32>) {
   ^bb0(%a: i32, %b: i32, %o: i32):
-    // expected-error @below {{cannot be lowered to StableHLO: unsigned integer arithmetic is not converted yet}}
-    %d = arith.divui %a, %b : i32
+    // expected-error @below {{cannot be lowered to StableHLO: this unsigned integer op is not converted}}
+    %d = arith.ceildivui %a, %b : i32
     linalg.yield %d : i32
   } -> tensor<4xi32>
   return %r : tensor<4xi32>
