@@ -12,6 +12,7 @@ producers.
 
   orchestra-stablehlo-bridge kernel.mlir -o kernel.mlirbc [--target 1.13.3]
                              [--hlo-proto kernel.hlo.pb]
+  orchestra-stablehlo-bridge [--target V] a.mlir=a.mlirbc[=a.hlo.pb] ...
   orchestra-stablehlo-bridge --check kernel.mlir
   orchestra-stablehlo-bridge --versions
   orchestra-stablehlo-bridge --check-nki kernel.py --inputs N
@@ -20,7 +21,9 @@ producers.
 can write); a version newer than the parser's is capped to it, so the target
 may be the version a PJRT plugin reports. --hlo-proto also writes the module
 as an XLA HloModuleProto (XLA's own converter), the input of
-`neuronx-cc compile --framework XLA`. --check-nki parses the Python source of a
+`neuronx-cc compile --framework XLA`. IN=OUT[=HLO] arguments convert a batch
+of modules in one run (the compiler's way: one Python start-up per kernel
+module), in order, stopping at the first that fails. --check-nki parses the Python source of a
 Neuron Kernel Interface kernel (a task's nki_source) and prints the name of
 the kernel it defines: the top-level function decorated with @nki.jit (or
 @jit, @nki.baremetal, @baremetal), or the only top-level function, which must
@@ -145,7 +148,9 @@ def main():
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("input", nargs="?", default="-",
-                        help="StableHLO text ('-': standard input)")
+                        help="StableHLO text ('-': standard input), or "
+                             "IN=OUT[=HLO]: a batch of modules")
+    parser.add_argument("more", nargs="*", help=argparse.SUPPRESS)
     parser.add_argument("-o", dest="output", default="",
                         help="the portable artifact to write")
     parser.add_argument("--target", default="current",
@@ -172,15 +177,6 @@ def main():
     if args.versions:
         print(f"current {current}\nminimum {minimum}")
         return 0
-    if not args.check and not args.output:
-        fail("no output: give -o FILE, or --check")
-
-    name = "<stdin>" if args.input == "-" else args.input
-    try:
-        text = (sys.stdin.read() if args.input == "-"
-                else open(args.input, encoding="utf-8").read())
-    except OSError as error:
-        fail(f"cannot read '{name}': {error.strerror}")
 
     if args.target == "current":
         target = current
@@ -192,6 +188,42 @@ def main():
             fail(f"target version {args.target} is older than the oldest "
                  f"this bridge writes ({minimum})")
         target = args.target if wanted <= parse_version(current) else current
+
+    # IN=OUT[=HLO] arguments: a batch, in order, stopping at the first
+    # module that fails (the caller finds it by its missing output).
+    batch = [arg.split("=") for arg in [args.input] + args.more
+             if "=" in arg]
+    if batch:
+        if args.output or args.hlo_proto or args.check or \
+                len(batch) != 1 + len(args.more):
+            fail("give either IN=OUT[=HLO] arguments or one input with -o")
+        for fields in batch:
+            if len(fields) not in (2, 3) or not all(fields):
+                fail(f"expected IN=OUT or IN=OUT=HLO, got '{'='.join(fields)}'")
+            status = convert(ir, stablehlo, ext, fields[0], fields[1],
+                             fields[2] if len(fields) == 3 else "", target,
+                             check=False)
+            if status:
+                return status
+        return 0
+    if args.more:
+        fail(f"unexpected argument '{args.more[0]}'")
+    if not args.check and not args.output:
+        fail("no output: give -o FILE, or --check")
+    return convert(ir, stablehlo, ext, args.input, args.output, args.hlo_proto,
+                   target, check=args.check)
+
+
+def convert(ir, stablehlo, ext, path, output, hlo_proto, target, check):
+    """Parses and verifies the StableHLO text at `path` ('-': stdin), then
+    writes its portable artifact for `target` to `output` (and the HLO
+    module to `hlo_proto`); returns the exit status."""
+    name = "<stdin>" if path == "-" else path
+    try:
+        text = (sys.stdin.read() if path == "-"
+                else open(path, encoding="utf-8").read())
+    except OSError as error:
+        fail(f"cannot read '{name}': {error.strerror}")
 
     with make_context(ir, stablehlo, ext):
         try:
@@ -207,24 +239,23 @@ def main():
             return 1
         if not module.operation.verify():
             fail(f"'{name}' does not verify")
-        if args.check:
+        if check:
             return 0
         try:
             artifact = stablehlo.serialize_portable_artifact(module, target)
         except Exception as error:  # the bindings raise ValueError
             fail(f"cannot write a portable artifact of '{name}' for StableHLO "
                  f"{target}: {error}")
-    outputs = [(args.output, artifact)]
-    if args.hlo_proto:
-        outputs.append((args.hlo_proto, to_hlo_proto(text, name)))
-    for path, data in outputs:
+    outputs = [(output, artifact)]
+    if hlo_proto:
+        outputs.append((hlo_proto, to_hlo_proto(text, name)))
+    for out, data in outputs:
         try:
-            with open(path, "wb") as f:
+            with open(out, "wb") as f:
                 f.write(data)
         except OSError as error:
-            fail(f"cannot write '{path}': {error.strerror}")
+            fail(f"cannot write '{out}': {error.strerror}")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -61,10 +61,11 @@ private:
     std::vector<uint8_t> portable;
     std::vector<uint8_t> hloProto;
   };
-  /// Runs the bridge on `text`; `hloProto`: also write the HLO module.
-  FailureOr<Programs> serialize(func::FuncOp func, StringRef text,
-                                StringRef bridgePath, StringRef version,
-                                bool hloProto);
+  /// Runs the bridge once on the StableHLO text of every kernel of `funcs`;
+  /// `hloProto`: also write their HLO modules.
+  FailureOr<std::vector<Programs>> serialize(ArrayRef<func::FuncOp> funcs,
+                                             StringRef bridgePath,
+                                             StringRef version, bool hloProto);
   /// Compiles every kernel of `bundle` ahead of time for the TPU topology
   /// `topology` with orchestra-pjrt-compile (libtpu); `mode` "auto" or
   /// "require" (see the pass description).
@@ -82,45 +83,58 @@ private:
 };
 } // namespace
 
-FailureOr<StableHLOEmitBinaryPass::Programs>
-StableHLOEmitBinaryPass::serialize(func::FuncOp func, StringRef text,
+FailureOr<std::vector<StableHLOEmitBinaryPass::Programs>>
+StableHLOEmitBinaryPass::serialize(ArrayRef<func::FuncOp> funcs,
                                    StringRef bridgePath, StringRef version,
                                    bool hloProto) {
-  SmallString<128> input, output, hlo;
-  // Removed on every path, whichever were created.
-  llvm::scope_exit cleanUp([&] {
-    for (const SmallString<128> &path : {input, output, hlo})
-      if (!path.empty())
-        llvm::sys::fs::remove(path);
-  });
-  if (llvm::sys::fs::createTemporaryFile("orchestra-stablehlo", "mlir",
-                                         input) ||
-      llvm::sys::fs::createTemporaryFile("orchestra-stablehlo", "mlirbc",
-                                         output) ||
-      (hloProto &&
-       llvm::sys::fs::createTemporaryFile("orchestra-stablehlo", "pb", hlo)))
-    return func.emitError() << "cannot create temporary files for the bridge";
-  if (failed(writeFile(func, input, text)))
-    return failure();
-  SmallVector<StringRef> args = {bridgePath, input,      "-o",
-                                 output,     "--target", version};
-  if (hloProto)
-    args.append({"--hlo-proto", hlo});
-  std::string message;
-  if (failed(runTool(args, /*seconds=*/600, message)))
-    return func.emitError() << "the StableHLO bridge refused kernel '"
-                            << func.getSymName() << "': " << message;
-  Programs programs;
-  programs.portable = readFile(output);
-  if (programs.portable.empty())
-    return func.emitError() << "the StableHLO bridge wrote no artifact for '"
-                            << func.getSymName() << "'";
-  if (hloProto) {
-    programs.hloProto = readFile(hlo);
-    if (programs.hloProto.empty())
-      return func.emitError() << "the StableHLO bridge wrote no HLO module "
-                              << "for '" << func.getSymName() << "'";
+  if (funcs.empty())
+    return std::vector<Programs>();
+  Operation *module = funcs.front()->getParentOp();
+  // One file per kernel, named after it (the bridge's messages name it).
+  SmallString<128> dir;
+  if (llvm::sys::fs::createUniqueDirectory("orchestra-stablehlo", dir))
+    return module->emitError()
+           << "cannot create a temporary directory for the bridge";
+  llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(dir); });
+  auto pathOf = [&](func::FuncOp func, StringRef suffix) {
+    SmallString<128> path(dir);
+    llvm::sys::path::append(path, func.getSymName() + suffix);
+    return path.str().str();
+  };
+  std::vector<std::string> batch;
+  for (func::FuncOp func : funcs) {
+    auto text = func->getAttrOfType<StringAttr>(attr::kStableHLO);
+    if (failed(
+            writeFile(func, pathOf(func, ".stablehlo.mlir"), text.getValue())))
+      return failure();
+    std::string entry =
+        pathOf(func, ".stablehlo.mlir") + "=" + pathOf(func, ".mlirbc");
+    if (hloProto)
+      entry += "=" + pathOf(func, ".hlo.pb");
+    batch.push_back(std::move(entry));
   }
+  SmallVector<StringRef> args = {bridgePath, "--target", version};
+  for (const std::string &entry : batch)
+    args.push_back(entry);
+  std::string message;
+  LogicalResult ran = runTool(args, /*seconds=*/3600, message);
+  std::vector<Programs> programs;
+  for (func::FuncOp func : funcs) {
+    Programs &kernel = programs.emplace_back();
+    kernel.portable = readFile(pathOf(func, ".mlirbc"));
+    if (hloProto)
+      kernel.hloProto = readFile(pathOf(func, ".hlo.pb"));
+    // The bridge stops at the first kernel it refuses.
+    if (kernel.portable.empty() || (hloProto && kernel.hloProto.empty())) {
+      if (failed(ran))
+        return func.emitError() << "the StableHLO bridge refused kernel '"
+                                << func.getSymName() << "': " << message;
+      return func.emitError() << "the StableHLO bridge wrote no artifact for '"
+                              << func.getSymName() << "'";
+    }
+  }
+  if (failed(ran))
+    return module->emitError() << "the StableHLO bridge failed: " << message;
   return programs;
 }
 
@@ -376,7 +390,6 @@ void StableHLOEmitBinaryPass::runOnOperation() {
   }
 
   std::string error;
-  std::optional<std::string> bridgePath;
   std::optional<std::string> neuronCompiler;
   if (neuronAot != "off") {
     neuronCompiler = findTool(kNeuronCompilerName, neuronCompilerOption,
@@ -406,6 +419,7 @@ void StableHLOEmitBinaryPass::runOnOperation() {
         getTrainiumRequirements(logicalCores, neuronCompiler.has_value());
 
   SmallVector<Attribute> kernels;
+  SmallVector<func::FuncOp> funcs;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
@@ -437,35 +451,42 @@ void StableHLOEmitBinaryPass::runOnOperation() {
           desc.dims.assign(tensor.getShape().begin(), tensor.getShape().end());
         out->push_back(std::move(desc));
       }
+    bundle.kernels.push_back(std::move(kernel));
+    funcs.push_back(func);
+    kernels.push_back(StringAttr::get(ctx, func.getSymName()));
+  }
+
+  if (!funcs.empty()) {
+    std::optional<std::string> bridgePath =
+        findTool(kBridgeName, bridge, "ORCHESTRA_STABLEHLO_BRIDGE", error);
     if (!bridgePath) {
-      bridgePath =
-          findTool(kBridgeName, bridge, "ORCHESTRA_STABLEHLO_BRIDGE", error);
-      if (!bridgePath) {
-        if (error.empty())
-          error = ("cannot find " + kBridgeName +
-                   " (beside the compiler, on PATH, or in "
-                   "$ORCHESTRA_STABLEHLO_BRIDGE): it turns StableHLO kernels "
-                   "into portable artifacts")
-                      .str();
-        module.emitError() << error;
-        return signalPassFailure();
-      }
+      if (error.empty())
+        error = ("cannot find " + kBridgeName +
+                 " (beside the compiler, on PATH, or in "
+                 "$ORCHESTRA_STABLEHLO_BRIDGE): it turns StableHLO kernels "
+                 "into portable artifacts")
+                    .str();
+      module.emitError() << error;
+      return signalPassFailure();
     }
-    FailureOr<Programs> programs =
-        serialize(func, text.getValue(), *bridgePath, version,
+    FailureOr<std::vector<Programs>> programs =
+        serialize(funcs, *bridgePath, version,
                   /*hloProto=*/neuronCompiler.has_value());
     if (failed(programs))
       return signalPassFailure();
-    kernel.program = std::move(programs->portable);
-    if (neuronCompiler) {
-      FailureOr<std::vector<uint8_t>> neff =
-          compileNeff(func, programs->hloProto, *neuronCompiler, logicalCores);
-      if (failed(neff))
-        return signalPassFailure();
-      kernel.aotFormat = orx::kPjrtNeffFormat;
-      kernel.aotBinary = std::move(*neff);
-    }
-    if (!dumpDir.empty()) {
+    for (auto [func, kernel, program] :
+         llvm::zip(funcs, bundle.kernels, *programs)) {
+      kernel.program = std::move(program.portable);
+      if (neuronCompiler) {
+        FailureOr<std::vector<uint8_t>> neff =
+            compileNeff(func, program.hloProto, *neuronCompiler, logicalCores);
+        if (failed(neff))
+          return signalPassFailure();
+        kernel.aotFormat = orx::kPjrtNeffFormat;
+        kernel.aotBinary = std::move(*neff);
+      }
+      if (dumpDir.empty())
+        continue;
       if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir)) {
         func.emitError() << "cannot create '" << dumpDir
                          << "': " << ec.message();
@@ -478,18 +499,17 @@ void StableHLOEmitBinaryPass::runOnOperation() {
       SmallString<256> base(dumpDir);
       llvm::sys::path::append(base, func.getSymName());
       SmallVector<std::pair<std::string, StringRef>> files = {
-          {".stablehlo.mlir", text.getValue()},
+          {".stablehlo.mlir",
+           func->getAttrOfType<StringAttr>(attr::kStableHLO).getValue()},
           {".mlirbc", bytes(kernel.program)}};
-      if (!programs->hloProto.empty())
-        files.push_back({".hlo.pb", bytes(programs->hloProto)});
+      if (!program.hloProto.empty())
+        files.push_back({".hlo.pb", bytes(program.hloProto)});
       if (!kernel.aotBinary.empty())
         files.push_back({"." + kernel.aotFormat, bytes(kernel.aotBinary)});
       for (const auto &[suffix, content] : files)
         if (failed(writeFile(func, (base + suffix).str(), content)))
           return signalPassFailure();
     }
-    bundle.kernels.push_back(std::move(kernel));
-    kernels.push_back(StringAttr::get(ctx, func.getSymName()));
   }
 
   if (bundle.platform == kTpuArch) {

@@ -380,10 +380,10 @@ def StableHLOEmitBinary
   let summary = "Package a StableHLO kernel module as a PJRT program bundle";
   let description = [{
     Stage 8 for the StableHLO archs, after `orchestra-lower-to-stablehlo`. On
-    a kernel module, each kernel's StableHLO text goes through the bridge
-    (`orchestra-stablehlo-bridge`, run as a subprocess: the real StableHLO
-    parser checks it and writes a portable artifact for the target StableHLO
-    version); the artifacts, with each kernel's argument and result tensors,
+    a kernel module, the StableHLO text of every kernel goes through the
+    bridge (`orchestra-stablehlo-bridge`, run once per module as a
+    subprocess: the real StableHLO parser checks each and writes a portable
+    artifact for the target StableHLO version); the artifacts, with each kernel's argument and result tensors,
     become the module's binary, a PJRT program bundle (docs/Artifact.md) that
     the runtime's `pjrt` driver compiles with the PJRT plugin the device's
     `pjrt_plugin` target key names. The target version is the device's
