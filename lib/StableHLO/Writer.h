@@ -65,8 +65,9 @@ inline std::string i64Array(ArrayRef<int64_t> values) {
 }
 
 /// The precision_config of a dot_general or convolution accumulating in
-/// `acc`: f32 and f64 at full precision, which a TPU's XLA otherwise
-/// computes in one bf16 pass (its DEFAULT precision); empty for the others.
+/// `acc`: f32 and f64 at full precision, which a vendor compiler may
+/// otherwise compute in one bf16 pass (its DEFAULT precision on matrix
+/// units); empty for the others.
 inline std::string getPrecisionConfig(Type acc) {
   if (!acc.isF32() && !acc.isF64())
     return "";

@@ -23,7 +23,8 @@ may be the version a PJRT plugin reports. --hlo-proto also writes the module
 as an XLA HloModuleProto (XLA's own converter), the input of
 `neuronx-cc compile --framework XLA`. IN=OUT[=HLO] arguments convert a batch
 of modules in one run (the compiler's way: one Python start-up per kernel
-module), in order, stopping at the first that fails. --check-nki parses the Python source of a
+module), in order, stopping at the first that fails; with --hlo-only, IN=HLO
+arguments write only the HLO modules. --check-nki parses the Python source of a
 Neuron Kernel Interface kernel (a task's nki_source) and prints the name of
 the kernel it defines: the top-level function decorated with @nki.jit (or
 @jit, @nki.baremetal, @baremetal), or the only top-level function, which must
@@ -157,6 +158,8 @@ def main():
                         help="StableHLO version of the artifact")
     parser.add_argument("--hlo-proto", dest="hlo_proto", default="",
                         help="also write the module as an HloModuleProto")
+    parser.add_argument("--hlo-only", dest="hlo_only", action="store_true",
+                        help="IN=HLO batches: write only the HloModuleProtos")
     parser.add_argument("--check", action="store_true",
                         help="only parse and verify")
     parser.add_argument("--versions", action="store_true",
@@ -198,8 +201,12 @@ def main():
                 len(batch) != 1 + len(args.more):
             fail("give either IN=OUT[=HLO] arguments or one input with -o")
         for fields in batch:
-            if len(fields) not in (2, 3) or not all(fields):
-                fail(f"expected IN=OUT or IN=OUT=HLO, got '{'='.join(fields)}'")
+            if len(fields) not in (2, 3) or not all(fields) or \
+                    (args.hlo_only and len(fields) != 2):
+                fail(f"expected {'IN=HLO' if args.hlo_only else 'IN=OUT or IN=OUT=HLO'}, "
+                     f"got '{'='.join(fields)}'")
+            if args.hlo_only:
+                fields = [fields[0], "", fields[1]]
             status = convert(ir, stablehlo, ext, fields[0], fields[1],
                              fields[2] if len(fields) == 3 else "", target,
                              check=False)
@@ -241,12 +248,14 @@ def convert(ir, stablehlo, ext, path, output, hlo_proto, target, check):
             fail(f"'{name}' does not verify")
         if check:
             return 0
-        try:
-            artifact = stablehlo.serialize_portable_artifact(module, target)
-        except Exception as error:  # the bindings raise ValueError
-            fail(f"cannot write a portable artifact of '{name}' for StableHLO "
-                 f"{target}: {error}")
-    outputs = [(output, artifact)]
+        outputs = []
+        if output:
+            try:
+                artifact = stablehlo.serialize_portable_artifact(module, target)
+            except Exception as error:  # the bindings raise ValueError
+                fail(f"cannot write a portable artifact of '{name}' for "
+                     f"StableHLO {target}: {error}")
+            outputs.append((output, artifact))
     if hlo_proto:
         outputs.append((hlo_proto, to_hlo_proto(text, name)))
     for out, data in outputs:

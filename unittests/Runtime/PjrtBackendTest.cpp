@@ -213,7 +213,8 @@ TEST_F(PjrtFakeTest, LoadsTpuExecutablesOnATpu) {
   };
   auto withExecutable = [](const std::string &bytes) {
     PjrtBundle bundle = makeBundle("add");
-    bundle.kernels[0].aotFormat = kPjrtTpuExecutableFormat;
+    bundle.kernels[0].aotFormat =
+        std::string(kPjrtExecutableFormatPrefix) + "tpu";
     bundle.kernels[0].aotBinary.assign(bytes.begin(), bytes.end());
     return bundle;
   };

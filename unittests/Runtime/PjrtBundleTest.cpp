@@ -35,7 +35,7 @@ PjrtBundle makeBundle() {
   matmul.compileOptions = {0x1a, 0x04, 0x20, 0x01, 0x28, 0x01};
   matmul.args = {{DType::BF16, {4, 8}}, {DType::I1, {0, 3}}};
   matmul.results = {{DType::F64, {}}};
-  matmul.aotFormat = kPjrtTpuExecutableFormat;
+  matmul.aotFormat = std::string(kPjrtExecutableFormatPrefix) + "cpu";
   matmul.aotBinary = {1, 2, 3};
   PjrtKernelDesc constant;
   constant.symbol = "orx_kernel_constant";
@@ -91,7 +91,7 @@ TEST(PjrtBundleTest, RoundTrip) {
   EXPECT_EQ(matmul.results[0].elementType, DType::F64);
   EXPECT_TRUE(matmul.results[0].dims.empty());
   EXPECT_EQ(matmul.results[0].byteSize(), 8u);
-  EXPECT_EQ(matmul.aotFormat, "tpu-executable");
+  EXPECT_EQ(matmul.aotFormat, "pjrt-executable:cpu");
   EXPECT_EQ(matmul.aotBinary, (std::vector<uint8_t>{1, 2, 3}));
   const PjrtKernelDesc &constant = parsed.kernels[1];
   EXPECT_TRUE(constant.aotFormat.empty());

@@ -313,6 +313,18 @@ PJRT_Error *bufferDestroy(PJRT_Buffer_Destroy_Args *args) {
 }
 
 PJRT_Error *bufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args *args) {
+  // Its buffers are vectors: the host layout must be row-major (the most
+  // minor dimension last), as the driver asks for.
+  const PJRT_Buffer_MemoryLayout *layout = args->host_layout;
+  if (!layout)
+    return fail("fake plugin: no host layout (the device's may differ)");
+  if (layout->type != PJRT_Buffer_MemoryLayout_Type_Tiled ||
+      layout->tiled.num_tiles != 0)
+    return fail("fake plugin: the host layout is not an untiled one");
+  for (size_t d = 0; d < layout->tiled.minor_to_major_size; ++d)
+    if (layout->tiled.minor_to_major[d] !=
+        static_cast<int64_t>(layout->tiled.minor_to_major_size - 1 - d))
+      return fail("fake plugin: the host layout is not row-major");
   size_t bytes = args->src->data.size() * sizeof(float);
   if (!args->dst) {
     args->dst_size = bytes;

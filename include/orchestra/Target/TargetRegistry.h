@@ -192,9 +192,13 @@ bool isStableHLOExpressible(Operation *op);
 std::vector<TargetKeySpec> getPjrtTargetKeys(StringRef pluginHint);
 
 /// The strategy and lowering of the archs reached through StableHLO:
-/// stage 5 `strategyScript` with stablehlo_common.mlir, stage 7 StableHLO
-/// text, stage 8 portable artifacts in a PJRT program bundle.
-void setStableHLOLowering(TargetInfo &info, StringRef strategyScript);
+/// stage 5 `strategyScript` with stablehlo_common.mlir, stage 7 the
+/// backend's `beforeLowering` passes then StableHLO text, stage 8 the
+/// backend's `beforeEmit` passes (its vendor compiler's ahead-of-time
+/// binaries) then portable artifacts in a PJRT program bundle. The passes
+/// are comma-separated pipeline text; empty: none.
+void setStableHLOLowering(TargetInfo &info, StringRef strategyScript,
+                          StringRef beforeLowering, StringRef beforeEmit);
 
 } // namespace mlir::orchestra
 

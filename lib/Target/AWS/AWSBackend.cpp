@@ -4,12 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Target/AWS/Passes.h"
 #include "orchestra/Target/Backend.h"
 
-/// No passes, dialects or tuning yet: the backend's archs are registered
-/// (registerAWSTargets) but have no lowering pipeline.
+/// The passes of the Trainium lowering pipeline: NKI kernels and neuronx-cc
+/// (the rest is the core's StableHLO path).
 mlir::orchestra::TargetBackend mlir::orchestra::getAWSBackend() {
   TargetBackend backend;
   backend.name = "AWS";
+  backend.registerPasses = aws::registerOrchestraAWSPasses;
   return backend;
 }

@@ -35,7 +35,7 @@ void mlir::orchestra::registerAWSTargets(TargetRegistry &registry) {
   };
   for (TargetKeySpec &key : getPjrtTargetKeys(
            "libneuronpjrt.so for Trainium, from the Neuron SDK's libneuronxla "
-           "package"))
+           "package; another plugin may stand in for it"))
     trn2.keys.push_back(std::move(key));
   trn2.memorySpaces = {
       {"hbm", MemoryScope::Device, "device high-bandwidth memory"},
@@ -44,6 +44,8 @@ void mlir::orchestra::registerAWSTargets(TargetRegistry &registry) {
   };
   trn2.defaultMemorySpace = "hbm";
   trn2.acceptsNKISource = true;
-  setStableHLOLowering(trn2, "aws_trainium_strategy.mlir");
+  setStableHLOLowering(trn2, "aws_trainium_strategy.mlir",
+                       /*beforeLowering=*/"orchestra-lower-nki-tasks",
+                       /*beforeEmit=*/"orchestra-aws-compile-neff");
   llvm::cantFail(registry.registerTarget(std::move(trn2)));
 }

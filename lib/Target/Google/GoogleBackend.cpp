@@ -5,11 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Target/Backend.h"
+#include "orchestra/Target/Google/Passes.h"
 
-/// No passes, dialects or tuning yet: the backend's archs are registered
-/// (registerGoogleTargets) but have no lowering pipeline.
+/// The passes of the TPU lowering pipeline: ahead-of-time compilation with
+/// libtpu (the rest is the core's StableHLO path).
 mlir::orchestra::TargetBackend mlir::orchestra::getGoogleBackend() {
   TargetBackend backend;
   backend.name = "Google";
+  backend.registerPasses = google::registerOrchestraGooglePasses;
   return backend;
 }

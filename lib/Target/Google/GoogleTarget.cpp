@@ -37,13 +37,16 @@ void mlir::orchestra::registerGoogleTargets(TargetRegistry &registry) {
        std::nullopt,
        {}},
   };
-  for (TargetKeySpec &key :
-       getPjrtTargetKeys("libtpu.so for a TPU, from the libtpu package"))
+  for (TargetKeySpec &key : getPjrtTargetKeys(
+           "libtpu.so for a TPU, from the libtpu package; XLA's CPU "
+           "plugin xla_cpu_pjrt.so stands in for one"))
     tpu.keys.push_back(std::move(key));
   tpu.memorySpaces = {
       {"hbm", MemoryScope::Device, "TPU high-bandwidth memory"},
   };
   tpu.defaultMemorySpace = "hbm";
-  setStableHLOLowering(tpu, "google_tpu_strategy.mlir");
+  setStableHLOLowering(tpu, "google_tpu_strategy.mlir",
+                       /*beforeLowering=*/"",
+                       /*beforeEmit=*/"orchestra-google-compile-tpu");
   llvm::cantFail(registry.registerTarget(std::move(tpu)));
 }

@@ -22,9 +22,7 @@ mlir::orchestra::getPjrtTargetKeys(StringRef pluginHint) {
        /*required=*/false,
        ("The PJRT plugin that runs the device's programs: a path or a file "
         "name (" +
-        pluginHint +
-        "; XLA's CPU plugin xla_cpu_pjrt.so stands in for one); absent: "
-        "$ORCHESTRA_PJRT_PLUGIN at run time")
+        pluginHint + "); absent: $ORCHESTRA_PJRT_PLUGIN at run time")
            .str(),
        std::nullopt,
        {}},
@@ -40,7 +38,9 @@ mlir::orchestra::getPjrtTargetKeys(StringRef pluginHint) {
 }
 
 void mlir::orchestra::setStableHLOLowering(TargetInfo &info,
-                                           StringRef strategyScript) {
+                                           StringRef strategyScript,
+                                           StringRef beforeLowering,
+                                           StringRef beforeEmit) {
   info.executableFormat = ExecutableFormat::StableHLO;
   info.supportsOp = isStableHLOExpressible;
   info.runtimeDriver = "pjrt";
@@ -48,12 +48,13 @@ void mlir::orchestra::setStableHLOLowering(TargetInfo &info,
   info.strategyScript = strategyScript.str();
   info.strategyLibraries = {"stablehlo_common.mlir"};
   info.strategyEntryPoint = "__orchestra_" + info.arch + "_strategy";
-  // Stage 7: StableHLO text; stage 8: portable artifacts through the bridge,
-  // in a PJRT program bundle that the runtime's pjrt driver runs.
-  info.loweringPipeline =
-      "orchestra-lower-to-stablehlo,orchestra-stablehlo-emit-binary";
-  // NKI kernels first (orchestra-lower-nki-tasks), where the arch takes them.
-  if (info.acceptsNKISource)
-    info.loweringPipeline =
-        "orchestra-lower-nki-tasks," + info.loweringPipeline;
+  std::string pipeline;
+  for (StringRef pass :
+       {beforeLowering,
+        StringRef("orchestra-lower-to-"
+                  "stablehlo"),
+        beforeEmit, StringRef("orchestra-stablehlo-emit-binary")})
+    if (!pass.empty())
+      pipeline += (pipeline.empty() ? "" : ",") + pass.str();
+  info.loweringPipeline = pipeline;
 }

@@ -38,12 +38,13 @@ constexpr uint32_t kPjrtBundleVersion = 2;
 /// words of the PJRT C API.
 constexpr const char *kPjrtMlirProgramFormat = "mlir";
 
-/// Ahead-of-time binaries (PjrtKernelDesc::aotFormat): a Neuron executable
-/// from neuronx-cc, for the Neuron tools and runtime; a PJRT executable that
-/// libtpu compiled for a TPU topology and serialized, which the driver loads
-/// on a TPU (PJRT_Executable_DeserializeAndLoad) instead of compiling.
-constexpr const char *kPjrtNeffFormat = "neff";
-constexpr const char *kPjrtTpuExecutableFormat = "tpu-executable";
+/// The ahead-of-time format (PjrtKernelDesc::aotFormat) of a serialized PJRT
+/// executable, followed by the platform name of the plugin that compiled it
+/// ("pjrt-executable:<platform>"): the driver loads it
+/// (PJRT_Executable_DeserializeAndLoad) instead of compiling the program when
+/// its client has that platform. Other formats are the vendor's own, for its
+/// tools.
+constexpr const char *kPjrtExecutableFormatPrefix = "pjrt-executable:";
 
 /// An argument or result of a kernel's program: a dense row-major tensor.
 struct PjrtTensorDesc {
@@ -71,9 +72,8 @@ struct PjrtKernelDesc {
   std::vector<PjrtTensorDesc> args;
   std::vector<PjrtTensorDesc> results;
   /// What the vendor's own compiler made of `program` ahead of time, for a
-  /// host of the target ("neff": a Neuron executable from neuronx-cc);
-  /// empty: nothing. The driver runs `program`; this is for the target's
-  /// tools and runtime (docs/Passes/StableHLO.md).
+  /// host of the target (kPjrtExecutableFormatPrefix, or a vendor format
+  /// for the vendor's tools); empty: nothing (docs/Passes/StableHLO.md).
   std::string aotFormat;
   std::vector<uint8_t> aotBinary;
 };

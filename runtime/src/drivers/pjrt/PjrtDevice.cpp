@@ -245,11 +245,10 @@ const PjrtExecutable *PjrtDevice::compile(const PjrtKernelDesc &kernel,
                      " for " + description + " with the " + plugin.describe();
 
   PJRT_LoadedExecutable *loaded = nullptr;
-  // A TPU executable compiled ahead of time for this platform is loaded as
-  // is; where the plugin refuses it (another libtpu, another topology), the
-  // portable program is compiled instead.
-  if (kernel.aotFormat == kPjrtTpuExecutableFormat &&
-      client->getPlatform() == "tpu" &&
+  // An executable compiled ahead of time for this platform (libtpu's, for a
+  // TPU topology) is loaded as is; where the plugin refuses it (another
+  // plugin version, another topology), the program is compiled instead.
+  if (kernel.aotFormat == kPjrtExecutableFormatPrefix + client->getPlatform() &&
       ORX_PJRT_HAS(api, PJRT_Executable_DeserializeAndLoad)) {
     PJRT_Executable_DeserializeAndLoad_Args load =
         ORX_PJRT_ARGS(PJRT_Executable_DeserializeAndLoad_Args);
@@ -438,9 +437,22 @@ bool PjrtDevice::launch(hal::PreparedLaunch &prepared, const hal::StepEvents &,
   size_t firstOutput = kernel.args.size();
   for (size_t i = 0; i < kernel.results.size(); ++i) {
     std::string what = launch.name + ": result " + std::to_string(i);
+    // Row-major on the host, whatever layout the device chose for the
+    // result (a TPU may keep a matrix column-major or tiled): dimension
+    // rank-1 is the most minor.
+    size_t rank = kernel.results[i].dims.size();
+    std::vector<int64_t> minorToMajor(rank);
+    for (size_t d = 0; d < rank; ++d)
+      minorToMajor[d] = static_cast<int64_t>(rank - 1 - d);
+    PJRT_Buffer_MemoryLayout rowMajor = ORX_PJRT_ARGS(PJRT_Buffer_MemoryLayout);
+    rowMajor.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+    rowMajor.tiled = ORX_PJRT_ARGS(PJRT_Buffer_MemoryLayout_Tiled);
+    rowMajor.tiled.minor_to_major = minorToMajor.data();
+    rowMajor.tiled.minor_to_major_size = rank;
     PJRT_Buffer_ToHostBuffer_Args query =
         ORX_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args);
     query.src = buffers.outputs[i];
+    query.host_layout = &rowMajor;
     if (!plugin.check(api.PJRT_Buffer_ToHostBuffer(&query),
                       "PJRT_Buffer_ToHostBuffer", error, what))
       return false;
@@ -454,6 +466,7 @@ bool PjrtDevice::launch(hal::PreparedLaunch &prepared, const hal::StepEvents &,
     PJRT_Buffer_ToHostBuffer_Args copy =
         ORX_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args);
     copy.src = buffers.outputs[i];
+    copy.host_layout = &rowMajor;
     copy.dst = launch.buffers[firstOutput + i];
     copy.dst_size = bytes;
     if (!plugin.check(api.PJRT_Buffer_ToHostBuffer(&copy),

@@ -60,6 +60,15 @@ inline constexpr llvm::StringLiteral kRequiredFeatures =
 /// A kernel function whose code is the Python source of a Neuron Kernel
 /// Interface kernel (a task's `nki_source`, orchestra-outline-tasks).
 inline constexpr llvm::StringLiteral kNkiSource = "orchestra.nki_source";
+/// What a backend's vendor compiler made of a kernel function ahead of time
+/// (its format, and the bytes), which orchestra-stablehlo-emit-binary packs
+/// beside the kernel's program (orx::PjrtKernelDesc::aotFormat).
+inline constexpr llvm::StringLiteral kAotFormat = "orchestra.aot_format";
+inline constexpr llvm::StringLiteral kAotBinary = "orchestra.aot_binary";
+/// What a host of a kernel module's arch needs to run its binary, in words
+/// (orx::PjrtBundle::requirements), set by the arch's backend.
+inline constexpr llvm::StringLiteral kHostRequirements =
+    "orchestra.host_requirements";
 /// A kernel function written as a StableHLO module
 /// (orchestra-lower-to-stablehlo).
 inline constexpr llvm::StringLiteral kStableHLO = "orchestra.stablehlo";

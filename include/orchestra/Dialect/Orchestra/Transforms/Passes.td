@@ -349,32 +349,6 @@ def LowerToStableHLO
   ];
 }
 
-def LowerNKITasks : Pass<"orchestra-lower-nki-tasks", "::mlir::ModuleOp"> {
-  let summary = "Check and compile the NKI kernels of a kernel module's tasks";
-  let description = [{
-    Stage 7 for the archs that accept Neuron Kernel Interface kernels
-    (`aws_trainium2`), first in their lowering pipeline. A task's
-    `nki_source` (spec section 4.3) is the Python source of a kernel that
-    replaces the task's body; `orchestra-outline-tasks` keeps it on the
-    kernel function as `orchestra.nki_source`. For each such function this
-    pass checks the source with the bridge (`orchestra-stablehlo-bridge
-    --check-nki`, Python's own parser): it must be Python, define one kernel
-    (the top-level function decorated with `@nki.jit`, or the only
-    top-level function) and take the task's tensors; any other source is an
-    error that quotes the line.
-
-    Compiling the kernel needs the NKI compiler of AWS's Neuron SDK, which
-    is served only by AWS's own package index (PyPI's `nki`,
-    `neuronx-cc` and `libneuronxla` are placeholders that refuse to
-    import). This build cannot drive it: a checked kernel is an error that
-    says so, naming the kernel (docs/Passes/StableHLO.md).
-  }];
-  let options = [
-    Option<"bridge", "bridge", "std::string", /*default=*/"\"\"",
-           "The orchestra-stablehlo-bridge that checks the sources">,
-  ];
-}
-
 def StableHLOEmitBinary
     : Pass<"orchestra-stablehlo-emit-binary", "::mlir::ModuleOp"> {
   let summary = "Package a StableHLO kernel module as a PJRT program bundle";
@@ -383,47 +357,33 @@ def StableHLOEmitBinary
     a kernel module, the StableHLO text of every kernel goes through the
     bridge (`orchestra-stablehlo-bridge`, run once per module as a
     subprocess: the real StableHLO parser checks each and writes a portable
-    artifact for the target StableHLO version); the artifacts, with each kernel's argument and result tensors,
-    become the module's binary, a PJRT program bundle (docs/Artifact.md) that
-    the runtime's `pjrt` driver compiles with the PJRT plugin the device's
-    `pjrt_plugin` target key names. The target version is the device's
-    `stablehlo_version` key, else the pass option. With
-    `orchestra-compile --dump-device-code DIR`, each kernel's text and
-    artifact are also written there.
+    artifact for the target StableHLO version); the artifacts, with each
+    kernel's argument and result tensors, become the module's binary, a PJRT
+    program bundle (docs/Artifact.md) that the runtime's `pjrt` driver
+    compiles with the PJRT plugin the device's `pjrt_plugin` target key
+    names. The target version is the device's `stablehlo_version` key, else
+    the pass option; `"plugin"` asks the plugin at compile time
+    (`orchestra-pjrt-compile --stablehlo-version`, found like the bridge:
+    `pjrt-compile` option, `$ORCHESTRA_PJRT_COMPILE`, beside the tool,
+    PATH). With `orchestra-compile --dump-device-code DIR`, each kernel's
+    text and artifact are also written there.
+
+    A backend pass that runs before this one may leave on a kernel what its
+    vendor's compiler made of it ahead of time (`orchestra.aot_format`,
+    `orchestra.aot_binary`) and on the module what a host of the arch needs
+    (`orchestra.host_requirements`): both go into the bundle.
 
     The bridge is found from the `bridge` option, else
     `$ORCHESTRA_STABLEHLO_BRIDGE`, else beside the running tool, else on
     PATH; a missing or failing bridge is an error that says so.
-
-    On `aws_trainium2` kernel modules, the bridge also writes each kernel as
-    an XLA HloModuleProto, and `neuronx-cc compile --framework XLA --target
-    trn2 --logical-nc-config N --auto-cast none` (N: the device's
-    `logical_core_count`, default 2) compiles it into a NEFF that the bundle
-    carries beside the portable artifact, when the device's `neuron_aot` key
-    is `auto` (default: when neuronx-cc is found, else a remark) or
-    `require` (else an error); `off` skips it. neuronx-cc is found like the
-    bridge (`neuronx-cc` option, `$ORCHESTRA_NEURONX_CC`, beside the tool,
-    PATH). The bundle records what a Trainium host needs to run it
-    (`orchestra-run --describe` shows it).
-
-    On `google_tpu_v5e` kernel modules whose device's `tpu_aot` key is
-    `auto` or `require` (default `off`), `orchestra-pjrt-compile` (found
-    like the bridge: `pjrt-compile` option, `$ORCHESTRA_PJRT_COMPILE`,
-    beside the tool, PATH) compiles every kernel's portable artifact ahead
-    of time with libtpu for the TPU topology of the `tpu_topology` key
-    (default `v5e:1x1`), without a TPU, and the bundle carries each
-    serialized executable (`tpu-executable`), which the `pjrt` driver loads
-    on a TPU instead of compiling. With `auto`, a missing tool or libtpu is
-    a remark; with `require`, an error.
   }];
   let options = [
     Option<"bridge", "bridge", "std::string", /*default=*/"\"\"",
            "The orchestra-stablehlo-bridge to run">,
-    Option<"neuronCompilerOption", "neuronx-cc", "std::string",
-           /*default=*/"\"\"", "The neuronx-cc to run for Trainium kernels">,
     Option<"pjrtCompileOption", "pjrt-compile", "std::string",
            /*default=*/"\"\"",
-           "The orchestra-pjrt-compile to run for TPU kernels">,
+           "The orchestra-pjrt-compile that asks a plugin its StableHLO "
+           "version">,
     Option<"stablehloVersion", "stablehlo-version", "std::string",
            /*default=*/"\"1.0.0\"",
            "StableHLO version of the portable artifacts when the device "

@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ExternalTools.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
-#include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Support/ExternalTools.h"
+#include "orchestra/Target/AWS/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -15,10 +15,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
-namespace mlir::orchestra {
+namespace mlir::orchestra::aws {
 #define GEN_PASS_DEF_LOWERNKITASKS
-#include "orchestra/Dialect/Orchestra/Transforms/Passes.h.inc"
-} // namespace mlir::orchestra
+#include "orchestra/Target/AWS/Passes.h.inc"
+} // namespace mlir::orchestra::aws
 
 using namespace mlir;
 using namespace mlir::orchestra;
@@ -27,7 +27,7 @@ static constexpr StringLiteral kBridgeName = "orchestra-stablehlo-bridge";
 
 namespace {
 class LowerNKITasksPass
-    : public orchestra::impl::LowerNKITasksBase<LowerNKITasksPass> {
+    : public aws::impl::LowerNKITasksBase<LowerNKITasksPass> {
 public:
   using LowerNKITasksBase::LowerNKITasksBase;
 

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef ORCHESTRA_LIB_DIALECT_ORCHESTRA_TRANSFORMS_EXTERNALTOOLS_H
-#define ORCHESTRA_LIB_DIALECT_ORCHESTRA_TRANSFORMS_EXTERNALTOOLS_H
+#ifndef ORCHESTRA_SUPPORT_EXTERNALTOOLS_H
+#define ORCHESTRA_SUPPORT_EXTERNALTOOLS_H
 
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
@@ -44,4 +44,4 @@ std::vector<uint8_t> readFile(StringRef path);
 
 } // namespace mlir::orchestra
 
-#endif // ORCHESTRA_LIB_DIALECT_ORCHESTRA_TRANSFORMS_EXTERNALTOOLS_H
+#endif // ORCHESTRA_SUPPORT_EXTERNALTOOLS_H
