@@ -5,12 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/StableHLO/KernelFiles.h"
 #include "orchestra/Support/ExternalTools.h"
 #include "orchestra/Target/AWS/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -118,39 +118,23 @@ private:
                                   "compiles")
                                      .str()
                                : error);
-    SmallString<128> dir;
-    if (llvm::sys::fs::createUniqueDirectory("orchestra-neuron", dir))
-      return module.emitError() << "cannot create a temporary directory";
-    llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(dir); });
+    FailureOr<std::unique_ptr<stablehlo::KernelFiles>> files =
+        stablehlo::KernelFiles::create(funcs, "orchestra-neuron");
+    if (failed(files))
+      return failure();
     auto pathOf = [&](func::FuncOp func, StringRef suffix) {
-      SmallString<128> path(dir);
-      llvm::sys::path::append(path, func.getSymName() + suffix);
-      return path.str().str();
+      return (*files)->getPath(func, suffix);
     };
-    std::vector<std::string> batch;
-    for (func::FuncOp func : funcs) {
-      auto text = func->getAttrOfType<StringAttr>(attr::kStableHLO);
-      if (failed(writeFile(func, pathOf(func, ".stablehlo.mlir"),
-                           text.getValue())))
-        return failure();
-      batch.push_back(pathOf(func, ".stablehlo.mlir") + "=" +
-                      pathOf(func, ".hlo.pb"));
-    }
+    std::vector<std::string> batch = (*files)->getArguments(".hlo.pb");
     SmallVector<StringRef> args = {*bridgePath, "--hlo-only"};
     for (const std::string &entry : batch)
       args.push_back(entry);
     std::string message;
     LogicalResult ran = runTool(args, /*seconds=*/3600, message);
 
-    std::string dumpDir;
-    if (auto code = module->getAttrOfType<StringAttr>(attr::kDeviceCodeDir)) {
-      SmallString<256> path(code.getValue());
-      llvm::sys::path::append(path, module.getSymName().value_or("kernels"));
-      dumpDir = path.str().str();
-      if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
-        return module.emitError()
-               << "cannot create '" << dumpDir << "': " << ec.message();
-    }
+    FailureOr<std::string> dumpDir = stablehlo::getDeviceCodeDir(module);
+    if (failed(dumpDir))
+      return failure();
     std::string cores = std::to_string(logicalCores);
     for (func::FuncOp func : funcs) {
       std::string hlo = pathOf(func, ".hlo.pb");
@@ -181,9 +165,9 @@ private:
       func->setAttr(attr::kAotFormat,
                     StringAttr::get(&getContext(), kNeffFormat));
       func->setAttr(attr::kAotBinary, StringAttr::get(&getContext(), binary));
-      if (dumpDir.empty())
+      if (dumpDir->empty())
         continue;
-      SmallString<256> base(dumpDir);
+      SmallString<256> base(*dumpDir);
       llvm::sys::path::append(base, func.getSymName());
       std::vector<uint8_t> hloBytes = readFile(hlo);
       if (failed(writeFile(

@@ -5,12 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/StableHLO/KernelFiles.h"
 #include "orchestra/Support/ExternalTools.h"
 #include "orchestra/Target/Google/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -105,26 +105,13 @@ private:
       return false;
     }
 
-    SmallString<128> dir;
-    if (llvm::sys::fs::createUniqueDirectory("orchestra-tpu", dir))
-      return module.emitError() << "cannot create a temporary directory";
-    llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(dir); });
-    auto pathOf = [&](func::FuncOp func, StringRef suffix) {
-      SmallString<128> path(dir);
-      llvm::sys::path::append(path, func.getSymName() + suffix);
-      return path.str().str();
-    };
-    std::vector<std::string> pairs;
-    for (func::FuncOp func : funcs) {
-      // libtpu compiles the StableHLO text as it would the portable
-      // artifact the bundle carries.
-      auto text = func->getAttrOfType<StringAttr>(attr::kStableHLO);
-      if (failed(writeFile(func, pathOf(func, ".stablehlo.mlir"),
-                           text.getValue())))
-        return failure();
-      pairs.push_back(pathOf(func, ".stablehlo.mlir") + "=" +
-                      pathOf(func, ".tpu"));
-    }
+    // libtpu compiles the StableHLO text as it would the portable artifact
+    // the bundle carries.
+    FailureOr<std::unique_ptr<stablehlo::KernelFiles>> files =
+        stablehlo::KernelFiles::create(funcs, "orchestra-tpu");
+    if (failed(files))
+      return failure();
+    std::vector<std::string> pairs = (*files)->getArguments(".tpu");
     SmallVector<StringRef> args = {*tool, "--topology", topology};
     for (const std::string &pair : pairs)
       args.push_back(pair);
@@ -146,17 +133,11 @@ private:
              << topology << "': " << message;
     }
 
-    std::string dumpDir;
-    if (auto code = module->getAttrOfType<StringAttr>(attr::kDeviceCodeDir)) {
-      SmallString<256> path(code.getValue());
-      llvm::sys::path::append(path, module.getSymName().value_or("kernels"));
-      dumpDir = path.str().str();
-      if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
-        return module.emitError()
-               << "cannot create '" << dumpDir << "': " << ec.message();
-    }
+    FailureOr<std::string> dumpDir = stablehlo::getDeviceCodeDir(module);
+    if (failed(dumpDir))
+      return failure();
     for (func::FuncOp func : funcs) {
-      std::vector<uint8_t> bytes = readFile(pathOf(func, ".tpu"));
+      std::vector<uint8_t> bytes = readFile((*files)->getPath(func, ".tpu"));
       if (bytes.empty())
         return func.emitError() << kPjrtCompileName << " wrote no executable "
                                 << "for kernel '" << func.getSymName() << "'";
@@ -165,9 +146,9 @@ private:
       func->setAttr(attr::kAotFormat,
                     StringAttr::get(&getContext(), kTpuExecutableFormat));
       func->setAttr(attr::kAotBinary, StringAttr::get(&getContext(), binary));
-      if (dumpDir.empty())
+      if (dumpDir->empty())
         continue;
-      SmallString<256> path(dumpDir);
+      SmallString<256> path(*dumpDir);
       llvm::sys::path::append(path, func.getSymName() + ".tpu-executable");
       if (failed(writeFile(func, path, binary)))
         return failure();

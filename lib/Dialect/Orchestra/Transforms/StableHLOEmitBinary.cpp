@@ -7,6 +7,7 @@
 #include "orchestra/Artifact/DType.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/StableHLO/KernelFiles.h"
 #include "orchestra/Support/ExternalTools.h"
 #include "orchestra_rt/PjrtBundle.h"
 
@@ -62,26 +63,11 @@ FailureOr<std::vector<std::vector<uint8_t>>>
 StableHLOEmitBinaryPass::serialize(ArrayRef<func::FuncOp> funcs,
                                    StringRef bridgePath, StringRef version) {
   Operation *module = funcs.front()->getParentOp();
-  // One file per kernel, named after it (the bridge's messages name it).
-  SmallString<128> dir;
-  if (llvm::sys::fs::createUniqueDirectory("orchestra-stablehlo", dir))
-    return module->emitError()
-           << "cannot create a temporary directory for the bridge";
-  llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(dir); });
-  auto pathOf = [&](func::FuncOp func, StringRef suffix) {
-    SmallString<128> path(dir);
-    llvm::sys::path::append(path, func.getSymName() + suffix);
-    return path.str().str();
-  };
-  std::vector<std::string> batch;
-  for (func::FuncOp func : funcs) {
-    auto text = func->getAttrOfType<StringAttr>(attr::kStableHLO);
-    if (failed(
-            writeFile(func, pathOf(func, ".stablehlo.mlir"), text.getValue())))
-      return failure();
-    batch.push_back(pathOf(func, ".stablehlo.mlir") + "=" +
-                    pathOf(func, ".mlirbc"));
-  }
+  FailureOr<std::unique_ptr<stablehlo::KernelFiles>> files =
+      stablehlo::KernelFiles::create(funcs, "orchestra-stablehlo");
+  if (failed(files))
+    return failure();
+  std::vector<std::string> batch = (*files)->getArguments(".mlirbc");
   SmallVector<StringRef> args = {bridgePath, "--target", version};
   for (const std::string &entry : batch)
     args.push_back(entry);
@@ -89,7 +75,7 @@ StableHLOEmitBinaryPass::serialize(ArrayRef<func::FuncOp> funcs,
   LogicalResult ran = runTool(args, /*seconds=*/3600, message);
   std::vector<std::vector<uint8_t>> artifacts;
   for (func::FuncOp func : funcs) {
-    artifacts.push_back(readFile(pathOf(func, ".mlirbc")));
+    artifacts.push_back(readFile((*files)->getPath(func, ".mlirbc")));
     // The bridge stops at the first kernel it refuses.
     if (artifacts.back().empty()) {
       if (failed(ran))
@@ -167,12 +153,9 @@ void StableHLOEmitBinaryPass::runOnOperation() {
     if (auto wanted = target.getAs<StringAttr>(kVersionKey))
       version = wanted.str();
   }
-  std::string dumpDir;
-  if (auto dir = module->getAttrOfType<StringAttr>(attr::kDeviceCodeDir)) {
-    SmallString<256> path(dir.getValue());
-    llvm::sys::path::append(path, module.getSymName().value_or("kernels"));
-    dumpDir = path.str().str();
-  }
+  FailureOr<std::string> dumpDir = stablehlo::getDeviceCodeDir(module);
+  if (failed(dumpDir))
+    return signalPassFailure();
 
   // Each kernel's description; its program comes from the bridge below.
   SmallVector<Attribute> kernels;
@@ -247,14 +230,9 @@ void StableHLOEmitBinaryPass::runOnOperation() {
     for (auto [func, kernel, artifact] :
          llvm::zip(funcs, bundle.kernels, *artifacts)) {
       kernel.program = std::move(artifact);
-      if (dumpDir.empty())
+      if (dumpDir->empty())
         continue;
-      if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir)) {
-        func.emitError() << "cannot create '" << dumpDir
-                         << "': " << ec.message();
-        return signalPassFailure();
-      }
-      SmallString<256> base(dumpDir);
+      SmallString<256> base(*dumpDir);
       llvm::sys::path::append(base, func.getSymName());
       if (failed(writeFile(
               func, (base + ".stablehlo.mlir").str(),
