@@ -8,8 +8,8 @@ Generates the inputs SPEC... (NAME:DTYPE:SHAPE, as test/e2e/Inputs/e2e.py
 gen) in DIR/in, compiles PROGRAM (a path under test/e2e) for the topology
 (whose StableHLO devices run on the PJRT plugin SO, XLA's CPU compiler here),
 runs it with orchestra-run and compares the outputs with e2e.py's numpy
-reference REFERENCE. Prints which devices ran tasks and copies (from the
-run's trace), then the comparison; exits non-zero where anything fails.
+reference REFERENCE. Prints how many tasks and transfers each device ran (from
+the run's trace), then the comparison; exits non-zero where anything fails.
 """
 
 import argparse
@@ -67,10 +67,12 @@ def main():
     events = events.get("traceEvents", events)
     names = {e["tid"]: e["args"]["name"] for e in events
              if e.get("ph") == "M" and e.get("name") == "thread_name"}
-    counts = collections.Counter(names.get(e.get("tid"), "?") for e in events
-                                 if e.get("ph") == "X")
-    print("ran: " + ", ".join(f"{queue}: {n}"
-                              for queue, n in sorted(counts.items())))
+    counts = collections.Counter((names.get(e.get("tid"), "?"), e.get("cat"))
+                                 for e in events if e.get("ph") == "X")
+    queues = sorted({queue for queue, _ in counts})
+    print("ran: " + ", ".join(
+        f"{queue}: {counts[(queue, 'task')]} task(s) and "
+        f"{counts[(queue, 'transfer')]} transfer(s)" for queue in queues))
     print(run([sys.executable, E2E, "check", args.reference, inputs,
                outputs]).strip())
 
