@@ -103,10 +103,8 @@ static StringRef getElementwiseName(Operation *op) {
       .Case<arith::MulFOp, arith::MulIOp>([](auto) { return "multiply"; })
       .Case<arith::DivFOp, arith::DivSIOp>([](auto) { return "divide"; })
       .Case<arith::RemFOp, arith::RemSIOp>([](auto) { return "remainder"; })
-      .Case<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(
-          [](auto) { return "maximum"; })
-      .Case<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(
-          [](auto) { return "minimum"; })
+      .Case<arith::MaximumFOp, arith::MaxSIOp>([](auto) { return "maximum"; })
+      .Case<arith::MinimumFOp, arith::MinSIOp>([](auto) { return "minimum"; })
       .Case<arith::NegFOp>([](auto) { return "negate"; })
       .Case<arith::AndIOp>([](auto) { return "and"; })
       .Case<arith::OrIOp>([](auto) { return "or"; })
@@ -430,6 +428,23 @@ FailureOr<HValue> Writer::emitScalarOp(Operation *inner,
                        "i1 is a boolean)");
   if (StringRef name = getElementwiseName(inner); !name.empty())
     return emit(name, operands, type);
+  if (isa<arith::MaxNumFOp, arith::MinNumFOp>(inner)) {
+    // IEEE maxNum/minNum: a NaN operand yields the other one (StableHLO's
+    // maximum and minimum propagate NaN).
+    HValue extremum = emit(isa<arith::MaxNumFOp>(inner) ? "maximum" : "minimum",
+                           operands, type);
+    auto isNaN = [&](const HValue &v) {
+      return emit(
+          "compare", {v, v},
+          RankedTensorType::get(type.getShape(),
+                                IntegerType::get(inner->getContext(), 1)),
+          "comparison_direction = #stablehlo<comparison_direction NE>, "
+          "compare_type = #stablehlo<comparison_type FLOAT>");
+    };
+    HValue noNaNInB =
+        emit("select", {isNaN(operands[1]), operands[0], extremum}, type);
+    return emit("select", {isNaN(operands[0]), operands[1], noNaNInB}, type);
+  }
   if (auto comparison = getComparison(inner)) {
     std::string attrs = ("comparison_direction = #stablehlo<comparison_"
                          "direction " +

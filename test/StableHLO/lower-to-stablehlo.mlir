@@ -185,6 +185,29 @@ func.func @window_generic(%x: tensor<1x8x8xf32>, %k: tensor<3x3xf32>, %o: tensor
 
 // -----
 
+// maxnumf returns the operand that is not NaN: maximum (which propagates
+// NaN) and a select of the other operand where one is NaN (x != x).
+#id4 = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @relu_maxnumf
+// CHECK-SAME: \22stablehlo.maximum\22(%arg0, [[ZERO:%v[0-9]+]])
+// CHECK-SAME: \22stablehlo.compare\22([[ZERO]], [[ZERO]]) {comparison_direction = #stablehlo<comparison_direction NE>, compare_type = #stablehlo<comparison_type FLOAT>}
+// CHECK-SAME: \22stablehlo.select\22
+// CHECK-SAME: \22stablehlo.compare\22(%arg0, %arg0) {comparison_direction = #stablehlo<comparison_direction NE>
+// CHECK-SAME: \22stablehlo.select\22
+func.func @relu_maxnumf(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maxnumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
 // Unsigned integer ops run on uiN: StableHLO's signless integers are signed,
 // so their operands are reinterpreted (bitcast_convert) and the result
 // reinterpreted back; unsigned comparisons compare uiN; zero extensions and
