@@ -137,6 +137,14 @@ xla_plugins = glob.glob(os.path.join(
 if xla_plugins:
     config.available_features.add("pjrt-plugin")
     config.substitutions.append(("%pjrt_plugin", xla_plugins[0]))
+# The simulated PJRT plugins of the runtime's unit tests (fake_pjrt.cpp): of
+# another major version, too old a minor one, a short function table, a
+# failing initialisation.
+fake_pjrt_dir = os.path.join(config.orchestra_obj_root, "unittests",
+                             "Runtime")
+if os.path.exists(os.path.join(fake_pjrt_dir, "liborx_fake_pjrt_old.so")):
+    config.available_features.add("fake-pjrt-plugins")
+    config.substitutions.append(("%fake_pjrt_dir", fake_pjrt_dir))
 # libtpu (requirements/xla.txt): the TPU's PJRT plugin, which compiles for a
 # TPU topology without a TPU (orchestra-pjrt-compile) and refuses to run.
 libtpus = glob.glob(os.path.join(
