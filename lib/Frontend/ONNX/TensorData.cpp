@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -94,20 +95,56 @@ static bool readExternalBytes(const onnx::TensorProto &tensor,
   for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
     if (entry.key() == "location") {
       location = entry.value();
-    } else if (entry.key() == "offset") {
-      llvm::to_integer(entry.value(), offset);
-    } else if (entry.key() == "length") {
-      uint64_t parsed = 0;
-      if (llvm::to_integer(entry.value(), parsed))
-        length = parsed;
+      continue;
     }
+    if (entry.key() != "offset" && entry.key() != "length")
+      continue;
+    uint64_t parsed = 0;
+    if (!llvm::to_integer(entry.value(), parsed, 10)) {
+      error = what + " has external data with " + entry.key() + " '" +
+              entry.value() + "', which is not a byte count";
+      return false;
+    }
+    if (entry.key() == "offset")
+      offset = parsed;
+    else
+      length = parsed;
   }
   if (location.empty()) {
     error = what + " has external data without a location";
     return false;
   }
+  // The data must lie in the model's folder (as ONNX Runtime requires): a
+  // relative path without "..", and no symbolic link leading out of it. A
+  // downloaded model must not read any file its user can.
+  llvm::StringRef relative(location);
+  bool escapes = llvm::sys::path::is_absolute(relative) ||
+                 relative.starts_with("/") || relative.starts_with("\\");
+  for (auto it = llvm::sys::path::begin(relative),
+            end = llvm::sys::path::end(relative);
+       it != end && !escapes; ++it)
+    escapes = *it == "..";
+  if (escapes) {
+    error = "the external data of " + what + " is at '" + location +
+            "', outside the model's folder (only paths inside it, without "
+            "'..', are read)";
+    return false;
+  }
   llvm::SmallString<256> path = baseDir;
   llvm::sys::path::append(path, location);
+  llvm::SmallString<256> realDir, realFile;
+  if (!llvm::sys::fs::real_path(baseDir.empty() ? "." : baseDir, realDir) &&
+      !llvm::sys::fs::real_path(path, realFile)) {
+    llvm::StringRef file(realFile);
+    if (!file.starts_with(realDir) ||
+        (file.size() > realDir.size() &&
+         !llvm::sys::path::is_separator(file[realDir.size()]))) {
+      error = "the external data of " + what + " at '" + location +
+              "' is a link to '" + realFile.str().str() +
+              "', outside the model's folder";
+      return false;
+    }
+  }
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
