@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Support/CrashMessage.h"
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Topology/Topology.h"
 
@@ -300,6 +301,7 @@ double measureLaunchOverhead() {
 } // namespace
 
 int main(int argc, char **argv) {
+  mlir::orchestra::setCrashMessage("orchestra-calibrate");
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(

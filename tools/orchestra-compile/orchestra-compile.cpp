@@ -18,6 +18,7 @@
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
 #include "orchestra/Scheduling/Scheduler.h"
+#include "orchestra/Support/CrashMessage.h"
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -212,6 +213,7 @@ static void printSummary(const orx::Artifact &artifact, ModuleOp module,
 }
 
 int main(int argc, char **argv) {
+  mlir::orchestra::setCrashMessage("orchestra-compile");
   llvm::InitLLVM y(argc, argv);
   // Passes first: --mlir-print-ir-{before,after}=<pass> parse pass names
   // against the registry as it is when the pass-manager options register.

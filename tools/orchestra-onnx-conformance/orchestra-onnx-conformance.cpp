@@ -41,6 +41,7 @@
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
+#include "orchestra/Support/CrashMessage.h"
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Topology/Topology.h"
 #include "orchestra_rt/orchestra_rt.hpp"
@@ -225,6 +226,7 @@ static int usageError(const llvm::Twine &message) {
 }
 
 int main(int argc, char **argv) {
+  mlir::orchestra::setCrashMessage("orchestra-onnx-conformance");
   llvm::InitLLVM init(argc, argv);
   orchestra::registerAllPasses();
   cl::HideUnrelatedOptions(category);

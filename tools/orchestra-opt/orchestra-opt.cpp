@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/InitAll.h"
+#include "orchestra/Support/CrashMessage.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  mlir::orchestra::setCrashMessage("orchestra-opt");
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
     os << "OrchestraOS version " << ORCHESTRA_VERSION << "\n";
   });

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Support/CrashMessage.h"
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -115,6 +116,7 @@ static void printMarkdown(const TargetInfo &info, llvm::raw_ostream &os) {
 }
 
 int main(int argc, char **argv) {
+  mlir::orchestra::setCrashMessage("orchestra-targets");
   llvm::InitLLVM init(argc, argv);
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "OrchestraOS target registry: the archs of this build\n");

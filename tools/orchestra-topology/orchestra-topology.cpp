@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Support/CrashMessage.h"
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Topology/Topology.h"
 
@@ -84,6 +85,7 @@ splitKey(llvm::StringRef text, llvm::StringRef option) {
 }
 
 int main(int argc, char **argv) {
+  mlir::orchestra::setCrashMessage("orchestra-topology");
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(

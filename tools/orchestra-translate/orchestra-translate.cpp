@@ -12,6 +12,7 @@
 
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
+#include "orchestra/Support/CrashMessage.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -23,6 +24,7 @@ using namespace mlir;
 using namespace mlir::orchestra;
 
 int main(int argc, char **argv) {
+  mlir::orchestra::setCrashMessage("orchestra-translate");
   TranslateToMLIRRegistration importONNX(
       "import-onnx", "Import an ONNX model as func + linalg",
       [](llvm::SourceMgr &sourceMgr,

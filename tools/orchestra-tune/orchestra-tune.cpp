@@ -21,6 +21,7 @@
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
+#include "orchestra/Support/CrashMessage.h"
 #include "orchestra/Support/TuningCache.h"
 #include "orchestra/Target/Backend.h"
 #include "orchestra/Target/TargetRegistry.h"
@@ -490,6 +491,7 @@ static llvm::Error tune() {
 }
 
 int main(int argc, char **argv) {
+  mlir::orchestra::setCrashMessage("orchestra-tune");
   llvm::InitLLVM init(argc, argv);
   mlir::orchestra::registerAllPasses();
   llvm::cl::HideUnrelatedOptions(category);
