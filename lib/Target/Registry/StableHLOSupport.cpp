@@ -7,6 +7,8 @@
 #include "orchestra/StableHLO/Emitter.h"
 #include "orchestra/Target/TargetRegistry.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 using namespace mlir;
 
 bool mlir::orchestra::isStableHLOExpressible(Operation *op) {
@@ -48,13 +50,11 @@ void mlir::orchestra::setStableHLOLowering(TargetInfo &info,
   info.strategyScript = strategyScript.str();
   info.strategyLibraries = {"stablehlo_common.mlir"};
   info.strategyEntryPoint = "__orchestra_" + info.arch + "_strategy";
-  std::string pipeline;
+  SmallVector<StringRef> passes;
   for (StringRef pass :
-       {beforeLowering,
-        StringRef("orchestra-lower-to-"
-                  "stablehlo"),
-        beforeEmit, StringRef("orchestra-stablehlo-emit-binary")})
+       {beforeLowering, StringRef("orchestra-lower-to-stablehlo"), beforeEmit,
+        StringRef("orchestra-stablehlo-emit-binary")})
     if (!pass.empty())
-      pipeline += (pipeline.empty() ? "" : ",") + pass.str();
-  info.loweringPipeline = pipeline;
+      passes.push_back(pass);
+  info.loweringPipeline = llvm::join(passes, ",");
 }
