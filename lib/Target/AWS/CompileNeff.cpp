@@ -138,7 +138,8 @@ private:
     std::string cores = std::to_string(logicalCores);
     for (func::FuncOp func : funcs) {
       std::string hlo = pathOf(func, ".hlo.pb");
-      if (readFile(hlo).empty())
+      std::vector<uint8_t> hloBytes = readFile(hlo);
+      if (hloBytes.empty())
         return func.emitError()
                << "cannot write kernel '" << func.getSymName()
                << "' as an HLO module for " << kNeuronCompilerName << ": "
@@ -169,7 +170,6 @@ private:
         continue;
       SmallString<256> base(*dumpDir);
       llvm::sys::path::append(base, func.getSymName());
-      std::vector<uint8_t> hloBytes = readFile(hlo);
       if (failed(writeFile(
               func, (base + ".hlo.pb").str(),
               StringRef(reinterpret_cast<const char *>(hloBytes.data()),
