@@ -42,446 +42,33 @@
 //     same tiles and staging; each step's matmul becomes `tcgen05.mma`
 //     issued by one thread, the accumulator in tensor memory, loaded into
 //     registers after the K loop (`transform.orchestra.nvidia_tcgen05_mma`);
-//   * SIMT (everything else, f32 matmuls included): every structured op in
-//     block tiles of its own, sized by how many of its leading loops are
-//     parallel (Nx1x8x32, 1x8x32, 32x64 or 256), each over 256 threads
-//     (`#gpu.thread<linear_dim_*>`), as scalar loops per thread. Producers
-//     are not fused here (see docs/Passes/NVIDIA.md). A thread's
-//     reduction over a static tile keeps its accumulators in private
-//     memory (registers) rather than device memory; an f32 matmul marked
-//     `orchestra.gpu_simt_k_loop` steps through K 8 (4, 2) at a time,
-//     one vectorized 4x2xK-step contraction per step. Ops whose block
-//     tiles orchestra-nvidia-select-recipes chose to divide their shape
-//     (`orchestra.gpu_block_rows`/`_cols`) run one thread per element of
-//     a tile's last two loops, so that their thread tiles are static;
+//   * SIMT (everything else, f32 matmuls included): the block and thread
+//     tiles of gpu_common.mlir (@gpu_tile_simt), which the target registry
+//     loads before this file;
 //   * after bufferization, every block-level forall becomes a `gpu.launch`
 //     (`@nvidia_map_to_gpu`), including the copies bufferization left.
 //
-// Size: about 1,350 lines (83 sequences), over the project's 1,000: it is
-// the one library both NVIDIA scripts load, so that Hopper and Blackwell
-// share every sequence that is not specific to one of them.
 // RUN: orchestra-opt %s | orchestra-opt -o /dev/null
 module attributes {transform.with_named_sequence} {
-
-  //===--------------------------------------------------------------------===//
-  // Matchers: the number of leading parallel loops of a structured op.
-  //===--------------------------------------------------------------------===//
-
-  // A structured op whose first four / three / two loops are parallel.
-  transform.named_sequence @nvidia_match_p4(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    transform.match.structured failures(propagate) %op : !transform.any_op {
-    ^bb0(%s: !transform.any_op):
-      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
-    }
-    transform.yield %op : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_p3(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    transform.match.structured failures(propagate) %op : !transform.any_op {
-    ^bb0(%s: !transform.any_op):
-      transform.match.structured.dim %s[0, 1, 2] {parallel} : !transform.any_op
-    }
-    transform.yield %op : !transform.any_op
-  }
-  // A structured op whose first two loops are parallel.
-  transform.named_sequence @nvidia_match_p2(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    transform.match.structured failures(propagate) %op : !transform.any_op {
-    ^bb0(%s: !transform.any_op):
-      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
-    }
-    transform.yield %op : !transform.any_op
-  }
-  // A structured op whose first loop is parallel.
-  transform.named_sequence @nvidia_match_p1(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    transform.match.structured failures(propagate) %op : !transform.any_op {
-    ^bb0(%s: !transform.any_op):
-      transform.match.structured.dim %s[0] {parallel} : !transform.any_op
-    }
-    transform.yield %op : !transform.any_op
-  }
-  // ... directly in a function (not yet mapped).
-  transform.named_sequence @nvidia_match_func_level(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %parent = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
-    transform.match.operation_name %parent ["func.func"] : !transform.any_op
-    transform.yield %op : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_func_level_p4(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_func_level failures(propagate) (%op)
-        : (!transform.any_op) -> !transform.any_op
-    %b = transform.include @nvidia_match_p4 failures(propagate) (%a)
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield %b : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_func_level_p3(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_func_level failures(propagate) (%op)
-        : (!transform.any_op) -> !transform.any_op
-    %b = transform.include @nvidia_match_p3 failures(propagate) (%a)
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield %b : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_func_level_p2(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_func_level failures(propagate) (%op)
-        : (!transform.any_op) -> !transform.any_op
-    %b = transform.include @nvidia_match_p2 failures(propagate) (%a)
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield %b : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_func_level_p1(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_func_level failures(propagate) (%op)
-        : (!transform.any_op) -> !transform.any_op
-    %b = transform.include @nvidia_match_p1 failures(propagate) (%a)
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield %b : !transform.any_op
-  }
-  // ... directly in a block-level forall (one whose parent is the function).
-  transform.named_sequence @nvidia_match_block_level(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %forall = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
-    transform.match.operation_name %forall ["scf.forall"] : !transform.any_op
-    %func = transform.get_parent_op %forall : (!transform.any_op) -> !transform.any_op
-    transform.match.operation_name %func ["func.func"] : !transform.any_op
-    transform.yield %op : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_block_level_p4(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_block_level failures(propagate) (%op)
-        : (!transform.any_op) -> !transform.any_op
-    %b = transform.include @nvidia_match_p4 failures(propagate) (%a)
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield %b : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_block_level_p3(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_block_level failures(propagate) (%op)
-        : (!transform.any_op) -> !transform.any_op
-    %b = transform.include @nvidia_match_p3 failures(propagate) (%a)
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield %b : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_block_level_p2(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_block_level failures(propagate) (%op)
-        : (!transform.any_op) -> !transform.any_op
-    %b = transform.include @nvidia_match_p2 failures(propagate) (%a)
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield %b : !transform.any_op
-  }
-  // ... whose block tile is static (a full tile, or the only one along a
-  // dimension shorter than the tile).
-  transform.named_sequence @nvidia_match_static_block_level_p4(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_block_level_p4 failures(propagate)
-        (%op) : (!transform.any_op) -> !transform.any_op
-    transform.orchestra.match.static_shapes %a : !transform.any_op
-    transform.yield %a : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_static_block_level_p3(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_block_level_p3 failures(propagate)
-        (%op) : (!transform.any_op) -> !transform.any_op
-    transform.orchestra.match.static_shapes %a : !transform.any_op
-    transform.yield %a : !transform.any_op
-  }
-  // ... a two-loop op with block tiles of orchestra-nvidia-select-recipes
-  // (at most 8x32, static).
-  transform.named_sequence @nvidia_match_static_block_level_p2(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_block_level_p2 failures(propagate)
-        (%op) : (!transform.any_op) -> !transform.any_op
-    %rows = transform.orchestra.param_from_attr %a["orchestra.gpu_block_rows"]
-        : (!transform.any_op) -> !transform.param<i64>
-    transform.orchestra.match.static_shapes %a : !transform.any_op
-    transform.yield %a : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_block_level_p1(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_block_level failures(propagate) (%op)
-        : (!transform.any_op) -> !transform.any_op
-    %b = transform.include @nvidia_match_p1 failures(propagate) (%a)
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield %b : !transform.any_op
-  }
-  // A `tensor.empty` in a block-level forall: block-shared data.
-  transform.named_sequence @nvidia_match_block_empty(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    transform.match.operation_name %op ["tensor.empty"] : !transform.any_op
-    %a = transform.include @nvidia_match_block_level failures(propagate) (%op)
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield %a : !transform.any_op
-  }
-  // A `tensor.empty` deeper than that: per thread (or per warp lane).
-  transform.named_sequence @nvidia_match_private_empty(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    transform.match.operation_name %op ["tensor.empty"] : !transform.any_op
-    %forall = transform.get_parent_op %op {op_name = "scf.forall"}
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield %op : !transform.any_op
-  }
-  // A structured op in a thread tile of static shape whose last loop is a
-  // reduction (orchestra-nvidia-parallel-loops-first puts the reductions
-  // last).
-  transform.named_sequence @nvidia_match_thread_reduction(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %parent = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
-    transform.match.operation_name %parent ["scf.forall"] : !transform.any_op
-    transform.orchestra.match.static_shapes %op : !transform.any_op
-    transform.match.structured failures(propagate) %op : !transform.any_op {
-    ^bb0(%s: !transform.any_op):
-      transform.match.structured.dim %s[-1] {reduction} : !transform.any_op
-    }
-    transform.yield %op : !transform.any_op
-  }
-
-  //===--------------------------------------------------------------------===//
-  // Actions.
-  //===--------------------------------------------------------------------===//
-
-  // The accumulators of a thread's reduction in its private memory (which
-  // LLVM keeps in registers) instead of device memory: read once before
-  // the reduction loops and written once after them, not at every step.
-  transform.named_sequence @nvidia_private_accumulators(
-      %op: !transform.any_op {transform.readonly}) {
-    %init = transform.get_operand %op[-1]
-        : (!transform.any_op) -> !transform.any_value
-    %private = transform.structured.promote_tensor
-        to #gpu.address_space<private> %init : !transform.any_value
-    transform.yield
-  }
-
-  transform.named_sequence @nvidia_fuse_producers(
-      %forall: !transform.any_op {transform.readonly}) {
-    %func = transform.get_parent_op %forall {op_name = "func.func"}
-        : (!transform.any_op) -> !transform.any_op
-    %producers = transform.structured.match
-        attributes{orchestra.fusion_producer} in %func
-        : (!transform.any_op) -> !transform.any_op
-    %fused, %loop = transform.structured.fuse_into_containing_op
-        %producers into %forall
-        : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  // Grid level: every op of a SIMT kernel in block tiles of its own. (The
-  // producers are not fused into their consumer's tiles here: a fused
-  // producer's tile would need a block-private temporary, which
-  // bufferization places in global memory inside the kernel, or in shared
-  // memory when it is small enough; see docs/Passes/NVIDIA.md.)
-  transform.named_sequence @nvidia_blocks_p4(
-      %op: !transform.any_op {transform.consumed}) {
-    // Three block dimensions at most: map_forall_to_blocks sizes the grid
-    // from three mapping ids (a fourth linear dimension was dropped from
-    // the grid while the delinearization still counted it). The first loop
-    // (the batch of an NHWC convolution, 1 in inference) stays whole in
-    // each block.
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [0, 1, 8, 32]
-        (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>,
-                    #gpu.block<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  // Ops whose block tiles orchestra-nvidia-select-recipes chose to divide
-  // their shape (`orchestra.gpu_block_rows` x `_cols` along the last two of
-  // their three or four leading parallel loops, or the two of a reduction
-  // with two).
-  transform.named_sequence @nvidia_match_func_level_static_p4(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_func_level_p4 failures(propagate)
-        (%op) : (!transform.any_op) -> !transform.any_op
-    %rows = transform.orchestra.param_from_attr %a["orchestra.gpu_block_rows"]
-        : (!transform.any_op) -> !transform.param<i64>
-    transform.yield %a : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_func_level_static_p3(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_func_level_p3 failures(propagate)
-        (%op) : (!transform.any_op) -> !transform.any_op
-    %rows = transform.orchestra.param_from_attr %a["orchestra.gpu_block_rows"]
-        : (!transform.any_op) -> !transform.param<i64>
-    transform.yield %a : !transform.any_op
-  }
-  transform.named_sequence @nvidia_match_func_level_static_p2(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %a = transform.include @nvidia_match_func_level_p2 failures(propagate)
-        (%op) : (!transform.any_op) -> !transform.any_op
-    %rows = transform.orchestra.param_from_attr %a["orchestra.gpu_block_rows"]
-        : (!transform.any_op) -> !transform.param<i64>
-    transform.yield %a : !transform.any_op
-  }
-  transform.named_sequence @nvidia_blocks_static_p2(
-      %op: !transform.any_op {transform.consumed}) {
-    %rows = transform.orchestra.param_from_attr %op["orchestra.gpu_block_rows"]
-        : (!transform.any_op) -> !transform.param<i64>
-    %cols = transform.orchestra.param_from_attr %op["orchestra.gpu_block_cols"]
-        : (!transform.any_op) -> !transform.param<i64>
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [%rows, %cols]
-        (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  transform.named_sequence @nvidia_blocks_static_p4(
-      %op: !transform.any_op {transform.consumed}) {
-    %rows = transform.orchestra.param_from_attr %op["orchestra.gpu_block_rows"]
-        : (!transform.any_op) -> !transform.param<i64>
-    %cols = transform.orchestra.param_from_attr %op["orchestra.gpu_block_cols"]
-        : (!transform.any_op) -> !transform.param<i64>
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [0, 1, %rows, %cols]
-        (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>,
-                    #gpu.block<linear_dim_0>])
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  transform.named_sequence @nvidia_blocks_static_p3(
-      %op: !transform.any_op {transform.consumed}) {
-    %rows = transform.orchestra.param_from_attr %op["orchestra.gpu_block_rows"]
-        : (!transform.any_op) -> !transform.param<i64>
-    %cols = transform.orchestra.param_from_attr %op["orchestra.gpu_block_cols"]
-        : (!transform.any_op) -> !transform.param<i64>
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [1, %rows, %cols]
-        (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>,
-                    #gpu.block<linear_dim_0>])
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
-        -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  transform.named_sequence @nvidia_blocks_p3(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [1, 8, 32]
-        (mapping = [#gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>,
-                    #gpu.block<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  transform.named_sequence @nvidia_blocks_p2(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [32, 64]
-        (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  transform.named_sequence @nvidia_blocks_p1(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [256] (mapping = [#gpu.block<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  // Thread level: the ops of a block tile over its 256 threads.
-  // Ops with three or four leading parallel loops have block tiles of one
-  // along the outer ones: their threads split the last two.
-  transform.named_sequence @nvidia_threads_p4(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        num_threads [0, 0, 8, 32]
-        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  transform.named_sequence @nvidia_threads_p3(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        num_threads [0, 8, 32]
-        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  // A static block tile of such an op: one thread per element of its last
-  // two loops (those of a full 8x32 tile, fewer threads for a smaller
-  // one), so that every thread's tile is static too (what
-  // @nvidia_private_accumulators needs); the threads beyond the tile's
-  // elements idle.
-  transform.named_sequence @nvidia_threads_static_p4(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [0, 0, 1, 1]
-        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  transform.named_sequence @nvidia_threads_static_p3(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [0, 1, 1]
-        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  transform.named_sequence @nvidia_threads_static_p2(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        tile_sizes [1, 1]
-        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  transform.named_sequence @nvidia_threads_p2(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        num_threads [8, 32]
-        (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  transform.named_sequence @nvidia_threads_p1(
-      %op: !transform.any_op {transform.consumed}) {
-    %tiled, %forall = transform.structured.tile_using_forall %op
-        num_threads [256] (mapping = [#gpu.thread<linear_dim_0>])
-        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.yield
-  }
-  // An op whose parent is an scf.forall (a thread tile, not a K loop).
-  transform.named_sequence @nvidia_match_in_forall(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %parent = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
-    transform.match.operation_name %parent ["scf.forall"] : !transform.any_op
-    transform.yield %op : !transform.any_op
-  }
-  transform.named_sequence @nvidia_vectorize(
-      %op: !transform.any_op {transform.consumed}) {
-    transform.structured.vectorize %op : !transform.any_op
-    transform.yield
-  }
-  // Memory spaces of the temporaries the bufferization will allocate.
-  transform.named_sequence @nvidia_in_memory_space(
-      %empty: !transform.any_op {transform.readonly},
-      %space: !transform.any_param {transform.readonly}) {
-    %e = transform.cast %empty : !transform.any_op to !transform.op<"tensor.empty">
-    %alloc = transform.bufferization.empty_tensor_to_alloc_tensor %e
-        : (!transform.op<"tensor.empty">) -> !transform.op<"bufferization.alloc_tensor">
-    transform.annotate %alloc "memory_space" = %space
-        : !transform.op<"bufferization.alloc_tensor">, !transform.any_param
-    transform.yield
-  }
-  transform.named_sequence @nvidia_in_shared_memory(
-      %empty: !transform.any_op {transform.readonly}) {
-    %space = transform.param.constant #gpu.address_space<workgroup>
-        -> !transform.any_param
-    transform.include @nvidia_in_memory_space failures(propagate)
-        (%empty, %space) : (!transform.any_op, !transform.any_param) -> ()
-    transform.yield
-  }
-  transform.named_sequence @nvidia_in_private_memory(
-      %empty: !transform.any_op {transform.readonly}) {
-    %space = transform.param.constant #gpu.address_space<private>
-        -> !transform.any_param
-    transform.include @nvidia_in_memory_space failures(propagate)
-        (%empty, %space) : (!transform.any_op, !transform.any_param) -> ()
-    transform.yield
-  }
+  // Defined in gpu_common.mlir (the target registry loads it first; the
+  // preloaded libraries are linked).
+  transform.named_sequence @gpu_finish_tiles(
+      %module: !transform.any_op {transform.readonly},
+      %f2r: !transform.any_op {transform.consumed})
+  transform.named_sequence @gpu_fuse_producers(
+      %forall: !transform.any_op {transform.readonly})
+  transform.named_sequence @gpu_launch(
+      %forall: !transform.any_op {transform.consumed})
+  transform.named_sequence @gpu_lower_simt_vectors(
+      %func: !transform.any_op {transform.readonly})
+  transform.named_sequence @gpu_match_in_forall(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op
+  transform.named_sequence @gpu_tile_copies(
+      %staged: !transform.any_op {transform.consumed}) -> !transform.any_op
+  transform.named_sequence @gpu_tile_simt(
+      %module: !transform.any_op {transform.readonly}) -> !transform.any_op
+  transform.named_sequence @gpu_vectorize(
+      %op: !transform.any_op {transform.consumed})
 
   //===--------------------------------------------------------------------===//
   // Stage 5 (on tensors): tiling, fusion, tensor-core tiles.
@@ -509,7 +96,7 @@ module attributes {transform.with_named_sequence} {
         (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op)
-    transform.include @nvidia_fuse_producers failures(propagate) (%forall)
+    transform.include @gpu_fuse_producers failures(propagate) (%forall)
         : (!transform.any_op) -> ()
     transform.annotate %forall "orchestra.gpu_k_stages" = %stages
         : !transform.any_op, !transform.param<i64>
@@ -638,7 +225,7 @@ module attributes {transform.with_named_sequence} {
           (mapping = [#gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
           : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
           -> (!transform.any_op, !transform.any_op)
-      transform.include @nvidia_fuse_producers failures(propagate) (%forall)
+      transform.include @gpu_fuse_producers failures(propagate) (%forall)
           : (!transform.any_op) -> ()
       // What stage 7 needs to know, on the block-level forall.
       transform.annotate %forall "orchestra.gpu_k_stages" = %stages
@@ -686,53 +273,8 @@ module attributes {transform.with_named_sequence} {
       transform.structured.vectorize %fill_t : !transform.any_op
     }
 
-    // 2. Everything else: block tiles of each op (the results between the
-    //    kernels of a task stay in device memory).
-    %func = transform.structured.match ops{["func.func"]} in %module
-        : (!transform.any_op) -> !transform.any_op
-    %f1 = transform.foreach_match in %func
-        @nvidia_match_func_level_static_p4 -> @nvidia_blocks_static_p4,
-        @nvidia_match_func_level_static_p3 -> @nvidia_blocks_static_p3,
-        @nvidia_match_func_level_static_p2 -> @nvidia_blocks_static_p2,
-        @nvidia_match_func_level_p4 -> @nvidia_blocks_p4,
-        @nvidia_match_func_level_p3 -> @nvidia_blocks_p3,
-        @nvidia_match_func_level_p2 -> @nvidia_blocks_p2,
-        @nvidia_match_func_level_p1 -> @nvidia_blocks_p1
-        : (!transform.any_op) -> !transform.any_op
-
-    // 3. Threads: every op directly in a block tile.
-    %f2 = transform.foreach_match in %f1
-        @nvidia_match_static_block_level_p4 -> @nvidia_threads_static_p4,
-        @nvidia_match_static_block_level_p3 -> @nvidia_threads_static_p3,
-        @nvidia_match_static_block_level_p2 -> @nvidia_threads_static_p2,
-        @nvidia_match_block_level_p4 -> @nvidia_threads_p4,
-        @nvidia_match_block_level_p3 -> @nvidia_threads_p3,
-        @nvidia_match_block_level_p2 -> @nvidia_threads_p2,
-        @nvidia_match_block_level_p1 -> @nvidia_threads_p1
-        : (!transform.any_op) -> !transform.any_op
-
-    // SIMT matmuls with static thread tiles (marked with the K step by
-    // orchestra-nvidia-select-recipes): each thread steps through K a few
-    // at a time, its 4x2 accumulators in registers (step 4 hoists their
-    // reads and writes out of the K loop), each step one vectorized
-    // contraction.
-    %simt_mm = transform.structured.match ops{["linalg.matmul"]}
-        attributes{orchestra.gpu_simt_k_loop} in %module
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %simt_mm : !transform.any_op {
-    ^bb0(%mm: !transform.any_op):
-      %k_tile = transform.orchestra.param_from_attr
-          %mm["orchestra.gpu_simt_k_tile"]
-          : (!transform.any_op) -> !transform.param<i64>
-      %mk, %k_loop = transform.structured.tile_using_for %mm
-          tile_sizes [0, 0, %k_tile]
-          : (!transform.any_op, !transform.param<i64>)
-          -> (!transform.any_op, !transform.any_op)
-      transform.structured.vectorize %mk : !transform.any_op
-    }
-    // The other reductions of the threads: accumulators in registers.
-    %f2r = transform.foreach_match in %f2
-        @nvidia_match_thread_reduction -> @nvidia_private_accumulators
+    // 2-3. Everything else: the SIMT tiles (gpu_common.mlir).
+    %f2r = transform.include @gpu_tile_simt failures(propagate) (%module)
         : (!transform.any_op) -> !transform.any_op
 
     // The epilogues of tensor-core matmuls are vectorized too (their thread
@@ -747,44 +289,18 @@ module attributes {transform.with_named_sequence} {
         attributes{orchestra.gpu_recipe = "wgmma"} in %module
         : (!transform.any_op) -> !transform.any_op
     %wg_epilogues = transform.foreach_match restrict_root in %wg_roots_left
-        @nvidia_match_in_forall -> @nvidia_vectorize
+        @gpu_match_in_forall -> @gpu_vectorize
         : (!transform.any_op) -> !transform.any_op
     %tc_roots_left = transform.structured.match
         attributes{orchestra.gpu_recipe = "tcgen05"} in %module
         : (!transform.any_op) -> !transform.any_op
     %tc_epilogues = transform.foreach_match restrict_root in %tc_roots_left
-        @nvidia_match_in_forall -> @nvidia_vectorize
+        @gpu_match_in_forall -> @gpu_vectorize
         : (!transform.any_op) -> !transform.any_op
 
-    // 4. Clean up (no CSE: it would merge the empty tensors that
-    //    orchestra-nvidia-select-recipes split, and make kernels share
-    //    buffers); keep the tensor-core accumulators in registers across
-    //    the K loop (the read/write pair of each accumulator tile is hoisted
-    //    out of it).
-    transform.apply_patterns to %f2r {
-      transform.apply_patterns.vector.reduction_to_contract
-      transform.apply_patterns.vector.sink_ops
-      transform.apply_patterns.vector.fold_arith_extension
-      transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.canonicalization
-      transform.apply_patterns.tensor.fold_tensor_empty
-    } : !transform.any_op
-    %loops = transform.structured.match ops{["scf.for"]} in %module
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %loops : !transform.any_op {
-    ^bb0(%l: !transform.any_op):
-      transform.loop.hoist_loop_invariant_subsets %l : !transform.any_op
-    }
-    transform.foreach %loops : !transform.any_op {
-    ^bb0(%l: !transform.any_op):
-      transform.loop.hoist_loop_invariant_subsets %l : !transform.any_op
-    }
-
-    // 5. Temporaries: block tiles in shared memory, thread tiles private.
-    %f3 = transform.foreach_match in %f2r
-        @nvidia_match_block_empty -> @nvidia_in_shared_memory,
-        @nvidia_match_private_empty -> @nvidia_in_private_memory
-        : (!transform.any_op) -> !transform.any_op
+    // 4-5. Clean-up and the temporaries' memory spaces (gpu_common.mlir).
+    transform.include @gpu_finish_tiles failures(propagate) (%module, %f2r)
+        : (!transform.any_op, !transform.any_op) -> ()
     transform.yield
   }
 
@@ -1190,15 +706,6 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
   // Other kernels: a barrier after every loop mapped to threads.
-  transform.named_sequence @nvidia_launch(
-      %forall: !transform.any_op {transform.consumed}) {
-    %launch = transform.gpu.map_forall_to_blocks %forall generate_gpu_launch
-        : (!transform.any_op) -> !transform.any_op
-    %mapped = transform.gpu.map_nested_forall_to_threads %launch
-        block_dims = [256, 1, 1]
-        : (!transform.any_op) -> !transform.any_op
-    transform.yield
-  }
   // The tensor-core kernels synchronize where their strategy placed
   // barriers (see @nvidia_stage_operands), not after every loop; the
   // accumulators are carried through the K loop in registers, and the
@@ -1267,23 +774,13 @@ module attributes {transform.with_named_sequence} {
         @nvidia_match_mma_block_2 -> @nvidia_stage_operands_2,
         @nvidia_match_mma_block_any -> @nvidia_stage_operands
         : (!transform.any_op) -> !transform.any_op
-    // Copies bufferization left between buffers (as linalg.copy, see
-    // orchestra-nvidia-copies-to-linalg) get block and thread tiles too.
-    %tiled = transform.foreach_match in %staged
-        @nvidia_match_func_level_p4 -> @nvidia_blocks_p4,
-        @nvidia_match_func_level_p3 -> @nvidia_blocks_p3,
-        @nvidia_match_func_level_p2 -> @nvidia_blocks_p2,
-        @nvidia_match_func_level_p1 -> @nvidia_blocks_p1
-        : (!transform.any_op) -> !transform.any_op
-    %threads = transform.foreach_match in %tiled
-        @nvidia_match_block_level_p4 -> @nvidia_threads_p4,
-        @nvidia_match_block_level_p3 -> @nvidia_threads_p3,
-        @nvidia_match_block_level_p2 -> @nvidia_threads_p2,
-        @nvidia_match_block_level_p1 -> @nvidia_threads_p1
-        : (!transform.any_op) -> !transform.any_op
+    // Copies bufferization left between buffers get block and thread
+    // tiles too (gpu_common.mlir).
+    %threads = transform.include @gpu_tile_copies failures(propagate)
+        (%staged) : (!transform.any_op) -> !transform.any_op
     %mapped = transform.foreach_match in %threads
         @nvidia_match_mma_block_any -> @nvidia_launch_mma,
-        @nvidia_match_grid_forall -> @nvidia_launch
+        @nvidia_match_grid_forall -> @gpu_launch
         : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %mapped {
       transform.apply_patterns.canonicalization
@@ -1300,22 +797,9 @@ module attributes {transform.with_named_sequence} {
     %func = transform.structured.match ops{["func.func"]} in %module
         : (!transform.any_op) -> !transform.any_op
     // The contractions orchestra-nvidia-vector-to-mma left (SIMT matmuls'
-    // K steps) become multiply-adds.
-    transform.apply_patterns to %func {
-      transform.apply_patterns.vector.lower_contraction
-          lowering_strategy = "outerproduct"
-      transform.apply_patterns.vector.lower_outerproduct
-    } : !transform.any_op
-    transform.apply_patterns to %func {
-      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1
-          full_unroll = true
-    } : !transform.any_op
-    transform.apply_patterns to %func {
-      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
-      transform.apply_patterns.vector.lower_broadcast
-      transform.apply_patterns.vector.lower_shape_cast
-      transform.apply_patterns.canonicalization
-    } : !transform.any_op
+    // K steps) become multiply-adds (gpu_common.mlir).
+    transform.include @gpu_lower_simt_vectors failures(propagate) (%func)
+        : (!transform.any_op) -> ()
     // The K loops of the tensor-core kernels: software pipelining over 3
     // stages (the other loops of these kernels have no copies into shared
     // memory and are left alone). This runs after the vector-to-MMA

@@ -16,9 +16,9 @@
 // on TMA-staged, swizzled tiles where the matmul allows it; see
 // docs/Passes/NVIDIA.md for what is not used yet on this arch.
 // RUN: orchestra-opt %s | orchestra-opt -o /dev/null
-// RUN: echo 'module {}' | orchestra-opt --transform-preload-library=transform-library-paths=%S/nvidia_gpu_common.mlir,%s --transform-interpreter=entry-point=__orchestra_nvidia_hopper_strategy -o /dev/null
-// RUN: echo 'module {}' | orchestra-opt --transform-preload-library=transform-library-paths=%S/nvidia_gpu_common.mlir,%s --transform-interpreter=entry-point=__orchestra_nvidia_hopper_map_to_gpu -o /dev/null
-// RUN: echo 'module {}' | orchestra-opt --transform-preload-library=transform-library-paths=%S/nvidia_gpu_common.mlir,%s --transform-interpreter=entry-point=__orchestra_nvidia_hopper_lower_vectors -o /dev/null
+// RUN: echo 'module {}' | orchestra-opt --transform-preload-library=transform-library-paths=%S/gpu_common.mlir,%S/nvidia_gpu_common.mlir,%s --transform-interpreter=entry-point=__orchestra_nvidia_hopper_strategy -o /dev/null
+// RUN: echo 'module {}' | orchestra-opt --transform-preload-library=transform-library-paths=%S/gpu_common.mlir,%S/nvidia_gpu_common.mlir,%s --transform-interpreter=entry-point=__orchestra_nvidia_hopper_map_to_gpu -o /dev/null
+// RUN: echo 'module {}' | orchestra-opt --transform-preload-library=transform-library-paths=%S/gpu_common.mlir,%S/nvidia_gpu_common.mlir,%s --transform-interpreter=entry-point=__orchestra_nvidia_hopper_lower_vectors -o /dev/null
 module attributes {transform.with_named_sequence} {
   // Defined in nvidia_gpu_common.mlir; the preloaded libraries are linked.
   transform.named_sequence @nvidia_tile_and_fuse(

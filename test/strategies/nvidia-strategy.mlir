@@ -1,8 +1,8 @@
 // The NVIDIA strategies on outlined kernels (after
 // orchestra-nvidia-select-recipes), for both archs: the same sequences of
 // nvidia_gpu_common.mlir.
-// RUN: orchestra-opt %s --split-input-file --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_hopper_strategy.mlir --orchestra-nvidia-select-recipes --transform-interpreter=entry-point=__orchestra_nvidia_hopper_strategy | FileCheck %s
-// RUN: orchestra-opt %s --split-input-file --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_blackwell_strategy.mlir --orchestra-nvidia-select-recipes --transform-interpreter=entry-point=__orchestra_nvidia_blackwell_strategy | FileCheck %s
+// RUN: orchestra-opt %s --split-input-file --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/gpu_common.mlir,%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_hopper_strategy.mlir --orchestra-nvidia-select-recipes --transform-interpreter=entry-point=__orchestra_nvidia_hopper_strategy | FileCheck %s
+// RUN: orchestra-opt %s --split-input-file --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/gpu_common.mlir,%orchestra_src_root/strategies/nvidia_gpu_common.mlir,%orchestra_src_root/strategies/nvidia_blackwell_strategy.mlir --orchestra-nvidia-select-recipes --transform-interpreter=entry-point=__orchestra_nvidia_blackwell_strategy | FileCheck %s
 
 // Tensor cores: 64x64 block tiles whose accumulator tile (in shared memory)
 // the block's threads zero; the K loop in steps of 32 stages each step's A

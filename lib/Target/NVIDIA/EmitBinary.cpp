@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
-#include "orchestra/Target/NVIDIA/AttrNames.h"
+#include "orchestra/Target/GPU/LaunchTable.h"
 #include "orchestra/Target/NVIDIA/Passes.h"
 
 #include "orchestra_rt/GpuBundle.h"
@@ -34,6 +34,7 @@ namespace mlir::orchestra::nvidia {
 } // namespace mlir::orchestra::nvidia
 
 using namespace mlir;
+using namespace mlir::orchestra;
 
 /// The symbol the artifact names a task kernel by (as for CPU kernels).
 /// The kinds of the bundle images the runtime's `cuda` driver loads
@@ -50,12 +51,6 @@ static std::string getToolkitPath(StringRef option) {
       if (!value->empty())
         return *value;
   return "/usr/local/cuda";
-}
-
-/// Returns the bytes of `type`'s buffer; `type` has a static shape.
-static uint64_t getByteSize(MemRefType type) {
-  uint64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
-  return elementBytes * static_cast<uint64_t>(type.getNumElements());
 }
 
 namespace {
@@ -89,7 +84,7 @@ private:
 
 /// The alignment of a kernel's dynamic shared memory: TMA copies need
 /// 128-byte aligned targets, and 1024-byte aligned ones with the 128-byte
-/// swizzle (orchestra-nvidia-workgroup-allocations places those tiles at
+/// swizzle (orchestra-gpu-workgroup-allocations places those tiles at
 /// multiples of 1024 bytes).
 static constexpr uint64_t kDynamicSharedAlignment = 1024;
 
@@ -236,185 +231,39 @@ LogicalResult
 NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
                                    const llvm::StringMap<uint32_t> &moduleIndex,
                                    orx::GpuKernelDesc &kernel) {
-  kernel.symbol = (orx::kKernelSymbolPrefix + func.getSymName()).str();
-  // What each buffer value of the host function is.
-  DenseMap<Value, orx::GpuArgDesc> buffers;
-  for (BlockArgument arg : func.getArguments()) {
-    if (!isa<MemRefType>(arg.getType()))
-      return func.emitError()
-             << "GPU kernel @" << func.getSymName() << " has operand #"
-             << arg.getArgNumber() << " of type " << arg.getType()
-             << "; kernels take buffers only";
-    buffers[arg] = {orx::GpuArgKind::Buffer, arg.getArgNumber(), 8, {}};
-  }
-  auto notMapped = [&](Operation *op) {
-    InFlightDiagnostic diag = op->emitOpError()
-                              << "was not mapped to the GPU: it would run on "
-                                 "the host side of GPU kernel @"
-                              << func.getSymName();
-    diag.attachNote(func.getLoc())
-        << "the nvidia strategy must place every op of a task inside a "
-           "`gpu.launch`";
-    return diag;
-  };
-
-  for (Operation &op : func.getBody().getOps()) {
-    if (isa<arith::ConstantOp, memref::DeallocOp, func::ReturnOp>(op))
-      continue;
-    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || type.getMemorySpace())
-        return notMapped(alloc);
-      buffers[alloc] = {
-          orx::GpuArgKind::Scratch, kernel.scratchBytes.size(), 8, {}};
-      kernel.scratchBytes.push_back(getByteSize(type));
-      continue;
-    }
-    // TMA descriptors: the runtime encodes them for their buffer.
+  gpucommon::LaunchTableOptions options;
+  options.backend = "nvidia";
+  // A block cannot have more shared memory than the SM gives one (the
+  // target's shared_memory_bytes, else Hopper's and Blackwell's 227 KB).
+  options.sharedLimit = 227 * 1024;
+  options.sharedLimitKey = "shared_memory_bytes";
+  if (auto target =
+          func->getParentOfType<ModuleOp>()->getAttrOfType<DictionaryAttr>(
+              mlir::orchestra::attr::kTarget))
+    if (auto bytes = target.getAs<IntegerAttr>("shared_memory_bytes"))
+      options.sharedLimit = bytes.getInt();
+  // TMA descriptors: the runtime encodes them for their buffer.
+  options.recordOther = [&](Operation &op, gpucommon::LaunchValues &values)
+      -> FailureOr<bool> {
     if (auto create = dyn_cast<nvgpu::TmaCreateDescriptorOp>(op)) {
-      FailureOr<orx::GpuArgDesc> map = recordTensorMap(create, buffers);
+      FailureOr<orx::GpuArgDesc> map = recordTensorMap(create, values);
       if (failed(map))
         return failure();
-      buffers[create.getTensorMap()] = *map;
-      continue;
+      values[create.getTensorMap()] = *map;
+      return true;
     }
-    if (auto cast = dyn_cast<UnrealizedConversionCastOp>(op)) {
-      auto map = cast->getNumOperands() == 1 && cast->getNumResults() == 1
-                     ? buffers.find(cast.getOperand(0))
-                     : buffers.end();
-      if (map == buffers.end() ||
-          map->second.kind != orx::GpuArgKind::TensorMap)
-        return notMapped(cast);
-      buffers[cast.getResult(0)] = map->second;
-      continue;
-    }
-    // Views that keep the base address: the kernel gets the base buffer.
-    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
-            op)) {
-      auto source = buffers.find(op.getOperand(0));
-      if (source == buffers.end())
-        return notMapped(&op);
-      buffers[op.getResult(0)] = source->second;
-      continue;
-    }
-    auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
-    if (!launch)
-      return notMapped(&op);
-    if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty() ||
-        launch.hasClusterSize())
-      return launch.emitOpError()
-             << "is asynchronous or uses clusters; the GPU runtime orders "
-                "the launches of a kernel itself";
-    orx::GpuLaunchDesc desc;
-    auto module = moduleIndex.find(launch.getKernelModuleName().getValue());
-    if (module == moduleIndex.end())
-      return launch.emitOpError() << "launches a kernel of an unknown module";
-    desc.module = module->second;
-    desc.function = launch.getKernelName().str();
-    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
-    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
-    Value dims[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
-    for (int i = 0; i < 6; ++i) {
-      std::optional<int64_t> value = getConstantIntValue(dims[i]);
-      if (!value || *value <= 0 || *value > UINT32_MAX)
-        return launch.emitOpError()
-               << "has a grid or block size that is not a positive constant";
-      (i < 3 ? desc.grid[i] : desc.block[i - 3]) =
-          static_cast<uint32_t>(*value);
-    }
-    if (Value shared = launch.getDynamicSharedMemorySize()) {
-      std::optional<int64_t> value = getConstantIntValue(shared);
-      if (!value || *value < 0 || *value > UINT32_MAX)
-        return launch.emitOpError()
-               << "has a dynamic shared memory size that is not a constant";
-      desc.dynamicSharedBytes = static_cast<uint32_t>(*value);
-    }
-    // The shared-memory tiles orchestra-nvidia-workgroup-allocations placed
-    // in dynamic shared memory, and the module's static shared memory (its
-    // address-space-3 globals: mbarriers, small tiles).
-    uint64_t staticSharedBytes = 0;
-    if (auto kernelModule =
-            SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(
-                launch, launch.getKernelModuleName())) {
-      if (auto sizes = kernelModule->getAttrOfType<DictionaryAttr>(
-              orchestra::nvidia::attr::kDynamicSharedMemory))
-        if (auto bytes = sizes.getAs<IntegerAttr>(launch.getKernelName()))
-          desc.dynamicSharedBytes =
-              std::max<uint32_t>(desc.dynamicSharedBytes, bytes.getInt());
-      DataLayout layout = DataLayout::closest(kernelModule);
-      kernelModule.walk([&](LLVM::GlobalOp global) {
-        if (global.getAddrSpace() == 3)
-          staticSharedBytes += layout.getTypeSize(global.getGlobalType());
-      });
-    }
-    // A block cannot have more shared memory than the SM gives one (the
-    // target's shared_memory_bytes, else Hopper's and Blackwell's 227 KB):
-    // say so now rather than when the launch fails.
-    int64_t sharedLimit = 227 * 1024;
-    if (auto target =
-            func->getParentOfType<ModuleOp>()->getAttrOfType<DictionaryAttr>(
-                mlir::orchestra::attr::kTarget))
-      if (auto bytes = target.getAs<IntegerAttr>("shared_memory_bytes"))
-        sharedLimit = bytes.getInt();
-    if (desc.dynamicSharedBytes + staticSharedBytes >
-        static_cast<uint64_t>(sharedLimit)) {
-      InFlightDiagnostic diag = launch.emitOpError()
-                                << "needs " << desc.dynamicSharedBytes
-                                << " bytes of dynamic shared memory";
-      if (staticSharedBytes)
-        diag << " and " << staticSharedBytes << " of static";
-      return diag << ", more than the " << sharedLimit
-                  << " a thread block has on this target";
-    }
-    for (Value operand : launch.getKernelOperands()) {
-      auto map = buffers.find(operand);
-      if (map != buffers.end() &&
-          map->second.kind == orx::GpuArgKind::TensorMap) {
-        desc.args.push_back(map->second);
-        continue;
-      }
-      if (isa<MemRefType>(operand.getType())) {
-        auto buffer = buffers.find(operand);
-        if (buffer == buffers.end())
-          return launch.emitOpError()
-                 << "passes a buffer that is not an operand, result or "
-                    "scratch buffer of the task";
-        desc.args.push_back(buffer->second);
-        continue;
-      }
-      Attribute constant;
-      if (!matchPattern(operand, m_Constant(&constant)))
-        return launch.emitOpError()
-               << "passes a non-constant scalar of type " << operand.getType();
-      orx::GpuArgDesc arg;
-      arg.kind = orx::GpuArgKind::Immediate;
-      if (auto integer = dyn_cast<IntegerAttr>(constant)) {
-        unsigned width = integer.getType().isIndex()
-                             ? 64
-                             : integer.getType().getIntOrFloatBitWidth();
-        arg.value = integer.getValue().getZExtValue();
-        arg.size = width <= 32 ? 4 : 8;
-        if (width != 32 && width != 64)
-          return launch.emitOpError()
-                 << "passes an immediate of type " << integer.getType()
-                 << "; only 32- and 64-bit scalars are supported";
-      } else if (auto real = dyn_cast<FloatAttr>(constant)) {
-        unsigned width = real.getType().getIntOrFloatBitWidth();
-        if (width != 32 && width != 64)
-          return launch.emitOpError()
-                 << "passes an immediate of type " << real.getType()
-                 << "; only 32- and 64-bit scalars are supported";
-        arg.value = real.getValue().bitcastToAPInt().getZExtValue();
-        arg.size = width / 8;
-      } else {
-        return launch.emitOpError()
-               << "passes an unsupported constant " << constant;
-      }
-      desc.args.push_back(arg);
-    }
-    kernel.launches.push_back(std::move(desc));
-  }
-  return success();
+    auto cast = dyn_cast<UnrealizedConversionCastOp>(op);
+    if (!cast)
+      return false;
+    auto map = cast->getNumOperands() == 1 && cast->getNumResults() == 1
+                   ? values.find(cast.getOperand(0))
+                   : values.end();
+    if (map == values.end() || map->second.kind != orx::GpuArgKind::TensorMap)
+      return false;
+    values[cast.getResult(0)] = map->second;
+    return true;
+  };
+  return gpucommon::recordLaunches(func, moduleIndex, options, kernel);
 }
 
 LogicalResult NVIDIAEmitBinaryPass::dump(StringRef dir, StringRef kernelModule,

@@ -5,15 +5,20 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Target/Backend.h"
+#include "orchestra/Target/GPU/Passes.h"
 #include "orchestra/Target/NVIDIA/Passes.h"
 #include "orchestra/Target/NVIDIA/TransformOps/NVIDIATransformOps.h"
 
-/// The passes of the NVIDIA lowering pipelines and the transform ops of the
-/// NVIDIA strategy scripts.
+/// The passes of the NVIDIA lowering pipelines (the backend's and the
+/// vendor-neutral GPU ones) and the transform ops of the NVIDIA strategy
+/// scripts.
 mlir::orchestra::TargetBackend mlir::orchestra::getNVIDIABackend() {
   TargetBackend backend;
   backend.name = "NVIDIA";
-  backend.registerPasses = nvidia::registerOrchestraNVIDIAPasses;
+  backend.registerPasses = [] {
+    gpucommon::registerOrchestraGPUPasses();
+    nvidia::registerOrchestraNVIDIAPasses();
+  };
   backend.registerDialects = nvidia::registerTransformDialectExtension;
   return backend;
 }

@@ -4,12 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/Target/NVIDIA/PadsToLinalg.h"
+#include "orchestra/Target/GPU/Mappable.h"
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Target/Targets.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::orchestra;
@@ -48,61 +46,6 @@ static std::vector<TargetKeySpec> getNVIDIAKeys(std::vector<std::string> sms,
   };
 }
 
-/// Whether the NVIDIA strategy can map `op` onto the GPU: structured ops on
-/// static shapes (orchestra-nvidia-parallel-loops-first puts their parallel
-/// loops first, or gives a reduction to a scalar a unit parallel loop; they
-/// are tiled over thread blocks and threads along those; the accumulator of
-/// a result nobody reads, such as ArgMax's maximum, becomes a thread's
-/// private memory in orchestra-nvidia-workgroup-allocations), the empty
-/// tensors and constants they use, reshapes (which stay views of the same
-/// device buffer), concatenations and static slices.
-static bool isNVIDIAMappable(Operation *op) {
-  if (op->hasTrait<OpTrait::ConstantLike>())
-    return true;
-  if (auto empty = dyn_cast<tensor::EmptyOp>(op))
-    return empty.getType().hasStaticShape();
-  // Tensors without elements have nothing for a kernel's threads to do (and
-  // nothing to tile): their ops stay on the CPU.
-  auto isEmptyTensor = [](Type type) {
-    auto shaped = dyn_cast<ShapedType>(type);
-    return shaped && shaped.hasStaticShape() && shaped.getNumElements() == 0;
-  };
-  if (llvm::any_of(op->getOperandTypes(), isEmptyTensor) ||
-      llvm::any_of(op->getResultTypes(), isEmptyTensor))
-    return false;
-  if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-          tensor::ConcatOp>(op))
-    return llvm::all_of(op->getResultTypes(), [](Type type) {
-      auto shaped = dyn_cast<ShapedType>(type);
-      return shaped && shaped.hasStaticShape();
-    });
-  // Static slices: views of a device buffer (a copy where a kernel's result
-  // is one), and copies into views (concatenations).
-  if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
-    auto slice = cast<OffsetSizeAndStrideOpInterface>(op);
-    auto isStatic = [](ArrayRef<int64_t> values) {
-      return llvm::none_of(values, ShapedType::isDynamic);
-    };
-    return isStatic(slice.getStaticOffsets()) &&
-           isStatic(slice.getStaticSizes()) &&
-           llvm::all_of(slice.getStaticStrides(),
-                        [](int64_t stride) { return stride >= 1; }) &&
-           llvm::all_of(op->getOperandTypes(), [](Type type) {
-             auto shaped = dyn_cast<ShapedType>(type);
-             return !shaped || shaped.hasStaticShape();
-           });
-  }
-  // Pads that orchestra-nvidia-pads-to-linalg makes elementwise ops (and
-  // what their region holds: the yield of the padding value).
-  if (auto pad = dyn_cast<tensor::PadOp>(op))
-    return nvidia::getConstantPadValue(pad) != nullptr;
-  if (isa<tensor::YieldOp>(op))
-    return isa_and_nonnull<tensor::PadOp>(op->getParentOp());
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  return linalgOp && linalgOp.hasPureTensorSemantics() &&
-         !linalgOp.hasDynamicShape() && linalgOp.getNumDpsInits() >= 1;
-}
-
 /// The stage 6-8 pipeline of an NVIDIA arch: bufferize, map the strategy's
 /// foralls onto `gpu.launch` blocks/warps/threads, tensor-core contractions
 /// onto `nvgpu.mma.sync`, outline the kernels, lower them to NVVM and
@@ -117,7 +60,7 @@ static std::string getNVIDIALoweringPipeline(StringRef arch, StringRef chip,
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions},"
-         "canonicalize,cse,canonicalize,orchestra-nvidia-copies-to-linalg,"
+         "canonicalize,cse,canonicalize,orchestra-gpu-copies-to-linalg,"
          "transform-interpreter{entry-point=" +
          entry +
          "map_to_gpu},"
@@ -127,11 +70,11 @@ static std::string getNVIDIALoweringPipeline(StringRef arch, StringRef chip,
          "lower_vectors},"
          "func.func(nvgpu-optimize-shared-memory),"
          "convert-linalg-to-loops,"
-         "orchestra-nvidia-sink-launch-operands,"
+         "orchestra-gpu-sink-launch-operands,"
          "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
          "orchestra-nvidia-tensor-map-arguments,"
-         "gpu.module(orchestra-nvidia-kernel-argument-alignment,"
-         "orchestra-nvidia-workgroup-allocations,"
+         "gpu.module(orchestra-gpu-kernel-argument-alignment,"
+         "orchestra-gpu-workgroup-allocations,"
          "convert-vector-to-scf{full-unroll=true},"
          "orchestra-nvidia-bf16-mma-to-nvvm,convert-nvgpu-to-nvvm,"
          "lower-affine,expand-strided-metadata,lower-affine,"
@@ -179,16 +122,16 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   hopper.defaultMemorySpace = "hbm";
   hopper.strategyScript = "nvidia_hopper_strategy.mlir";
   hopper.strategyEntryPoint = "__orchestra_nvidia_hopper_strategy";
-  hopper.strategyLibraries = {"nvidia_gpu_common.mlir"};
+  hopper.strategyLibraries = {"gpu_common.mlir", "nvidia_gpu_common.mlir"};
   hopper.preStrategyPipeline =
-      "orchestra-nvidia-pads-to-linalg,orchestra-nvidia-parallel-loops-first,"
+      "orchestra-gpu-pads-to-linalg,orchestra-gpu-parallel-loops-first,"
       "orchestra-nvidia-select-recipes";
   hopper.loweringPipeline =
       getNVIDIALoweringPipeline(hopper.arch, "sm_90a", "+ptx83");
   hopper.loweringNeedsStrategy = true;
   hopper.executableFormat = ExecutableFormat::Cubin;
   hopper.runtimeDriver = "cuda";
-  hopper.supportsOp = isNVIDIAMappable;
+  hopper.supportsOp = gpucommon::isGpuMappable;
   llvm::cantFail(registry.registerTarget(std::move(hopper)));
 
   TargetInfo blackwell;
@@ -224,15 +167,15 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   blackwell.defaultMemorySpace = "hbm";
   blackwell.strategyScript = "nvidia_blackwell_strategy.mlir";
   blackwell.strategyEntryPoint = "__orchestra_nvidia_blackwell_strategy";
-  blackwell.strategyLibraries = {"nvidia_gpu_common.mlir"};
+  blackwell.strategyLibraries = {"gpu_common.mlir", "nvidia_gpu_common.mlir"};
   blackwell.preStrategyPipeline =
-      "orchestra-nvidia-pads-to-linalg,orchestra-nvidia-parallel-loops-first,"
+      "orchestra-gpu-pads-to-linalg,orchestra-gpu-parallel-loops-first,"
       "orchestra-nvidia-select-recipes";
   blackwell.loweringPipeline =
       getNVIDIALoweringPipeline(blackwell.arch, "sm_100a", "+ptx86");
   blackwell.loweringNeedsStrategy = true;
   blackwell.executableFormat = ExecutableFormat::Cubin;
   blackwell.runtimeDriver = "cuda";
-  blackwell.supportsOp = isNVIDIAMappable;
+  blackwell.supportsOp = gpucommon::isGpuMappable;
   llvm::cantFail(registry.registerTarget(std::move(blackwell)));
 }

@@ -7,6 +7,7 @@
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/NVIDIA/AttrNames.h"
 #include "orchestra/Target/NVIDIA/Passes.h"
+#include "orchestra/Target/GPU/Recipes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,38 +23,11 @@ namespace mlir::orchestra::nvidia {
 using namespace mlir;
 using namespace mlir::orchestra;
 
-/// The attribute prefix `orchestra-outline-tasks` tags fusion roots with.
-static constexpr StringLiteral kFusionRootPrefix = attr::kFusionRoot;
-static constexpr StringLiteral kFusionProducer = attr::kFusionProducer;
 /// The warpgroup MMA recipe: blocks of 128 rows for two warpgroups (64 rows
 /// each) and 128 or 256 columns (the target key `wgmma_tile`), K steps of 64
 /// (one 128-byte swizzle row of f16 or bf16).
 static constexpr int64_t kWgmmaBlockM = 128;
 static constexpr int64_t kWgmmaBlockK = 64;
-/// The block tile of SIMT ops with two leading parallel loops
-/// (@nvidia_blocks_p2 in nvidia_gpu_common.mlir).
-static constexpr int64_t kSimtBlockM = 32;
-static constexpr int64_t kSimtBlockN = 64;
-
-static bool isFusionRoot(Operation *op) {
-  return llvm::any_of(op->getAttrs(), [](NamedAttribute attr) {
-    return attr.getName().getValue().starts_with(kFusionRootPrefix);
-  });
-}
-
-/// The statically shaped tensor types of `matmul`'s operands, when it has
-/// the default (row-major, untransposed) indexing maps.
-static bool getPlainMatmulTypes(linalg::MatmulOp matmul, RankedTensorType &lhs,
-                                RankedTensorType &rhs, RankedTensorType &out) {
-  if (matmul.getIndexingMapsArray() !=
-      linalg::MatmulOp::getDefaultIndexingMaps(matmul.getContext()))
-    return false;
-  lhs = dyn_cast<RankedTensorType>(matmul.getInputs()[0].getType());
-  rhs = dyn_cast<RankedTensorType>(matmul.getInputs()[1].getType());
-  out = dyn_cast<RankedTensorType>(matmul.getOutputs()[0].getType());
-  return lhs && rhs && out && lhs.hasStaticShape() && rhs.hasStaticShape() &&
-         out.hasStaticShape();
-}
 
 /// Whether `matmul` maps onto m16n8k16 tensor-core steps within block tiles
 /// of `blockM` x `blockN` and K steps of `blockK`: f16 operands with an f16
@@ -63,7 +37,7 @@ static bool getPlainMatmulTypes(linalg::MatmulOp matmul, RankedTensorType &lhs,
 static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
                                int64_t blockN, int64_t blockK) {
   RankedTensorType lhs, rhs, out;
-  if (!getPlainMatmulTypes(matmul, lhs, rhs, out))
+  if (!gpucommon::getPlainMatmulTypes(matmul, lhs, rhs, out))
     return false;
   // f16 x f16 accumulates in f16 or f32, bf16 x bf16 in f32 (the only
   // bf16 accumulator of mma.sync).
@@ -87,7 +61,7 @@ static bool isTensorCoreMatmul(linalg::MatmulOp matmul, int64_t blockM,
 /// memory).
 static bool isWarpgroupMatmul(linalg::MatmulOp matmul, int64_t blockN) {
   RankedTensorType lhs, rhs, out;
-  if (!getPlainMatmulTypes(matmul, lhs, rhs, out))
+  if (!gpucommon::getPlainMatmulTypes(matmul, lhs, rhs, out))
     return false;
   Type element = lhs.getElementType();
   if (element != rhs.getElementType() ||
@@ -99,39 +73,6 @@ static bool isWarpgroupMatmul(linalg::MatmulOp matmul, int64_t blockN) {
     return false;
   auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
   return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
-}
-
-/// Whether `root` is an elementwise epilogue over the `m` x `n` result of a
-/// matmul: rank 2, all loops parallel, the same iteration space.
-static bool isEpilogueOf(linalg::LinalgOp root, linalg::MatmulOp matmul) {
-  if (root.getNumLoops() != 2 || root.getNumReductionLoops() != 0 ||
-      !root.hasPureTensorSemantics())
-    return false;
-  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
-  auto out = cast<RankedTensorType>(matmul.getOutputs()[0].getType());
-  if (ranges != SmallVector<int64_t>(out.getShape()))
-    return false;
-  return llvm::all_of(root.getDpsInitsMutable(), [&](OpOperand &init) {
-    return root.getMatchingIndexingMap(&init).isIdentity();
-  });
-}
-
-/// Gives every use of a `tensor.empty` its own. One empty tensor that is the
-/// destination of two ops (a matmul's accumulator and its epilogue's result)
-/// would make them share a buffer after fusion; bufferization would then copy
-/// the tile through a global-memory temporary inside the kernel instead of
-/// keeping the accumulator in shared memory.
-static void splitEmptyTensors(func::FuncOp func) {
-  SmallVector<tensor::EmptyOp> empties;
-  func.walk([&](tensor::EmptyOp empty) { empties.push_back(empty); });
-  for (tensor::EmptyOp empty : empties) {
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : empty->getUses())
-      uses.push_back(&use);
-    OpBuilder builder(empty);
-    for (OpOperand *use : llvm::drop_begin(uses))
-      use->set(builder.clone(*empty)->getResult(0));
-  }
 }
 
 /// The SMs and the shared memory of a block on Hopper and Blackwell when the
@@ -237,34 +178,17 @@ public:
       }
     }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      splitEmptyTensors(func);
-      Operation *root = nullptr;
+      gpucommon::splitEmptyTensors(func);
       SmallVector<linalg::MatmulOp> matmuls;
-      bool otherFills = false;
-      func.walk([&](Operation *op) {
-        if (isFusionRoot(op))
-          root = op;
-        if (!op->hasAttr(kFusionProducer) && !isFusionRoot(op))
-          return;
-        if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
-          matmuls.push_back(matmul);
-      });
+      Operation *root = gpucommon::findFusionRoot(func, &matmuls);
       if (!root)
         continue;
-      // The strategy fuses the one fill it finds into the warp tiles: other
-      // fills among the producers would be taken for the accumulator's.
-      func.walk([&](linalg::FillOp fill) {
-        if (fill->hasAttr(kFusionProducer) &&
-            !llvm::any_of(matmuls, [&](linalg::MatmulOp matmul) {
-              return matmul.getOutputs()[0].getDefiningOp() == fill;
-            }))
-          otherFills = true;
-      });
+      bool otherFills = gpucommon::hasOtherFills(func, matmuls);
       std::string recipe = "simt";
       auto rootOp = dyn_cast<linalg::LinalgOp>(root);
       bool rootFits = matmuls.size() == 1 && !otherFills &&
                       (root == matmuls.front().getOperation() ||
-                       (rootOp && isEpilogueOf(rootOp, matmuls.front())));
+                       (rootOp && gpucommon::isEpilogueOf(rootOp, matmuls.front())));
       // The block tile the target names, else 128x128 (N not a multiple of
       // 256, or too little shared memory). By default, 128x256 blocks only
       // where there are enough of them to give every SM one.
@@ -326,104 +250,14 @@ public:
                                          useTma && kSteps >= 2));
         }
       }
-      root->setAttr(nvidia::attr::kRecipe, StringAttr::get(ctx, recipe));
-      if (recipe == "simt") {
-        func.walk([&](linalg::MatmulOp matmul) { markSimtKLoop(matmul); });
-        func.walk([&](linalg::LinalgOp op) { markStaticBlocks(op); });
-      }
+      if (recipe == "simt")
+        gpucommon::markSimtRecipe(func, root);
+      else
+        root->setAttr(nvidia::attr::kRecipe, StringAttr::get(ctx, recipe));
     }
   }
 
 private:
-  /// The largest tile of at most `max` that divides `size` and is at least
-  /// half of `max` (or `size` itself when it is smaller than `max`).
-  static std::optional<int64_t> getDividingTile(int64_t size, int64_t max) {
-    if (size <= max)
-      return size;
-    for (int64_t tile = max; tile * 2 >= max; --tile)
-      if (size % tile == 0)
-        return tile;
-    return std::nullopt;
-  }
-
-  /// Gives a SIMT op with three or more leading parallel loops (NHWC
-  /// convolutions and pools, batched matmuls, 3-D and 4-D elementwise ops),
-  /// or two and a reduction (matmuls and matrix-vector products whose
-  /// shapes the 4x2 thread tiles of @nvidia_threads_p2 do not divide),
-  /// block tiles that divide its shape, when there are such tiles near the
-  /// strategy's 8x32 (@nvidia_blocks_static_p4/_p3/_p2, one thread per
-  /// element of the tile's last two loops): `orchestra.gpu_block_rows`
-  /// and `orchestra.gpu_block_cols` for the last two of those loops (7 rows
-  /// for a 7, 14 or 28 wide image, for example). Every block's tile is
-  /// then static, and so is every thread's: its reductions keep their
-  /// accumulators in registers (@nvidia_private_accumulators).
-  void markStaticBlocks(linalg::LinalgOp op) {
-    // (Ops of several results keep the dynamic thread tiles whose unused
-    // accumulators orchestra-nvidia-workgroup-allocations makes private.)
-    if (op->hasAttr(nvidia::attr::kMma) ||
-        op->hasAttr(nvidia::attr::kSimtKLoop) || !op.hasPureTensorSemantics() ||
-        op.hasDynamicShape() || op.getNumDpsInits() != 1)
-      return;
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    int64_t leading = 0;
-    while (leading < static_cast<int64_t>(iterators.size()) &&
-           iterators[leading] == utils::IteratorType::parallel)
-      ++leading;
-    // Two leading parallel loops: only for reductions (matmul-like ops
-    // whose thread tiles would otherwise be dynamic, a matrix-vector
-    // product), in blocks of at most 8x32, one thread per output element.
-    bool reduces = op.getNumReductionLoops() > 0;
-    if (leading < 2 || (leading == 2 && !reduces))
-      return;
-    // The loops the block tile's rows and columns cover: the third and
-    // fourth of four leading parallel loops, the second and third of
-    // three, the first and second of two.
-    int64_t first = leading >= 4 ? 2 : leading - 2;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    std::optional<int64_t> rows = getDividingTile(ranges[first], 8);
-    std::optional<int64_t> cols = getDividingTile(ranges[first + 1], 32);
-    if (!rows || !cols)
-      return;
-    MLIRContext *ctx = &getContext();
-    auto i64 = [&](int64_t value) {
-      return IntegerAttr::get(IntegerType::get(ctx, 64), value);
-    };
-    op->setAttr(nvidia::attr::kBlockRows, i64(*rows));
-    op->setAttr(nvidia::attr::kBlockCols, i64(*cols));
-  }
-
-  /// Marks a SIMT matmul whose thread tiles are static
-  /// (`orchestra.gpu_simt_k_loop`) with the K step of its thread-level K
-  /// loop (`orchestra.gpu_simt_k_tile`): the strategy
-  /// then steps through K 8 (or 4, 2) at a time with each thread's 4x2
-  /// accumulators in registers, instead of reading and writing them in
-  /// memory at every multiply-add. Its block tiles of 32x64 over 8x32
-  /// threads (@nvidia_blocks_p2, @nvidia_threads_p2) are static when they
-  /// divide M and N.
-  void markSimtKLoop(linalg::MatmulOp matmul) {
-    if (matmul->hasAttr(nvidia::attr::kMma))
-      return;
-    RankedTensorType lhs, rhs, out;
-    if (!getPlainMatmulTypes(matmul, lhs, rhs, out))
-      return;
-    Type element = out.getElementType();
-    if (!element.isF32() || lhs.getElementType() != element ||
-        rhs.getElementType() != element)
-      return;
-    int64_t m = out.getDimSize(0), n = out.getDimSize(1), k = lhs.getDimSize(1);
-    if (m % kSimtBlockM != 0 || n % kSimtBlockN != 0)
-      return;
-    for (int64_t step : {8, 4, 2}) {
-      if (k % step != 0 || k < 2 * step)
-        continue;
-      matmul->setAttr(nvidia::attr::kSimtKLoop, UnitAttr::get(&getContext()));
-      matmul->setAttr(
-          nvidia::attr::kSimtKTile,
-          IntegerAttr::get(IntegerType::get(&getContext(), 64), step));
-      return;
-    }
-  }
-
   /// The stages of a wgmma kernel's K loop: `mma-stages`, fewer when the
   /// loop has fewer steps or the shared memory holds fewer (each stage is a
   /// 128x64 A and a 64x`blockN` B tile of 16-bit elements, 32 or 48 KB; an

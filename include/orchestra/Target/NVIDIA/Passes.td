@@ -9,66 +9,6 @@
 
 include "mlir/Pass/PassBase.td"
 
-def NVIDIAPadsToLinalg : Pass<"orchestra-nvidia-pads-to-linalg",
-                              "::mlir::ModuleOp"> {
-  let summary = "Turn the tensor.pad ops of GPU kernels into linalg.generic";
-  let description = [{
-    Stage 5, before the strategy. A `tensor.pad` (a padded convolution's or
-    pool's input) is not a structured op, so the NVIDIA strategy has nothing
-    to tile it with. This pass rewrites every `tensor.pad` with static
-    shapes, static low and high padding, at least one dimension, a source
-    with elements and a constant padding value into a `linalg.generic` over
-    the padded shape whose body reads
-    the source element the output element comes from (`tensor.extract` at
-    the output's indices minus the low padding, clamped into the source) and
-    selects the padding value where that index falls outside the source. The
-    strategy then maps it onto thread blocks and threads like any
-    elementwise op. The scheduler gives the GPU only the pads this pass can
-    rewrite.
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::arith::ArithDialect"];
-}
-
-def NVIDIAParallelLoopsFirst : Pass<"orchestra-nvidia-parallel-loops-first",
-                                    "::mlir::ModuleOp"> {
-  let summary = "Put the parallel loops of the structured ops of GPU kernels "
-                "first";
-  let description = [{
-    Stage 5, before the strategy. The NVIDIA strategy tiles a structured op
-    over thread blocks and threads along its leading parallel loops, and
-    each thread runs the rest of its loops. This pass makes every
-    structured op on tensors a `linalg.generic` (named ops are generalized)
-    whose parallel loops come first: a reduction over a leading dimension
-    (ONNX's `ReduceSum` or `ArgMax` with `axis = 0`) has its loops
-    interchanged (`linalg::interchangeGenericOp`, which also renumbers
-    `linalg.index`), so that the threads take the kept dimensions and each
-    walks the reduced one.
-
-    A reduction with fewer than 4096 output elements (the iterations of its
-    parallel loops) and N > 1024 iterations of its reduction loops each,
-    whose result is indexed by its parallel loops only and whose body
-    combines the accumulator with one associative and commutative op that
-    has a neutral element (`matchReduction`, `arith::getNeutralElement`), is
-    split across threads: P partials per output element (about 32
-    iterations per thread, at most 1024 blocks of 256 threads in all), each
-    reducing the iterations p, p + P, ... from the neutral element
-    (consecutive threads read consecutive elements; the operands are read
-    with `tensor.extract` at the original loop indices, and a `tensor<Cxi8>`
-    operand that is never read gives the C = ceil(N / P) steps their loop),
-    then a reduction of the partials into the original init with the
-    combiner, split again while over 1024 (named ops are generalized).
-
-    An op without a parallel loop left (a small reduction to a scalar, one
-    that is not a single combiner, or an op on rank-0 tensors) gets a
-    leading parallel loop of one iteration: its results get a leading unit
-    dimension (inits expanded, results collapsed back) and one thread
-    computes them.
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::tensor::TensorDialect"];
-}
-
 def NVIDIASelectRecipes : Pass<"orchestra-nvidia-select-recipes",
                                "::mlir::ModuleOp"> {
   let summary = "Choose the strategy recipe of each kernel of a GPU kernel "
@@ -184,46 +124,6 @@ def NVIDIABF16MMAToNVVM : Pass<"orchestra-nvidia-bf16-mma-to-nvvm"> {
   ];
 }
 
-def NVIDIACopiesToLinalg : Pass<"orchestra-nvidia-copies-to-linalg",
-                                "::mlir::ModuleOp"> {
-  let summary = "Turn the host-side buffer copies of GPU kernels into "
-                "linalg.copy";
-  let description = [{
-    Stage 7, after bufferization. Bufferization copies results into the
-    kernel's out-parameters (`memref.copy`), e.g. behind a reshape; in a GPU
-    kernel those copies are device-to-device and must run on the GPU. This
-    pass rewrites every `memref.copy` of a kernel function that is not yet in
-    a `gpu.launch` into `linalg.copy`, which the strategy's stage-7 sequence
-    then tiles over thread blocks and threads like any other op. A scalar
-    (rank-0) copy, which has no loop to tile, copies one-element views
-    (`memref.expand_shape` to shape [1]).
-  }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect",
-                           "::mlir::memref::MemRefDialect"];
-}
-
-def NVIDIASinkLaunchOperands : Pass<"orchestra-nvidia-sink-launch-operands",
-                                     "::mlir::ModuleOp"> {
-  let summary = "Move the constant buffers and static views a GPU launch "
-                "reads into it";
-  let description = [{
-    Stage 7, before `gpu-kernel-outlining`. Constant tensors inside a task
-    bufferize to `memref.get_global` of a constant `memref.global`; a launch
-    that reads one would otherwise take the host address of the global as a
-    kernel operand. This pass clones each such `memref.get_global` into the
-    launches that use it, so that outlining copies the global into the
-    device module, where it becomes an initialized global of the cubin.
-
-    Views are sunk too: a `memref.subview` with static offsets, sizes and
-    strides outside a launch (a slice a kernel returns, copied into its
-    result by a launch) is cloned into the launches that read it, so that
-    the kernel takes the viewed buffer (a bare pointer to its base, as the
-    GPU module bundle passes buffers) and computes the view's offset itself.
-    A view of a view is sunk with its source.
-  }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
-}
-
 def NVIDIATensorMapArguments : Pass<"orchestra-nvidia-tensor-map-arguments",
                                     "::mlir::ModuleOp"> {
   let summary = "Pass the TMA descriptors of kernels as pointers";
@@ -239,67 +139,6 @@ def NVIDIATensorMapArguments : Pass<"orchestra-nvidia-tensor-map-arguments",
     `nvgpu.tma.create.descriptor` that made the descriptor.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
-}
-
-def NVIDIAKernelArgumentAlignment
-    : Pass<"orchestra-nvidia-kernel-argument-alignment",
-           "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Tell LLVM how aligned the buffers a kernel takes are";
-  let description = [{
-    Stage 7, after `gpu-kernel-outlining`. Every buffer a kernel takes is
-    a slot of a memory space's arena, placed at a multiple of 64 bytes
-    (`orchestra-plan-buffers`) in an arena whose base `cuMemAlloc` aligns to
-    256 bytes, or a scratch buffer of its own `cuMemAlloc`; views that
-    would move the address are not passed (`orchestra-nvidia-emit-binary`
-    refuses them). This pass marks each memref argument of each kernel
-    `llvm.align = 64`, which the bare-pointer calling convention carries to
-    the kernel's `.param .ptr .align 64`. LLVM then knows that the 16-byte
-    chunks a thread reads and writes in global memory are aligned, and
-    emits `ld.global.v4`/`st.global.v4` instead of four scalar accesses.
-    An argument already marked keeps its mark. The runtime checks the
-    promise: a launch whose buffer is not 64-byte aligned is an error.
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
-}
-
-def NVIDIAWorkgroupAllocations : Pass<"orchestra-nvidia-workgroup-allocations",
-                                      "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Turn the allocations of a kernel into workgroup and private "
-                "memory attributions";
-  let description = [{
-    Stage 7, after `gpu-kernel-outlining`. The strategy places the
-    temporaries of a block tile in `#gpu.address_space<workgroup>` and those
-    of a thread in `#gpu.address_space<private>`; bufferization allocates them
-    with `memref.alloc` inside the kernel. This pass replaces each such
-    static allocation in a `gpu.func` by a workgroup (shared memory) or
-    private attribution of the function and erases its deallocation, so that
-    the NVVM lowering emits shared-memory globals and local arrays instead of
-    device-side `malloc` calls.
-
-    An allocation of dynamic shape without a memory space is a thread's copy
-    of a tile it writes but its block does not share (bufferization makes
-    one for the accumulator of a result nobody reads, such as ArgMax's
-    maximum): every thread that runs it gets its own buffer, so it is
-    private memory, and its sizes come from the thread's tile. Where they
-    have constant upper bounds (value-bounds analysis; an `affine.max` is
-    bounded by its expressions' largest bound), the buffer takes at most
-    4 KB and its users are structured ops, loads, stores and
-    `memref.dim`, it becomes a private attribution of the bounds,
-    reinterpreted to the sizes asked for. Any other allocation in a kernel
-    is an error.
-
-    A kernel whose shared-memory tiles take more than the 48 KB a CUDA
-    kernel may declare statically gets them in dynamic shared memory
-    instead: views of `gpu.dynamic_shared_memory`, each on a 128-byte line.
-    The bytes are recorded per kernel in the module's
-    `orchestra.dynamic_shared_memory` dictionary, from which
-    `orchestra-nvidia-emit-binary` sets the dynamic shared memory of the
-    kernel's launches (the runtime raises the function's limit when it is
-    above 48 KB).
-  }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect",
-                           "::mlir::arith::ArithDialect",
-                           "::mlir::memref::MemRefDialect"];
 }
 
 def NVIDIAEmitBinary : Pass<"orchestra-nvidia-emit-binary",

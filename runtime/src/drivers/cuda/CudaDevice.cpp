@@ -347,7 +347,7 @@ bool CudaDevice::prepareLaunches(const CudaKernel &kernel,
           return false;
         }
         // Kernels are compiled assuming 64-byte aligned buffers
-        // (orchestra-nvidia-kernel-argument-alignment): every slot is.
+        // (orchestra-gpu-kernel-argument-alignment): every slot is.
         if (buffers[arg.value] % 64 != 0) {
           error = prepared.name + ": parameter " + std::to_string(j) +
                   " is buffer " + std::to_string(arg.value) +

@@ -1,5 +1,5 @@
 // Reductions with few output elements and many iterations each (see
-// programs-emulated.test): orchestra-nvidia-parallel-loops-first splits
+// programs-emulated.test): orchestra-gpu-parallel-loops-first splits
 // each output's iterations across threads. Row sums of a 2x5000 matrix, the
 // column maxima of a 3000x3 one (its loops interchanged first), and the
 // dot products of a 4x3000 matrix with a 3000-vector (two operands, one

@@ -1,6 +1,6 @@
 // Reductions to a scalar (see programs-emulated.test): a sum of squares
 // over three axes and a maximum over two, large enough to be split across
-// threads (orchestra-nvidia-parallel-loops-first), a small sum that one
+// threads (orchestra-gpu-parallel-loops-first), a small sum that one
 // thread computes, and a sum of 100000 elements split twice (3328 partials,
 // then 256).
 func.func @main(%x: tensor<3x100x20xf32>, %w: tensor<60x100xf32>, %y: tensor<1000xf32>, %big: tensor<100000xf32>) -> (tensor<f32>, tensor<1x1xf32>, tensor<f32>, tensor<f32>) {

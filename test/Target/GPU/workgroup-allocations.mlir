@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(gpu.module(orchestra-nvidia-workgroup-allocations))' | FileCheck %s
+// RUN: orchestra-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(gpu.module(orchestra-gpu-workgroup-allocations))' | FileCheck %s
 
 // The strategy's shared-memory tile becomes a workgroup attribution (128-byte
 // aligned, for ldmatrix and TMA), a per-thread temporary a private one.

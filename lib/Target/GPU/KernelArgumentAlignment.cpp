@@ -4,24 +4,24 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/Target/NVIDIA/Passes.h"
+#include "orchestra/Target/GPU/Passes.h"
 
 #include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
-namespace mlir::orchestra::nvidia {
-#define GEN_PASS_DEF_NVIDIAKERNELARGUMENTALIGNMENT
-#include "orchestra/Target/NVIDIA/Passes.h.inc"
-} // namespace mlir::orchestra::nvidia
+namespace mlir::orchestra::gpucommon {
+#define GEN_PASS_DEF_GPUKERNELARGUMENTALIGNMENT
+#include "orchestra/Target/GPU/Passes.h.inc"
+} // namespace mlir::orchestra::gpucommon
 
 using namespace mlir;
 
 namespace {
-class NVIDIAKernelArgumentAlignmentPass
-    : public orchestra::nvidia::impl::NVIDIAKernelArgumentAlignmentBase<
-          NVIDIAKernelArgumentAlignmentPass> {
+class GPUKernelArgumentAlignmentPass
+    : public orchestra::gpucommon::impl::GPUKernelArgumentAlignmentBase<
+          GPUKernelArgumentAlignmentPass> {
 public:
   void runOnOperation() override {
     StringRef name = LLVM::LLVMDialect::getAlignAttrName();

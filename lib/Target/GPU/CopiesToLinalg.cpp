@@ -4,24 +4,24 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/Target/NVIDIA/Passes.h"
+#include "orchestra/Target/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 
-namespace mlir::orchestra::nvidia {
-#define GEN_PASS_DEF_NVIDIACOPIESTOLINALG
-#include "orchestra/Target/NVIDIA/Passes.h.inc"
-} // namespace mlir::orchestra::nvidia
+namespace mlir::orchestra::gpucommon {
+#define GEN_PASS_DEF_GPUCOPIESTOLINALG
+#include "orchestra/Target/GPU/Passes.h.inc"
+} // namespace mlir::orchestra::gpucommon
 
 using namespace mlir;
 
 namespace {
-class NVIDIACopiesToLinalgPass
-    : public orchestra::nvidia::impl::NVIDIACopiesToLinalgBase<
-          NVIDIACopiesToLinalgPass> {
+class GPUCopiesToLinalgPass
+    : public orchestra::gpucommon::impl::GPUCopiesToLinalgBase<
+          GPUCopiesToLinalgPass> {
 public:
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;

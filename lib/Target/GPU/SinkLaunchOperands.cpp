@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/Target/NVIDIA/Passes.h"
+#include "orchestra/Target/GPU/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -12,10 +12,10 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 
-namespace mlir::orchestra::nvidia {
-#define GEN_PASS_DEF_NVIDIASINKLAUNCHOPERANDS
-#include "orchestra/Target/NVIDIA/Passes.h.inc"
-} // namespace mlir::orchestra::nvidia
+namespace mlir::orchestra::gpucommon {
+#define GEN_PASS_DEF_GPUSINKLAUNCHOPERANDS
+#include "orchestra/Target/GPU/Passes.h.inc"
+} // namespace mlir::orchestra::gpucommon
 
 using namespace mlir;
 
@@ -32,9 +32,9 @@ static bool isSinkable(Operation *op) {
 }
 
 namespace {
-class NVIDIASinkLaunchOperandsPass
-    : public orchestra::nvidia::impl::NVIDIASinkLaunchOperandsBase<
-          NVIDIASinkLaunchOperandsPass> {
+class GPUSinkLaunchOperandsPass
+    : public orchestra::gpucommon::impl::GPUSinkLaunchOperandsBase<
+          GPUSinkLaunchOperandsPass> {
 public:
   void runOnOperation() override {
     llvm::SetVector<Operation *> originals;

@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --orchestra-nvidia-sink-launch-operands | FileCheck %s
+// RUN: orchestra-opt %s --orchestra-gpu-sink-launch-operands | FileCheck %s
 
 // A constant global and static views (a view of a view included) that a
 // launch reads are computed inside it; the launch takes the viewed buffer.

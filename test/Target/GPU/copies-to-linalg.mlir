@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --orchestra-nvidia-copies-to-linalg | FileCheck %s
+// RUN: orchestra-opt %s --orchestra-gpu-copies-to-linalg | FileCheck %s
 
 // Host-side copies become linalg.copy for the strategy to map onto threads;
 // a scalar (rank-0) copy has no loop to map, so it copies one-element views.

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/Target/NVIDIA/AttrNames.h"
-#include "orchestra/Target/NVIDIA/Passes.h"
+#include "orchestra/Target/GPU/AttrNames.h"
+#include "orchestra/Target/GPU/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,25 +16,20 @@
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/Support/MathExtras.h"
 
-namespace mlir::orchestra::nvidia {
-#define GEN_PASS_DEF_NVIDIAWORKGROUPALLOCATIONS
-#include "orchestra/Target/NVIDIA/Passes.h.inc"
-} // namespace mlir::orchestra::nvidia
+namespace mlir::orchestra::gpucommon {
+#define GEN_PASS_DEF_GPUWORKGROUPALLOCATIONS
+#include "orchestra/Target/GPU/Passes.h.inc"
+} // namespace mlir::orchestra::gpucommon
 
 using namespace mlir;
 
-/// Shared-memory tiles are read with `ldmatrix`, whose row addresses must be
-/// 16-byte aligned, and written by TMA copies, whose targets must be
+/// Shared-memory tiles start on 128-byte lines: the matrix-unit recipes read
+/// rows of 16 bytes and copy tiles with block copies whose targets must be
 /// 128-byte aligned.
 static constexpr int64_t kWorkgroupAlignment = 128;
 /// In dynamic shared memory, every tile starts on a 128-byte line: the XOR
-/// swizzle of `nvgpu-optimize-shared-memory` assumes it.
+/// swizzles of the shared-memory bank optimizations assume it.
 static constexpr int64_t kDynamicTileAlignment = 128;
-/// The most static shared memory a CUDA kernel may declare; beyond it, a
-/// kernel's tiles live in dynamic shared memory, which the runtime enables
-/// per function (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
-static constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
-
 static bool isWorkgroup(MemRefType type) {
   auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
   return space && space.getValue() == gpu::AddressSpace::Workgroup;
@@ -151,10 +146,12 @@ static void boundPrivateAllocation(memref::AllocOp alloc) {
 }
 
 namespace {
-class NVIDIAWorkgroupAllocationsPass
-    : public orchestra::nvidia::impl::NVIDIAWorkgroupAllocationsBase<
-          NVIDIAWorkgroupAllocationsPass> {
+class GPUWorkgroupAllocationsPass
+    : public orchestra::gpucommon::impl::GPUWorkgroupAllocationsBase<
+          GPUWorkgroupAllocationsPass> {
 public:
+  using GPUWorkgroupAllocationsBase::GPUWorkgroupAllocationsBase;
+
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
     SmallVector<NamedAttribute> dynamicSizes;
@@ -183,7 +180,17 @@ public:
                 sharedBytes, getAlignment(alloc, kDynamicTileAlignment))) +
             getByteSize(alloc.getType());
       }
-      if (sharedBytes > kMaxStaticSharedBytes) {
+      if (limit > 0 && sharedBytes > limit) {
+        InFlightDiagnostic diag =
+            func.emitError()
+            << "GPU kernel @" << func.getName() << " needs " << sharedBytes
+            << " bytes of shared memory for its tiles, more than the "
+            << limit << " a workgroup has on this target";
+        if (!limitKey.empty())
+          diag << " (target key `" << limitKey << "`)";
+        return WalkResult::interrupt();
+      }
+      if (sharedBytes > staticLimit) {
         int64_t bytes = placeInDynamicSharedMemory(func, shared);
         dynamicSizes.push_back(NamedAttribute(
             func.getNameAttr(),
@@ -198,7 +205,7 @@ public:
     if (result.wasInterrupted())
       return signalPassFailure();
     if (!dynamicSizes.empty())
-      module->setAttr(orchestra::nvidia::attr::kDynamicSharedMemory,
+      module->setAttr(orchestra::gpucommon::attr::kDynamicSharedMemory,
                       DictionaryAttr::get(&getContext(), dynamicSizes));
   }
 

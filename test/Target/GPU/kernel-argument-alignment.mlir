@@ -1,5 +1,5 @@
-// RUN: orchestra-opt %s --pass-pipeline='builtin.module(gpu.module(orchestra-nvidia-kernel-argument-alignment))' | FileCheck %s
-// RUN: orchestra-opt %s --pass-pipeline='builtin.module(gpu.module(orchestra-nvidia-kernel-argument-alignment),gpu.module(convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}))' | FileCheck %s --check-prefix=NVVM
+// RUN: orchestra-opt %s --pass-pipeline='builtin.module(gpu.module(orchestra-gpu-kernel-argument-alignment))' | FileCheck %s
+// RUN: orchestra-opt %s --pass-pipeline='builtin.module(gpu.module(orchestra-gpu-kernel-argument-alignment),gpu.module(convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=true}))' | FileCheck %s --check-prefix=NVVM
 
 // Every buffer a kernel takes is a 64-byte aligned slot: its memref
 // arguments say so. Pointer arguments (tensor maps), scalars, arguments that

@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --split-input-file --orchestra-nvidia-parallel-loops-first | FileCheck %s
+// RUN: orchestra-opt %s --split-input-file --orchestra-gpu-parallel-loops-first | FileCheck %s
 
 // A reduction over the leading dimension: the kept dimension's loop comes
 // first (the threads take it), the body's linalg.index is renumbered.

@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --split-input-file --orchestra-nvidia-pads-to-linalg | FileCheck %s
+// RUN: orchestra-opt %s --split-input-file --orchestra-gpu-pads-to-linalg | FileCheck %s
 
 // A constant pad becomes a linalg.generic over the padded shape: each
 // element reads the source at its indices minus the low padding (clamped

@@ -4,18 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/Target/NVIDIA/PadsToLinalg.h"
-#include "orchestra/Target/NVIDIA/Passes.h"
+#include "orchestra/Target/GPU/Mappable.h"
+#include "orchestra/Target/GPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 
-namespace mlir::orchestra::nvidia {
-#define GEN_PASS_DEF_NVIDIAPADSTOLINALG
-#include "orchestra/Target/NVIDIA/Passes.h.inc"
-} // namespace mlir::orchestra::nvidia
+namespace mlir::orchestra::gpucommon {
+#define GEN_PASS_DEF_GPUPADSTOLINALG
+#include "orchestra/Target/GPU/Passes.h.inc"
+} // namespace mlir::orchestra::gpucommon
 
 using namespace mlir;
 
@@ -65,15 +65,15 @@ static Value buildPadAsGeneric(OpBuilder &builder, tensor::PadOp pad,
 }
 
 namespace {
-class NVIDIAPadsToLinalgPass
-    : public orchestra::nvidia::impl::NVIDIAPadsToLinalgBase<
-          NVIDIAPadsToLinalgPass> {
+class GPUPadsToLinalgPass
+    : public orchestra::gpucommon::impl::GPUPadsToLinalgBase<
+          GPUPadsToLinalgPass> {
 public:
   void runOnOperation() override {
     SmallVector<tensor::PadOp> pads;
     getOperation().walk([&](tensor::PadOp pad) { pads.push_back(pad); });
     for (tensor::PadOp pad : pads) {
-      Value padValue = orchestra::nvidia::getConstantPadValue(pad);
+      Value padValue = orchestra::gpucommon::getConstantPadValue(pad);
       if (!padValue)
         continue;
       OpBuilder builder(pad);

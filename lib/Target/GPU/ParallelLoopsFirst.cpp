@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/Target/NVIDIA/Passes.h"
+#include "orchestra/Target/GPU/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -16,10 +16,10 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
-namespace mlir::orchestra::nvidia {
-#define GEN_PASS_DEF_NVIDIAPARALLELLOOPSFIRST
-#include "orchestra/Target/NVIDIA/Passes.h.inc"
-} // namespace mlir::orchestra::nvidia
+namespace mlir::orchestra::gpucommon {
+#define GEN_PASS_DEF_GPUPARALLELLOOPSFIRST
+#include "orchestra/Target/GPU/Passes.h.inc"
+} // namespace mlir::orchestra::gpucommon
 
 using namespace mlir;
 
@@ -305,9 +305,9 @@ static linalg::GenericOp splitReduction(RewriterBase &rewriter,
 }
 
 namespace {
-class NVIDIAParallelLoopsFirstPass
-    : public orchestra::nvidia::impl::NVIDIAParallelLoopsFirstBase<
-          NVIDIAParallelLoopsFirstPass> {
+class GPUParallelLoopsFirstPass
+    : public orchestra::gpucommon::impl::GPUParallelLoopsFirstBase<
+          GPUParallelLoopsFirstPass> {
 public:
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
