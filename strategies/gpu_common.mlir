@@ -567,6 +567,14 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.yield %threads : !transform.any_op
   }
+  // A block-level forall (one directly in a function).
+  transform.named_sequence @gpu_match_grid_forall(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["scf.forall"] : !transform.any_op
+    %parent = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
+    transform.match.operation_name %parent ["func.func"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
   // A block-level forall (SIMT) becomes a `gpu.launch` of 256 threads.
   transform.named_sequence @gpu_launch(
       %forall: !transform.any_op {transform.consumed}) {

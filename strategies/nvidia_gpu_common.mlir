@@ -61,6 +61,8 @@ module attributes {transform.with_named_sequence} {
       %forall: !transform.any_op {transform.consumed})
   transform.named_sequence @gpu_lower_simt_vectors(
       %func: !transform.any_op {transform.readonly})
+  transform.named_sequence @gpu_match_grid_forall(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op
   transform.named_sequence @gpu_match_in_forall(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op
   transform.named_sequence @gpu_tile_copies(
@@ -316,17 +318,9 @@ module attributes {transform.with_named_sequence} {
   // the warps read the staged operands, after they read them (before the
   // next step is copied over them), and after the K loop (before the
   // epilogue reads the accumulators).
-  // A block-level forall (one directly in a function).
-  transform.named_sequence @nvidia_match_grid_forall(
-      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    transform.match.operation_name %op ["scf.forall"] : !transform.any_op
-    %parent = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
-    transform.match.operation_name %parent ["func.func"] : !transform.any_op
-    transform.yield %op : !transform.any_op
-  }
   transform.named_sequence @nvidia_match_mma_block_any(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %forall = transform.include @nvidia_match_grid_forall failures(propagate)
+    %forall = transform.include @gpu_match_grid_forall failures(propagate)
         (%op) : (!transform.any_op) -> !transform.any_op
     %stages = transform.orchestra.param_from_attr
         %forall["orchestra.gpu_k_stages"]
@@ -335,7 +329,7 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @nvidia_match_mma_block_3(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %forall = transform.include @nvidia_match_grid_forall failures(propagate)
+    %forall = transform.include @gpu_match_grid_forall failures(propagate)
         (%op) : (!transform.any_op) -> !transform.any_op
     %stages = transform.orchestra.param_from_attr
         %forall["orchestra.gpu_k_stages"]
@@ -346,7 +340,7 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @nvidia_match_mma_block_2(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %forall = transform.include @nvidia_match_grid_forall failures(propagate)
+    %forall = transform.include @gpu_match_grid_forall failures(propagate)
         (%op) : (!transform.any_op) -> !transform.any_op
     %stages = transform.orchestra.param_from_attr
         %forall["orchestra.gpu_k_stages"]
@@ -780,7 +774,7 @@ module attributes {transform.with_named_sequence} {
         (%staged) : (!transform.any_op) -> !transform.any_op
     %mapped = transform.foreach_match in %threads
         @nvidia_match_mma_block_any -> @nvidia_launch_mma,
-        @nvidia_match_grid_forall -> @gpu_launch
+        @gpu_match_grid_forall -> @gpu_launch
         : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %mapped {
       transform.apply_patterns.canonicalization

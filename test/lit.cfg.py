@@ -19,6 +19,8 @@ config.test_exec_root = os.path.join(config.orchestra_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%orchestra_src_root", config.orchestra_src_root))
 config.substitutions.append(("%orchestra_obj_root", config.orchestra_obj_root))
+# LLVM's own tools (llvm-objdump, llvm-mc) by path: PATH may hold older ones.
+config.substitutions.append(("%llvm_tools", config.llvm_tools_dir))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

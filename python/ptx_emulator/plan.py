@@ -56,6 +56,7 @@ def parse_plan(text):
             plan["bundle_kernels"][(binary, kernel["symbol"])] = {
                 "scratch": kernel["scratch_bytes"],
                 "launches": [{"module": (binary, launch["module"]),
+                              "function": launch["function"],
                               "grid": tuple(launch["grid"]),
                               "block": tuple(launch["block"]),
                               "shared": launch["dynamic_shared_bytes"],
@@ -64,10 +65,15 @@ def parse_plan(text):
     return plan
 
 
-def cmd_run_plan(args):
+def run_plan(args, arch_prefix, launch_kernel):
     """Runs every step of a GPU artifact's plan, from its description
-    (`orchestra-run --describe=json`) and its kernels' PTX, on the inputs;
-    saves the outputs."""
+    (`orchestra-run --describe=json`, args.describe) on the inputs
+    (args.input, .npy files), its constants' data in args.constants; saves
+    the outputs in args.output_dir. Every step must run on a device whose
+    arch starts with `arch_prefix`; `launch_kernel(number, module, launch,
+    buffers)` runs one launch (`module`: the device module's name; `buffers`:
+    each parameter's bytes, a numpy uint8 view the kernel may write, or for
+    tensor maps the TensorMap). Returns the number of launches."""
     with open(args.describe) as f:
         plan = parse_plan(f.read())
     arenas = {i: np.full(n, 0xFF, np.uint8) for i, (_, n) in plan["spaces"].items()}
@@ -93,10 +99,10 @@ def cmd_run_plan(args):
             raise EmulationError(f"input {name} must be {dtype} {shape}, not {array.dtype} "
                                  f"{array.shape} ({path})")
         view(value)[:] = np.frombuffer(np.ascontiguousarray(array).tobytes(), np.uint8)
-    ptx_files, scratch, launches = {}, {}, 0
+    scratch, launches = {}, 0
     for number, (kind, device, kernel_index, step_args) in enumerate(plan["steps"]):
         arch = plan["devices"][device]
-        if not arch.startswith("nvidia_"):
+        if not arch.startswith(arch_prefix):
             raise EmulationError(f"step {number} runs on device {device} ({arch}): run-plan "
                                  "emulates GPU steps only (use a GPU-only topology)")
         if kind == "copy":
@@ -108,14 +114,7 @@ def cmd_run_plan(args):
             scratch[symbol] = [np.full(n, 0xFF, np.uint8) for n in desc["scratch"]]
         for launch in desc["launches"]:
             module = plan["modules"][launch["module"]]
-            if module not in ptx_files:
-                found = glob.glob(os.path.join(args.ptx_dir, f"*.{module}.ptx"))
-                if len(found) != 1:
-                    raise EmulationError(f"no single {args.ptx_dir}/*.{module}.ptx "
-                                         "(--dump-device-code)")
-                ptx_files[module] = Kernel(found[0])
-            kernel = ptx_files[module]
-            buffers, maps = [], {}
+            buffers = []
             for i, param in enumerate(launch["params"]):
                 kind = param["kind"]
                 if kind in ("buffer", "scratch"):
@@ -129,22 +128,51 @@ def cmd_run_plan(args):
                     box_cols, box_rows = param["box_dim"]
                     dtype = PLAN_DTYPES[TENSOR_MAP_DTYPES[param["data_type"]]]
                     data = view(step_args[param["source_index"]]).view(dtype)
-                    maps[i] = TensorMap(f"buffer {param['source_index']}",
-                                        data[:rows * cols].reshape(rows, cols),
-                                        (box_rows, box_cols),
-                                        TENSOR_MAP_SWIZZLES[param["swizzle"]])
-                    buffers.append(np.zeros(TENSOR_MAP_BYTES, np.uint8))
+                    buffers.append(TensorMap(f"buffer {param['source_index']}",
+                                             data[:rows * cols].reshape(rows, cols),
+                                             (box_rows, box_cols),
+                                             TENSOR_MAP_SWIZZLES[param["swizzle"]]))
+                elif kind == "immediate":
+                    buffers.append(param)
                 else:
                     raise EmulationError(f"step {number}: parameter {i} ({param}) is not "
                                          "supported")
-            try:
-                run_launch(kernel, launch["grid"], launch["block"], launch["shared"], buffers,
-                           maps)
-            except EmulationError as e:
-                raise EmulationError(f"step {number}, {kernel.name}: {e}") from None
+            launch_kernel(number, module, launch, buffers)
             launches += 1
     os.makedirs(args.output_dir, exist_ok=True)
     for i, (name, dtype, shape, value) in enumerate(plan["outputs"]):
         np.save(os.path.join(args.output_dir, f"output_{i}.npy"),
                 view(value).view(PLAN_DTYPES[dtype]).reshape(shape))
     print(f"run-plan: {len(plan['steps'])} step(s), {launches} launch(es): no errors")
+    return launches
+
+
+def cmd_run_plan(args):
+    """Runs a GPU artifact's plan with its kernels' PTX (args.ptx_dir)."""
+    ptx_files = {}
+
+    def launch_kernel(number, module, launch, params):
+        if module not in ptx_files:
+            found = glob.glob(os.path.join(args.ptx_dir, f"*.{module}.ptx"))
+            if len(found) != 1:
+                raise EmulationError(f"no single {args.ptx_dir}/*.{module}.ptx "
+                                     "(--dump-device-code)")
+            ptx_files[module] = Kernel(found[0])
+        kernel = ptx_files[module]
+        buffers, maps = [], {}
+        for i, param in enumerate(params):
+            if isinstance(param, TensorMap):
+                maps[i] = param
+                buffers.append(np.zeros(TENSOR_MAP_BYTES, np.uint8))
+            elif isinstance(param, dict):
+                raise EmulationError(f"step {number}: parameter {i} ({param}) is not "
+                                     "supported")
+            else:
+                buffers.append(param)
+        try:
+            run_launch(kernel, launch["grid"], launch["block"], launch["shared"], buffers,
+                       maps)
+        except EmulationError as e:
+            raise EmulationError(f"step {number}, {kernel.name}: {e}") from None
+
+    run_plan(args, "nvidia_", launch_kernel)

@@ -40,6 +40,15 @@ std::vector<uint8_t> orx::serializeGpuBundle(const GpuBundle &bundle) {
       w.str(image.kind);
       w.blob(image.data);
     }
+    w.count(module.functions.size());
+    for (const GpuFunctionDesc &function : module.functions) {
+      w.str(function.name);
+      w.count(function.resources.size());
+      for (const auto &[key, value] : function.resources) {
+        w.str(key);
+        w.u64(value);
+      }
+    }
   }
   w.count(bundle.kernels.size());
   for (const GpuKernelDesc &kernel : bundle.kernels) {
@@ -88,6 +97,8 @@ std::vector<uint8_t> orx::serializeGpuBundle(const GpuBundle &bundle) {
 
 static constexpr size_t kMinModule = 4 + 4;
 static constexpr size_t kMinImage = 4 + 8;
+static constexpr size_t kMinFunction = 4 + 4;
+static constexpr size_t kMinResource = 4 + 8;
 static constexpr size_t kMinKernel = 4 + 4 + 4;
 static constexpr size_t kMinLaunch = 4 + 4 + 12 + 12 + 4 + 4;
 static constexpr size_t kMinArg = 4 + 8 + 4;
@@ -247,6 +258,22 @@ bool orx::parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
         if (r.str(image.kind, imageWhat + ".kind") &&
             r.blob(image.data, imageWhat + ".data") && image.kind.empty())
           r.fail(imageWhat + ".kind is empty");
+      }
+      uint32_t f = 0;
+      if (!r.ok() || !r.count(f, kMinFunction, what + ".functions"))
+        break;
+      module.functions.resize(f);
+      for (uint32_t j = 0; j < f && r.ok(); ++j) {
+        GpuFunctionDesc &function = module.functions[j];
+        std::string functionWhat = at(what, ".functions", j);
+        uint32_t k = 0;
+        if (!r.str(function.name, functionWhat + ".name") ||
+            !r.count(k, kMinResource, functionWhat + ".resources"))
+          break;
+        function.resources.resize(k);
+        for (uint32_t l = 0; l < k && r.ok(); ++l)
+          if (r.str(function.resources[l].first, functionWhat + ".resources"))
+            r.u64(function.resources[l].second, functionWhat + ".resources");
       }
     }
   }

@@ -90,6 +90,13 @@ static void describeBundle(const BinaryDesc &binary, std::ostream &os) {
       os << (j ? ", " : " ") << module.images[j].kind << " "
          << module.images[j].data.size() << " B";
     os << "\n";
+    for (const GpuFunctionDesc &function : module.functions) {
+      os << "      function " << function.name << ":";
+      for (size_t j = 0; j < function.resources.size(); ++j)
+        os << (j ? ", " : " ") << function.resources[j].first << " "
+           << function.resources[j].second;
+      os << "\n";
+    }
   }
   for (const GpuKernelDesc &kernel : bundle.kernels) {
     os << "    kernel " << kernel.symbol;
@@ -297,6 +304,19 @@ static void writeBundleJson(const GpuBundle &bundle, JsonWriter &json) {
       json.beginObject();
       json.member("kind", image.kind);
       json.member("bytes", static_cast<uint64_t>(image.data.size()));
+      json.endObject();
+    }
+    json.endArray();
+    json.key("functions");
+    json.beginArray();
+    for (const GpuFunctionDesc &function : module.functions) {
+      json.beginObject();
+      json.member("name", function.name);
+      json.key("resources");
+      json.beginObject();
+      for (const auto &[key, value] : function.resources)
+        json.member(key, value);
+      json.endObject();
       json.endObject();
     }
     json.endArray();

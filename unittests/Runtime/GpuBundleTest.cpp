@@ -49,6 +49,10 @@ GpuBundle makeBundle() {
                      {{"binary", {0x7f, 'E', 'L', 'F', 0, 1, 2}},
                       {"text", {'/', '/', '\n'}}}},
                     {"text_only", {{"text", {'.', 'v', '\n'}}}}};
+  bundle.modules[0].functions = {
+      {"matmul_tile",
+       {{"vgpr_count", 128}, {"group_segment_fixed_size", 32768}}},
+      {"unused", {}}};
   GpuKernelDesc matmul;
   matmul.symbol = "orx_kernel_matmul";
   matmul.scratchBytes = {4096, 0};
@@ -115,6 +119,12 @@ TEST(GpuBundleTest, RoundTrip) {
   EXPECT_EQ(parsed.modules[0].lookupImage("text"),
             &parsed.modules[0].images[1]);
   EXPECT_EQ(parsed.modules[0].lookupImage("other"), nullptr);
+  ASSERT_EQ(parsed.modules[0].functions.size(), 2u);
+  EXPECT_EQ(parsed.modules[0].functions[0].name, "matmul_tile");
+  EXPECT_EQ(parsed.modules[0].functions[0].resources,
+            original.modules[0].functions[0].resources);
+  EXPECT_TRUE(parsed.modules[0].functions[1].resources.empty());
+  EXPECT_TRUE(parsed.modules[1].functions.empty());
   ASSERT_EQ(parsed.modules[1].images.size(), 1u);
   EXPECT_EQ(parsed.modules[1].images[0].data,
             (std::vector<uint8_t>{'.', 'v', '\n'}));
@@ -181,11 +191,11 @@ TEST(GpuBundleTest, BadMagic) {
 
 TEST(GpuBundleTest, OtherVersion) {
   std::vector<uint8_t> bytes = serializeGpuBundle(makeBundle());
-  for (uint8_t version : {0, 2, 4}) {
+  for (uint8_t version : {0, 3, 5}) {
     bytes[8] = version;
     EXPECT_EQ(parseError(bytes),
               "GPU module bundle: GPU module bundle version " +
-                  std::to_string(version) + ", this runtime reads 3");
+                  std::to_string(version) + ", this runtime reads 4");
   }
 }
 

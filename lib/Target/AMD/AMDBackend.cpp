@@ -4,12 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Target/AMD/Passes.h"
 #include "orchestra/Target/Backend.h"
+#include "orchestra/Target/GPU/Passes.h"
 
-/// No passes, dialects or tuning yet: the backend's archs are registered
-/// (registerAMDTargets) but have no lowering pipeline.
+/// The passes of the AMD lowering pipeline: the backend's and the
+/// vendor-neutral GPU ones.
 mlir::orchestra::TargetBackend mlir::orchestra::getAMDBackend() {
   TargetBackend backend;
   backend.name = "AMD";
+  backend.registerPasses = [] {
+    gpucommon::registerOrchestraGPUPasses();
+    amd::registerOrchestraAMDPasses();
+  };
   return backend;
 }

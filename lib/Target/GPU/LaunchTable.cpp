@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Target/GPU/LaunchTable.h"
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/GPU/AttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -14,6 +15,10 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::orchestra;
@@ -64,8 +69,9 @@ static LogicalResult recordLaunch(gpu::LaunchFuncOp launch,
   // dynamic shared memory, and the module's static shared memory (its
   // workgroup globals: barriers, small tiles).
   uint64_t staticSharedBytes = 0;
-  if (auto kernelModule = SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(
-          launch, launch.getKernelModuleName())) {
+  if (auto kernelModule =
+          SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(
+              launch, launch.getKernelModuleName())) {
     if (auto sizes = kernelModule->getAttrOfType<DictionaryAttr>(
             gpucommon::attr::kDynamicSharedMemory))
       if (auto bytes = sizes.getAs<IntegerAttr>(launch.getKernelName()))
@@ -132,11 +138,9 @@ static LogicalResult recordLaunch(gpu::LaunchFuncOp launch,
   return success();
 }
 
-LogicalResult
-gpucommon::recordLaunches(func::FuncOp func,
-                          const llvm::StringMap<uint32_t> &moduleIndex,
-                          const LaunchTableOptions &options,
-                          orx::GpuKernelDesc &kernel) {
+LogicalResult gpucommon::recordLaunches(
+    func::FuncOp func, const llvm::StringMap<uint32_t> &moduleIndex,
+    const LaunchTableOptions &options, orx::GpuKernelDesc &kernel) {
   kernel.symbol = (orx::kKernelSymbolPrefix + func.getSymName()).str();
   // What each buffer value of the host function is.
   LaunchValues values;
@@ -160,7 +164,9 @@ gpucommon::recordLaunches(func::FuncOp func,
   };
 
   for (Operation &op : func.getBody().getOps()) {
-    if (isa<arith::ConstantOp, memref::DeallocOp, func::ReturnOp>(op))
+    // Constants (what the kernels use was sunk into them) and the end.
+    if (op.hasTrait<OpTrait::ConstantLike>() ||
+        isa<memref::DeallocOp, func::ReturnOp>(op))
       continue;
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       MemRefType type = alloc.getType();
@@ -195,5 +201,53 @@ gpucommon::recordLaunches(func::FuncOp func,
       return failure();
     kernel.launches.push_back(std::move(desc));
   }
+  return success();
+}
+
+LogicalResult gpucommon::dumpDeviceFile(Operation *op, StringRef dir,
+                                        StringRef kernelModule,
+                                        StringRef deviceModule,
+                                        StringRef extension, StringRef bytes) {
+  if (std::error_code error = llvm::sys::fs::create_directories(dir))
+    return op->emitError() << "cannot create '" << dir
+                           << "': " << error.message();
+  SmallString<256> path(dir);
+  llvm::sys::path::append(path, kernelModule + "." + deviceModule + extension);
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
+  if (error)
+    return op->emitError() << "cannot write '" << path
+                           << "': " << error.message();
+  os << bytes;
+  return success();
+}
+
+LogicalResult gpucommon::storeGpuBundle(ModuleOp module,
+                                        const orx::GpuBundle &bundle,
+                                        ArrayRef<Attribute> kernels) {
+  MLIRContext *ctx = module.getContext();
+  if (auto dir =
+          module->getAttrOfType<StringAttr>(orchestra::attr::kDeviceCodeDir))
+    for (const orx::GpuModuleDesc &desc : bundle.modules)
+      for (const orx::GpuImageDesc &image : desc.images)
+        if (failed(dumpDeviceFile(
+                module, dir.getValue(), module.getSymName().value_or("kernels"),
+                desc.name, "." + image.kind,
+                StringRef(reinterpret_cast<const char *>(image.data.data()),
+                          image.data.size()))))
+          return failure();
+
+  std::vector<uint8_t> bytes = orx::serializeGpuBundle(bundle);
+  module.getBody()->clear();
+  module->removeAttr("gpu.container_module");
+  module->setAttr(orchestra::attr::kBinary,
+                  StringAttr::get(ctx, StringRef(reinterpret_cast<const char *>(
+                                                     bytes.data()),
+                                                 bytes.size())));
+  module->setAttr(orchestra::attr::kBinaryFormat,
+                  StringAttr::get(ctx, orx::kGpuBundleFormat));
+  module->setAttr(orchestra::attr::kKernels, ArrayAttr::get(ctx, kernels));
+  module->setAttr(orchestra::attr::kRequiredFeatures,
+                  ArrayAttr::get(ctx, {StringAttr::get(ctx, bundle.chip)}));
   return success();
 }

@@ -58,4 +58,3 @@ bool gpucommon::isGpuMappable(Operation *op) {
   return linalgOp && linalgOp.hasPureTensorSemantics() &&
          !linalgOp.hasDynamicShape() && linalgOp.getNumDpsInits() >= 1;
 }
-

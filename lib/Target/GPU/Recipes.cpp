@@ -37,6 +37,23 @@ void gpucommon::splitEmptyTensors(func::FuncOp func) {
   }
 }
 
+void gpucommon::detachUnreadInits(func::FuncOp func) {
+  func.walk([](linalg::LinalgOp op) {
+    if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() != 0)
+      return;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto type = dyn_cast<RankedTensorType>(init.get().getType());
+      bool alsoInput = llvm::is_contained(op.getDpsInputs(), init.get());
+      if (!type || !type.hasStaticShape() || !alsoInput ||
+          op.payloadUsesValueFromOperand(&init))
+        continue;
+      OpBuilder builder(op);
+      init.set(tensor::EmptyOp::create(builder, op.getLoc(), type.getShape(),
+                                       type.getElementType()));
+    }
+  });
+}
+
 Operation *
 gpucommon::findFusionRoot(func::FuncOp func,
                           SmallVectorImpl<linalg::MatmulOp> *matmuls) {

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/GPU/AttrNames.h"
 #include "orchestra/Target/GPU/Passes.h"
 
@@ -154,6 +155,14 @@ public:
 
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
+    // The target's own limit, where its description sets the key.
+    int64_t workgroupLimit = limit;
+    if (!limitKey.empty())
+      if (auto parent = module->getParentOfType<ModuleOp>())
+        if (auto target =
+                parent->getAttrOfType<DictionaryAttr>(orchestra::attr::kTarget))
+          if (auto bytes = target.getAs<IntegerAttr>(limitKey))
+            workgroupLimit = bytes.getInt();
     SmallVector<NamedAttribute> dynamicSizes;
     WalkResult result = module.walk([&](gpu::GPUFuncOp func) {
       if (!func.isKernel())
@@ -180,12 +189,12 @@ public:
                 sharedBytes, getAlignment(alloc, kDynamicTileAlignment))) +
             getByteSize(alloc.getType());
       }
-      if (limit > 0 && sharedBytes > limit) {
+      if (workgroupLimit > 0 && sharedBytes > workgroupLimit) {
         InFlightDiagnostic diag =
             func.emitError()
             << "GPU kernel @" << func.getName() << " needs " << sharedBytes
             << " bytes of shared memory for its tiles, more than the "
-            << limit << " a workgroup has on this target";
+            << workgroupLimit << " a workgroup has on this target";
         if (!limitKey.empty())
           diag << " (target key `" << limitKey << "`)";
         return WalkResult::interrupt();

@@ -73,9 +73,6 @@ private:
   LogicalResult recordKernel(func::FuncOp func,
                              const llvm::StringMap<uint32_t> &moduleIndex,
                              orx::GpuKernelDesc &kernel);
-  /// Writes the PTX and cubin of `desc` into `dir`.
-  LogicalResult dump(StringRef dir, StringRef kernelModule,
-                     const orx::GpuModuleDesc &desc);
 
   bool havePtxas = false;
   std::string toolkit;
@@ -243,8 +240,8 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
     if (auto bytes = target.getAs<IntegerAttr>("shared_memory_bytes"))
       options.sharedLimit = bytes.getInt();
   // TMA descriptors: the runtime encodes them for their buffer.
-  options.recordOther = [&](Operation &op, gpucommon::LaunchValues &values)
-      -> FailureOr<bool> {
+  options.recordOther =
+      [&](Operation &op, gpucommon::LaunchValues &values) -> FailureOr<bool> {
     if (auto create = dyn_cast<nvgpu::TmaCreateDescriptorOp>(op)) {
       FailureOr<orx::GpuArgDesc> map = recordTensorMap(create, values);
       if (failed(map))
@@ -264,31 +261,6 @@ NVIDIAEmitBinaryPass::recordKernel(func::FuncOp func,
     return true;
   };
   return gpucommon::recordLaunches(func, moduleIndex, options, kernel);
-}
-
-LogicalResult NVIDIAEmitBinaryPass::dump(StringRef dir, StringRef kernelModule,
-                                         const orx::GpuModuleDesc &desc) {
-  if (std::error_code error = llvm::sys::fs::create_directories(dir))
-    return getOperation().emitError()
-           << "cannot create '" << dir << "': " << error.message();
-  auto write = [&](StringRef extension, StringRef bytes) -> LogicalResult {
-    SmallString<256> path(dir);
-    llvm::sys::path::append(path, kernelModule + "." + desc.name + extension);
-    std::error_code error;
-    llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
-    if (error)
-      return getOperation().emitError()
-             << "cannot write '" << path << "': " << error.message();
-    os << bytes;
-    return success();
-  };
-  // One file per image, named by its kind (.cubin, .ptx).
-  for (const orx::GpuImageDesc &image : desc.images)
-    if (failed(write("." + image.kind, StringRef(reinterpret_cast<const char *>(
-                                                     image.data.data()),
-                                                 image.data.size()))))
-      return failure();
-  return success();
 }
 
 void NVIDIAEmitBinaryPass::runOnOperation() {
@@ -337,24 +309,6 @@ void NVIDIAEmitBinaryPass::runOnOperation() {
     bundle.kernels.push_back(std::move(kernel));
   }
 
-  if (auto dir = module->getAttrOfType<StringAttr>(
-          mlir::orchestra::attr::kDeviceCodeDir))
-    for (const orx::GpuModuleDesc &desc : bundle.modules)
-      if (failed(dump(dir.getValue(), module.getSymName().value_or("kernels"),
-                      desc)))
-        return signalPassFailure();
-
-  std::vector<uint8_t> bytes = orx::serializeGpuBundle(bundle);
-  module.getBody()->clear();
-  module->removeAttr("gpu.container_module");
-  module->setAttr(mlir::orchestra::attr::kBinary,
-                  StringAttr::get(ctx, StringRef(reinterpret_cast<const char *>(
-                                                     bytes.data()),
-                                                 bytes.size())));
-  module->setAttr(mlir::orchestra::attr::kBinaryFormat,
-                  StringAttr::get(ctx, orx::kGpuBundleFormat));
-  module->setAttr(mlir::orchestra::attr::kKernels,
-                  ArrayAttr::get(ctx, kernels));
-  module->setAttr(mlir::orchestra::attr::kRequiredFeatures,
-                  ArrayAttr::get(ctx, {StringAttr::get(ctx, chipName)}));
+  if (failed(gpucommon::storeGpuBundle(module, bundle, kernels)))
+    return signalPassFailure();
 }

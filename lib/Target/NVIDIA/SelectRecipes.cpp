@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/Target/GPU/Recipes.h"
 #include "orchestra/Target/NVIDIA/AttrNames.h"
 #include "orchestra/Target/NVIDIA/Passes.h"
-#include "orchestra/Target/GPU/Recipes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -178,6 +178,7 @@ public:
       }
     }
     for (auto func : getOperation().getOps<func::FuncOp>()) {
+      gpucommon::detachUnreadInits(func);
       gpucommon::splitEmptyTensors(func);
       SmallVector<linalg::MatmulOp> matmuls;
       Operation *root = gpucommon::findFusionRoot(func, &matmuls);
@@ -186,9 +187,10 @@ public:
       bool otherFills = gpucommon::hasOtherFills(func, matmuls);
       std::string recipe = "simt";
       auto rootOp = dyn_cast<linalg::LinalgOp>(root);
-      bool rootFits = matmuls.size() == 1 && !otherFills &&
-                      (root == matmuls.front().getOperation() ||
-                       (rootOp && gpucommon::isEpilogueOf(rootOp, matmuls.front())));
+      bool rootFits =
+          matmuls.size() == 1 && !otherFills &&
+          (root == matmuls.front().getOperation() ||
+           (rootOp && gpucommon::isEpilogueOf(rootOp, matmuls.front())));
       // The block tile the target names, else 128x128 (N not a multiple of
       // 256, or too little shared memory). By default, 128x256 blocks only
       // where there are enough of them to give every SM one.

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace orx {
@@ -35,8 +36,8 @@ namespace orx {
 /// The BinaryDesc::format of a GPU module bundle.
 constexpr const char *kGpuBundleFormat = "gpu-module-bundle";
 /// Version 3 (artifact format 2) gave modules a list of typed images;
-/// readers accept 3 only.
-constexpr uint32_t kGpuBundleVersion = 3;
+/// version 4 adds each function's resource usage. Readers accept 4 only.
+constexpr uint32_t kGpuBundleVersion = 4;
 
 /// One form of a device module.
 struct GpuImageDesc {
@@ -46,12 +47,24 @@ struct GpuImageDesc {
   std::vector<uint8_t> data;
 };
 
+/// What one function of a device module uses, as the backend's toolchain
+/// reported it (for tools and diagnostics; the driver does not need it).
+struct GpuFunctionDesc {
+  std::string name;
+  /// Named counts in the backend's words, e.g. ("vgpr_count", 32) and
+  /// ("group_segment_fixed_size", 4096) from a code object's metadata.
+  std::vector<std::pair<std::string, uint64_t>> resources;
+};
+
 /// One device module (one `gpu.module` of the compiler).
 struct GpuModuleDesc {
   std::string name;
   /// At least one image, in order of preference: a driver loads the first
   /// one it can and falls back to the next when loading fails.
   std::vector<GpuImageDesc> images;
+  /// The resource usage of the module's kernels, where the backend knows it
+  /// (may be empty).
+  std::vector<GpuFunctionDesc> functions;
 
   /// Returns the first image of `kind`, or null.
   const GpuImageDesc *lookupImage(const std::string &kind) const;

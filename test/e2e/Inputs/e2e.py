@@ -33,6 +33,8 @@ def gen(directory, specs):
         elif dtype in ("i32", "i64"):
             value = rng.integers(-100, 100, shape).astype(
                 np.int32 if dtype == "i32" else np.int64)
+        elif dtype == "i8":
+            value = rng.integers(-128, 128, shape).astype(np.int8)
         elif dtype == "i1":
             value = rng.integers(0, 2, shape).astype(np.bool_)
         else:
@@ -178,6 +180,15 @@ def ref_bool_memory(i):
     b, x = load(i, "b"), load(i, "x")
     return [b[:, :171], np.where(b[:, :171], x[:, :171], -x[:, :171]),
             np.logical_not(b)[:, ::-1]]
+
+
+def ref_mfma_types(i):
+    f64 = lambda name: load(i, name).astype(np.float64)
+    r1 = relu(f64("a16") @ f64("b16") + f64("bias"))
+    i8 = lambda name: load(i, name).astype(np.int64)
+    return [r1.astype(np.float32), (f64("abf") @ f64("bbf")).astype(np.float32),
+            (f64("a32") @ f64("b32")).astype(np.float32),
+            (i8("a8") @ i8("b8")).astype(np.int32)]
 
 
 def ref_row_reductions(i):

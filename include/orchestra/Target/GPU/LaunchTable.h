@@ -51,6 +51,21 @@ LogicalResult recordLaunches(func::FuncOp func,
                              const LaunchTableOptions &options,
                              orx::GpuKernelDesc &kernel);
 
+/// Writes `bytes` as `<dir>/<kernelModule>.<deviceModule><extension>`
+/// (`--dump-device-code`); an error on `op` when it cannot.
+LogicalResult dumpDeviceFile(Operation *op, StringRef dir,
+                             StringRef kernelModule, StringRef deviceModule,
+                             StringRef extension, StringRef bytes);
+
+/// Replaces the body of the kernel module `module` by `bundle`: the module
+/// gets the bundle as its binary (format "gpu-module-bundle"), the names of
+/// its task kernels `kernels`, and the bundle's chip as the feature the
+/// device must have. With `orchestra.device_code_dir`, every image of every
+/// device module is dumped there first (one file per image, named by its
+/// kind).
+LogicalResult storeGpuBundle(ModuleOp module, const orx::GpuBundle &bundle,
+                             ArrayRef<Attribute> kernels);
+
 } // namespace mlir::orchestra::gpucommon
 
 #endif // ORCHESTRA_TARGET_GPU_LAUNCHTABLE_H

@@ -1,4 +1,5 @@
-//===- Mappable.h - What the GPU strategies can map onto a GPU ---*- C++ -*-===//
+//===- Mappable.h - What the GPU strategies can map onto a GPU ---*- C++
+//-*-===//
 //
 // Part of OrchestraOS.
 //

@@ -169,8 +169,10 @@ def GPUWorkgroupAllocations : Pass<"orchestra-gpu-workgroup-allocations",
     module's `orchestra.dynamic_shared_memory` dictionary, from which the
     backend's emit-binary pass sets the dynamic shared memory of the
     kernel's launches (the runtime raises the function's limit when it is
-    above the static limit). With `limit`, a kernel whose tiles take more
-    than that in all is an error that names the target key to raise.
+    above the static limit). With `limit` (or the target key `limit-key` of
+    the kernel module's `orchestra.target`, which takes precedence), a
+    kernel whose tiles take more than that in all is an error that names
+    the key.
   }];
   let options = [
     Option<"staticLimit", "static-limit", "int64_t", /*default=*/"49152",
@@ -179,7 +181,8 @@ def GPUWorkgroupAllocations : Pass<"orchestra-gpu-workgroup-allocations",
     Option<"limit", "limit", "int64_t", /*default=*/"0",
            "most shared memory one workgroup may take (0: not checked here)">,
     Option<"limitKey", "limit-key", "std::string", /*default=*/"\"\"",
-           "the target key that sets `limit`, named in its error">,
+           "the target key that sets `limit` (read from the kernel module's "
+           "target description)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",

@@ -23,6 +23,13 @@ namespace mlir::orchestra::gpucommon {
 /// copy a tile through a global-memory temporary inside the kernel).
 void splitEmptyTensors(func::FuncOp func);
 
+/// Gives each all-parallel structured op of `func` whose init is also one of
+/// its inputs and is not read as the init (an elementwise epilogue written
+/// over its own input) an empty tensor as that init instead, so that fusing
+/// the op's producers into its tiles does not fuse the producer twice (once
+/// for the input, once for the init).
+void detachUnreadInits(func::FuncOp func);
+
 /// The fusion root `orchestra-outline-tasks` tagged in `func` (null when
 /// none) and the matmuls among the root and its fused producers.
 Operation *findFusionRoot(func::FuncOp func,

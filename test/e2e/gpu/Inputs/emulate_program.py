@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""An end-to-end program on an NVIDIA GPU, without a GPU.
+"""An end-to-end program on an NVIDIA or AMD GPU, without a GPU.
 
   emulate_program.py DIR PROGRAM REFERENCE SPEC... [--build BUILD]
-                     [--topology FILE]
+                     [--gpu nvidia|amd] [--topology FILE]
 
 Generates the inputs SPEC... (NAME:DTYPE:SHAPE, as test/e2e/Inputs/e2e.py
 gen) in DIR/in, compiles PROGRAM (a path under test/e2e) for a GPU-only
-topology (default: Inputs/hopper.json) with its device code dumped, runs
-the artifact's whole plan through the PTX emulator
-(python/ptx_emulator: run-plan) and compares the
-outputs with e2e.py's numpy reference REFERENCE. Prints the emulator's
-summary and the comparison's; exits non-zero where either fails. Needs the compiler and numpy, no GPU.
+topology (default: Inputs/hopper.json for nvidia, topologies/mi300x.json
+for amd) with its device code dumped, runs the artifact's whole plan
+through the PTX emulator (python/ptx_emulator: run-plan) or the AMD one
+(python/amdgpu_emulator: run-plan, each launch in orchestra-amdgpu-emulate)
+and compares the outputs with e2e.py's numpy reference REFERENCE. Prints
+the emulator's summary and the comparison's; exits non-zero where either
+fails. Needs the compiler and numpy, no GPU.
 """
 
 import argparse
@@ -26,7 +28,8 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 PYTHON_DIR = os.path.join(ROOT, "python")
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [PYTHON_DIR] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-EMULATOR = [sys.executable, "-m", "ptx_emulator"]
+EMULATORS = {"nvidia": [sys.executable, "-m", "ptx_emulator"],
+             "amd": [sys.executable, "-m", "amdgpu_emulator"]}
 E2E = os.path.join(ROOT, "test", "e2e", "Inputs", "e2e.py")
 
 
@@ -38,9 +41,12 @@ def main():
     parser.add_argument("reference")
     parser.add_argument("specs", nargs="+")
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--topology",
-                        default=os.path.join(HERE, "hopper.json"))
+    parser.add_argument("--gpu", choices=sorted(EMULATORS), default="nvidia")
+    parser.add_argument("--topology")
     args = parser.parse_args()
+    if not args.topology:
+        args.topology = (os.path.join(HERE, "hopper.json") if args.gpu == "nvidia"
+                         else os.path.join(ROOT, "topologies", "mi300x.json"))
     bin_dir = os.path.join(args.build, "bin")
     inputs = os.path.join(args.dir, "in")
     artifact = os.path.join(args.dir, "program.orcx")
@@ -66,8 +72,10 @@ def main():
     plan_path = os.path.join(args.dir, "plan.json")
     with open(plan_path, "w") as f:
         f.write(plan)
-    command = EMULATOR + ["run-plan", plan_path, ptx,
-               "--output-dir", outputs, "--constants", constants]
+    command = EMULATORS[args.gpu] + ["run-plan", plan_path, ptx,
+                                     "--output-dir", outputs, "--constants", constants]
+    if args.gpu == "amd":
+        command += ["--emulator", os.path.join(bin_dir, "orchestra-amdgpu-emulate")]
     for spec in args.specs:
         command += ["--input", os.path.join(inputs, spec.split(":")[0] + ".npy")]
     print(run(command).strip().splitlines()[-1])

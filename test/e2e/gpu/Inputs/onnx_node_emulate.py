@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""The ONNX backend node tests on an NVIDIA GPU, without a GPU: each test's
-model is compiled for a GPU-only topology and its plan run through the PTX
-emulator (python/ptx_emulator: run-plan), and the
+"""The ONNX backend node tests on an NVIDIA or AMD GPU, without a GPU: each
+test's model is compiled for a GPU-only topology and its plan run through
+the PTX emulator (python/ptx_emulator: run-plan) or, with --gpu amd, the
+AMD one (python/amdgpu_emulator: run-plan), and the
 outputs are compared with the test's expected outputs (floats: rtol 1e-3,
 atol 1e-7 as orchestra-onnx-conformance; integers and bools exactly).
 
-  onnx_node_emulate.py [--build BUILD] [--data-dir DIR] [--filter REGEX]
-                       [--tests NAME,...] [--topology FILE] [--jobs N]
+  onnx_node_emulate.py [--build BUILD] [--gpu nvidia|amd] [--data-dir DIR]
+                       [--filter REGEX] [--tests NAME,...] [--topology FILE]
+                       [--jobs N]
                        [--timeout SECONDS] [--report FILE] [--expect FILE]
 
 Prints per test PASS, FAIL (a wrong output, an emulator error: a
@@ -41,7 +43,8 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 PYTHON_DIR = os.path.join(ROOT, "python")
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [PYTHON_DIR] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-EMULATOR = [sys.executable, "-m", "ptx_emulator"]
+EMULATORS = {"nvidia": [sys.executable, "-m", "ptx_emulator"],
+             "amd": [sys.executable, "-m", "amdgpu_emulator"]}
 DATA = "/usr/share/libonnx-testdata/data/node"
 RTOL, ATOL = 1e-3, 1e-7
 sys.path.insert(0, PYTHON_DIR)
@@ -154,10 +157,13 @@ def run_test(args, test_dir):
         data = os.path.join(test_dir, "test_data_set_0")
         inputs = sorted(glob.glob(os.path.join(data, "input_*.pb")),
                         key=lambda p: int(re.findall(r"\d+", p)[-1]))
-        command = EMULATOR + ["run-plan", plan,
+        command = EMULATORS[args.gpu] + ["run-plan", plan,
                    os.path.join(tmp, "ptx"), "--output-dir",
                    os.path.join(tmp, "out"), "--constants",
                    os.path.join(tmp, "constants")]
+        if args.gpu == "amd":
+            command += ["--emulator",
+                        os.path.join(args.build, "bin", "orchestra-amdgpu-emulate")]
         if len(inputs) != len(dtypes):
             return "FAIL", (f"the artifact takes {len(dtypes)} input(s), the "
                             f"test has {len(inputs)}")
@@ -219,8 +225,9 @@ def main():
     parser.add_argument("--data-dir", default=DATA)
     parser.add_argument("--filter", default="", metavar="REGEX")
     parser.add_argument("--tests", default="", metavar="NAME,...")
-    parser.add_argument("--topology", default=os.path.join(
-        ROOT, "test", "e2e", "gpu", "Inputs", "hopper.json"))
+    parser.add_argument("--gpu", choices=sorted(EMULATORS), default="nvidia")
+    parser.add_argument("--topology", help="default: test/e2e/gpu/Inputs/"
+                        "hopper.json (nvidia), topologies/mi300x.json (amd)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--report", metavar="FILE",
@@ -228,6 +235,11 @@ def main():
     parser.add_argument("--expect", metavar="FILE",
                         help="the tests that must pass (one per line)")
     args = parser.parse_args()
+    if not args.topology:
+        args.topology = (
+            os.path.join(ROOT, "test", "e2e", "gpu", "Inputs", "hopper.json")
+            if args.gpu == "nvidia" else
+            os.path.join(ROOT, "topologies", "mi300x.json"))
     names = sorted(os.listdir(args.data_dir))
     if args.tests:
         wanted = args.tests.split(",")
