@@ -167,7 +167,7 @@ bool amdgpu_emulate::runWorkgroup(
   for (size_t t = 0; t < threads; ++t) {
     Lane &lane = group.lanes[t];
     if (!lane.stack)
-      lane.stack = std::make_unique<char[]>(kStackBytes);
+      lane.stack.reset(new char[kStackBytes]); // (not zeroed: large)
     lane.state = State::Ready;
     lane.id = {static_cast<uint32_t>(t % blockDims[0]),
                static_cast<uint32_t>(t / blockDims[0] % blockDims[1]),

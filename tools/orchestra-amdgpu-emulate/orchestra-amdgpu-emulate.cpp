@@ -39,6 +39,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -66,6 +67,10 @@ static llvm::cl::opt<std::string>
 static llvm::cl::opt<std::string>
     blockOption("block", llvm::cl::Required,
                 llvm::cl::desc("Work-items of a workgroup: X,Y,Z"));
+static llvm::cl::opt<unsigned> optLevel(
+    "O", llvm::cl::init(1),
+    llvm::cl::desc("Optimization level of the host code (0-3; default 1: "
+                   "compiles fast, runs fast enough for tests)"));
 static llvm::cl::list<std::string> argOptions(
     "arg",
     llvm::cl::desc("A kernel parameter, in order: buffer:FILE (read, passed as "
@@ -131,30 +136,30 @@ void onSegfault(int) {
   _exit(1);
 }
 
-/// The device libraries' math functions the kernels call, as the host's.
-float ocmlTanh(float x) { return std::tanh(x); }
-float ocmlExp(float x) { return std::exp(x); }
-float ocmlLog(float x) { return std::log(x); }
-float ocmlSqrt(float x) { return std::sqrt(x); }
+/// The device libraries' functions without a C library namesake.
 float ocmlRsqrt(float x) { return 1.0f / std::sqrt(x); }
-float ocmlErf(float x) { return std::erf(x); }
-float ocmlPow(float x, float y) { return std::pow(x, y); }
-float ocmlSin(float x) { return std::sin(x); }
-float ocmlCos(float x) { return std::cos(x); }
-float ocmlTan(float x) { return std::tan(x); }
-float ocmlAtan(float x) { return std::atan(x); }
-float ocmlLog1p(float x) { return std::log1p(x); }
-float ocmlExpm1(float x) { return std::expm1(x); }
-float ocmlExp2(float x) { return std::exp2(x); }
-float ocmlLog2(float x) { return std::log2(x); }
-float ocmlCbrt(float x) { return std::cbrt(x); }
-float ocmlFmod(float x, float y) { return std::fmod(x, y); }
-double ocmlTanhF64(double x) { return std::tanh(x); }
-double ocmlExpF64(double x) { return std::exp(x); }
-double ocmlLogF64(double x) { return std::log(x); }
-double ocmlSqrtF64(double x) { return std::sqrt(x); }
-double ocmlErfF64(double x) { return std::erf(x); }
-double ocmlPowF64(double x, double y) { return std::pow(x, y); }
+double ocmlRsqrtF64(double x) { return 1.0 / std::sqrt(x); }
+
+/// The host function that computes the device libraries' `name`
+/// (`__ocml_<f>_f32` is the C library's `<f>f`, `__ocml_<f>_f64` its
+/// `<f>`), or null.
+void *findHostMath(StringRef name) {
+  if (name == "__ocml_rsqrt_f32")
+    return reinterpret_cast<void *>(&ocmlRsqrt);
+  if (name == "__ocml_rsqrt_f64")
+    return reinterpret_cast<void *>(&ocmlRsqrtF64);
+  StringRef base = name;
+  if (!base.consume_front("__ocml_"))
+    return nullptr;
+  std::string host;
+  if (base.consume_back("_f32"))
+    host = (base + "f").str();
+  else if (base.consume_back("_f64"))
+    host = base.str();
+  else
+    return nullptr;
+  return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(host);
+}
 
 /// Calls `name` (a function of the emulator) with `args`, returning
 /// `result` (or nothing).
@@ -172,6 +177,39 @@ Value callRuntime(OpBuilder &builder, Location loc, ModuleOp module,
   }
   auto call = LLVM::CallOp::create(builder, loc, func, args);
   return result ? call.getResult() : Value();
+}
+
+/// Calls to the device libraries' f16 functions (`__ocml_<f>_f16`) become
+/// their f32 namesakes on operands extended to f32, rounded back to f16 (as
+/// the device libraries compute most of them).
+void widenHalfMath(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  Type f16 = Float16Type::get(ctx), f32 = Float32Type::get(ctx);
+  SmallVector<LLVM::CallOp> calls;
+  module.walk([&](LLVM::CallOp call) {
+    std::optional<StringRef> callee = call.getCallee();
+    if (callee && callee->starts_with("__ocml_") && callee->ends_with("_f16") &&
+        call.getNumResults() == 1 && call.getResult().getType() == f16 &&
+        llvm::all_of(call.getArgOperands().getTypes(),
+                     [&](Type t) { return t == f16; }))
+      calls.push_back(call);
+  });
+  for (LLVM::CallOp call : calls) {
+    OpBuilder builder(call);
+    std::string name = (call.getCallee()->drop_back(4) + "_f32").str();
+    SmallVector<Value> args;
+    for (Value arg : call.getArgOperands())
+      args.push_back(LLVM::FPExtOp::create(builder, call.getLoc(), f32, arg));
+    Value wide = callRuntime(builder, call.getLoc(), module, name, f32, args);
+    Value narrow = LLVM::FPTruncOp::create(builder, call.getLoc(), f16, wide);
+    call.getResult().replaceAllUsesWith(narrow);
+    call.erase();
+  }
+  for (auto func :
+       llvm::make_early_inc_range(module.getOps<LLVM::LLVMFuncOp>()))
+    if (func.isExternal() && func.getName().starts_with("__ocml_") &&
+        func.getName().ends_with("_f16") && func.symbolKnownUseEmpty(module))
+      func.erase();
 }
 
 /// Rewrites the ROCDL ops of `module` into calls into the emulator; fails
@@ -318,6 +356,7 @@ int main(int argc, char **argv) {
   builder.setInsertionPointToEnd(host->getBody());
   if (failed(rewriteDeviceOps(*host)))
     return 1;
+  widenHalfMath(*host);
   auto kernel = host->lookupSymbol<LLVM::LLVMFuncOp>(kernelName);
   if (!kernel || kernel.isExternal())
     fail("'" + inputFile + "' has no kernel named '" + kernelName + "'");
@@ -344,15 +383,34 @@ int main(int argc, char **argv) {
   LLVM::CallOp::create(builder, kernel.getLoc(), kernel, params);
   LLVM::ReturnOp::create(builder, kernel.getLoc(), ValueRange());
 
+  // The device libraries' functions the kernel calls, as the host's.
+  llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr);
+  std::vector<std::pair<std::string, void *>> hostMath;
+  for (auto func : host->getOps<LLVM::LLVMFuncOp>()) {
+    StringRef name = func.getName();
+    if (!func.isExternal() || name.starts_with("__emu_"))
+      continue;
+    void *address = findHostMath(name);
+    if (!address)
+      fail("the kernel calls '" + name +
+           "', which the emulator has no host function for");
+    hostMath.push_back({name.str(), address});
+  }
+
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(2, 0, nullptr);
+  // (The options hold a reference: the transformer must outlive them.)
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(optLevel, 0, nullptr);
+  options.transformer = optimize;
+  options.jitCodeGenOptLevel =
+      optLevel ? llvm::CodeGenOptLevel::Default : llvm::CodeGenOptLevel::None;
   auto engine = ExecutionEngine::create(*host, options);
   if (!engine)
     fail("cannot compile the kernel for the host: " +
          llvm::toString(engine.takeError()));
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
     auto add = [&](StringRef name, auto *function) {
       map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
@@ -364,29 +422,9 @@ int main(int argc, char **argv) {
     add("__emu_grid_dim", &__emu_grid_dim);
     add("__emu_barrier", &__emu_barrier);
     add("__emu_mfma", &__emu_mfma);
-    add("__ocml_tanh_f32", &ocmlTanh);
-    add("__ocml_exp_f32", &ocmlExp);
-    add("__ocml_log_f32", &ocmlLog);
-    add("__ocml_sqrt_f32", &ocmlSqrt);
-    add("__ocml_rsqrt_f32", &ocmlRsqrt);
-    add("__ocml_erf_f32", &ocmlErf);
-    add("__ocml_pow_f32", &ocmlPow);
-    add("__ocml_sin_f32", &ocmlSin);
-    add("__ocml_cos_f32", &ocmlCos);
-    add("__ocml_tan_f32", &ocmlTan);
-    add("__ocml_atan_f32", &ocmlAtan);
-    add("__ocml_log1p_f32", &ocmlLog1p);
-    add("__ocml_expm1_f32", &ocmlExpm1);
-    add("__ocml_exp2_f32", &ocmlExp2);
-    add("__ocml_log2_f32", &ocmlLog2);
-    add("__ocml_cbrt_f32", &ocmlCbrt);
-    add("__ocml_fmod_f32", &ocmlFmod);
-    add("__ocml_tanh_f64", &ocmlTanhF64);
-    add("__ocml_exp_f64", &ocmlExpF64);
-    add("__ocml_log_f64", &ocmlLogF64);
-    add("__ocml_sqrt_f64", &ocmlSqrtF64);
-    add("__ocml_erf_f64", &ocmlErfF64);
-    add("__ocml_pow_f64", &ocmlPowF64);
+    for (auto [name, address] : hostMath)
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
     return map;
   });
   auto entryFn = (*engine)->lookup("__emu_entry");
