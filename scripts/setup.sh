@@ -50,9 +50,8 @@ PACKAGES=(
   # (bench/gemm).
   libopenblas-dev libdnnl-dev
   # The AMD backend: the device libraries (ocml, ockl bitcode) its kernels'
-  # math calls link with, and HIP's runtime library, which the hip driver
-  # loads (Debian's 5.2 has no gfx942 support: it reports no device).
-  rocm-device-libs libamdhip64-5
+  # math calls link with.
+  rocm-device-libs
 )
 
 missing=()

@@ -4,14 +4,16 @@
 //
 //   * @__orchestra_amd_cdna3_strategy: stage 5, on tensors (applied by
 //     orchestra-lower-kernels through the upstream transform interpreter):
-//     the block and thread tiles of every kernel (the SIMT recipe that
-//     orchestra-amd-select-recipes chose), 256 threads per workgroup, four
+//     MFMA kernels (64x64 workgroup tiles over 2 x 2 waves, the K loop's
+//     operand tiles staged in LDS), then the block and thread tiles of
+//     every other op (the SIMT recipe), 256 threads per workgroup, four
 //     waves of 64 lanes;
 //   * @__orchestra_amd_cdna3_map_to_gpu and
 //     @__orchestra_amd_cdna3_lower_vectors: stage 7, named in the arch's
 //     lowering pipeline (lib/Target/AMD/AMDTarget.cpp), after
-//     bufferization: workgroup-level foralls become `gpu.launch`es, vector
-//     contractions multiply-adds.
+//     bufferization: the LDS tiles double-buffered and copied 16 bytes per
+//     thread, workgroup-level foralls become `gpu.launch`es (then
+//     orchestra-amd-vector-to-mfma), SIMT contractions multiply-adds.
 //
 // See docs/Passes/AMD.md for the pipeline and what is verified without an
 // MI300.
@@ -83,6 +85,8 @@ module attributes {transform.with_named_sequence} {
         num_threads [8, 32]
         (mapping = [#gpu.thread<linear_dim_1>, #gpu.thread<linear_dim_0>])
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.annotate %fill_threads "orchestra.gpu_barrier_after"
+        : !transform.any_op
     // The K loop; each step's A and B tiles are staged in LDS.
     %mk, %k_loop = transform.structured.tile_using_for %matmul
         tile_sizes [0, 0, %k_tile]
@@ -102,6 +106,7 @@ module attributes {transform.with_named_sequence} {
         (mapping = [#gpu.warp<linear_dim_1>, #gpu.warp<linear_dim_0>])
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op)
+    transform.annotate %waves "orchestra.gpu_mma_warps" : !transform.any_op
     transform.structured.vectorize %mw : !transform.any_op
     transform.structured.vectorize %fill_t : !transform.any_op
     transform.yield
@@ -122,17 +127,45 @@ module attributes {transform.with_named_sequence} {
     transform.yield %forall : !transform.any_op
   }
 
-  // The operand tiles of each K step are copied into LDS by all 256
-  // threads, 16 bytes each (one row chunk of orchestra.gpu_copy_elems
-  // elements), vectorized.
+  // The operand tiles of each K step are double-buffered in LDS (two
+  // buffers each, `memref.multibuffer`: step k + 1 is copied into the
+  // buffer step k does not read) and copied by all 256 threads, 16 bytes
+  // each (one row chunk of orchestra.gpu_copy_elems elements), vectorized.
+  // The workgroup synchronizes where the script says (it is mapped without
+  // a barrier after every loop): after zeroing the accumulator tile, and
+  // before the waves read a step's tiles. No barrier is needed after they
+  // read them: the next step writes the other buffer, and the step after
+  // it comes after the next step's barrier, which every wave passes only
+  // once done with this step. orchestra-amd-vector-to-mfma places the
+  // barrier between the accumulators' stores and the epilogue.
   transform.named_sequence @amd_stage_operands(
       %forall: !transform.any_op {transform.readonly}) {
     %elems = transform.orchestra.param_from_attr
         %forall["orchestra.gpu_copy_elems"]
         : (!transform.any_op) -> !transform.param<i64>
+    %zeroed = transform.structured.match
+        attributes{orchestra.gpu_barrier_after} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_after %zeroed : !transform.any_op
+    %waves = transform.structured.match
+        attributes{orchestra.gpu_mma_warps} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.orchestra.gpu_barrier_before %waves : !transform.any_op
     %copies = transform.structured.match ops{["linalg.copy"]} in %forall
         : (!transform.any_op) -> !transform.any_op
     transform.foreach %copies : !transform.any_op {
+    ^bb0(%copy: !transform.any_op):
+      %buffer = transform.get_producer_of_operand %copy[1]
+          : (!transform.any_op) -> !transform.any_op
+      %alloc = transform.cast %buffer
+          : !transform.any_op to !transform.op<"memref.alloc">
+      %stages = transform.memref.multibuffer %alloc
+          {factor = 2 : i64, skip_analysis}
+          : (!transform.op<"memref.alloc">) -> !transform.any_op
+    }
+    %staged = transform.structured.match ops{["linalg.copy"]} in %forall
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %staged : !transform.any_op {
     ^bb0(%copy: !transform.any_op):
       %chunk, %threads = transform.structured.tile_using_forall %copy
           tile_sizes [1, %elems]
@@ -145,13 +178,14 @@ module attributes {transform.with_named_sequence} {
   }
   // An MFMA workgroup becomes a `gpu.launch` of 256 threads: its thread
   // foralls (the zeroing, the copies, the epilogue) over the threads, its
-  // wave forall over four 64-lane waves, a barrier after each.
+  // wave forall over four 64-lane waves, with the barriers
+  // @amd_stage_operands placed (none after each loop).
   transform.named_sequence @amd_launch_mfma(
       %forall: !transform.any_op {transform.consumed}) {
     %launch = transform.gpu.map_forall_to_blocks %forall generate_gpu_launch
         : (!transform.any_op) -> !transform.any_op
     %mapped = transform.gpu.map_nested_forall_to_threads %launch
-        block_dims = [256, 1, 1] warp_size = 64
+        block_dims = [256, 1, 1] sync_after_distribute = false warp_size = 64
         : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

@@ -258,6 +258,8 @@ LogicalResult Rewriter::run() {
     setLaneIds();
     SmallVector<Value> accs = compute(lhs, rhs, gatherAcc(accRead));
     scatterAcc(accs, write);
+    // Whoever reads the accumulators next waits for every wave's stores.
+    gpu::BarrierOp::create(builder, loc);
     write.erase();
     contract.erase();
     if (accRead->use_empty())
@@ -297,10 +299,10 @@ LogicalResult Rewriter::run() {
   for (unsigned i = 0; i < inits.size(); ++i)
     finals.push_back(forOp.getResult(first + i));
   scatterAcc(finals, write);
-  // The loop ended with the workgroup's barrier before these stores: the
-  // threads that read the accumulators next (an epilogue reading them from
-  // LDS) wait for them here. (Every thread runs the K loop, whose steps copy
-  // the operand tiles together, so the barrier is not in divergent code.)
+  // The threads that read the accumulators next (an epilogue reading them
+  // from LDS) wait for every wave's stores here. (Every thread runs the K
+  // loop, whose steps copy the operand tiles together, so the barrier is not
+  // in divergent code.)
   gpu::BarrierOp::create(builder, loc);
   write.erase();
   contract.erase();

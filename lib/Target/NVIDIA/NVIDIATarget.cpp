@@ -8,7 +8,6 @@
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Target/Targets.h"
 
-
 using namespace mlir;
 using namespace mlir::orchestra;
 

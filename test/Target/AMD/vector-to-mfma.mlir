@@ -75,6 +75,7 @@ func.func @f16_k_loop(%out: memref<64x64xf32>,
 // CHECK:         amdgpu.mfma 32x32x2 %{{.+}} * %{{.+}} + %{{.+}} {{.*}} : f32, f32, vector<16xf32>
 // CHECK-COUNT-7: amdgpu.mfma 32x32x2
 // CHECK-COUNT-16: memref.store
+// CHECK-NEXT:    gpu.barrier
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>

@@ -67,7 +67,9 @@ def AMDVectorToMFMA : Pass<"orchestra-amd-vector-to-mfma",
     [l % 32] (r < 16). When the accumulator is read and written in the body
     of an `scf.for` at a place defined outside it (the K loop), its
     registers are loaded once before the loop, carried through it, and
-    stored once after it. Any other wave-sized contraction is an error: an
+    stored once after it. A workgroup barrier follows the stores, so that
+    the threads that read the accumulators next (an epilogue's, from LDS)
+    see every wave's. Any other wave-sized contraction is an error: an
     unsupported element type (f64, the OCP fp8 types: gfx942 multiplies the
     FNUZ ones), a contraction that is not a row-major matmul, operands that
     are not whole in-bounds reads of memory, or one outside a `gpu.launch`
