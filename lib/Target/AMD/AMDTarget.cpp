@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Target/GPU/Mappable.h"
+#include "orchestra/Target/GPU/Pipelines.h"
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Target/Targets.h"
 
@@ -17,16 +18,8 @@ using namespace mlir::orchestra;
 /// (`orchestra-amd-emit-binary`).
 static std::string getAMDLoweringPipeline(StringRef arch) {
   std::string entry = ("__orchestra_" + arch + "_").str();
-  // No CSE before bufferization: it would merge the empty tensors of
-  // different kernels' results into one buffer (and copies between them).
-  return "canonicalize,"
-         "one-shot-bufferize{bufferize-function-boundaries "
-         "function-boundary-type-conversion=identity-layout-map},"
-         "buffer-results-to-out-params{hoist-static-allocs "
-         "modify-public-functions},"
-         "canonicalize,cse,canonicalize,orchestra-gpu-copies-to-linalg,"
-         "transform-interpreter{entry-point=" +
-         entry +
+  return gpucommon::getBufferizationPipeline() +
+         "transform-interpreter{entry-point=" + entry +
          "map_to_gpu},"
          "orchestra-amd-vector-to-mfma,canonicalize,cse,"
          "transform-interpreter{entry-point=" +

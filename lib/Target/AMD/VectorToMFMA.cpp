@@ -122,6 +122,10 @@ private:
   /// memory.
   SmallVector<Value> gatherAcc(vector::TransferReadOp read);
   void scatterAcc(ArrayRef<Value> accs, vector::TransferWriteOp write);
+  /// Stores `accs` where `write` wrote, then a workgroup barrier; erases the
+  /// contraction, its write and (when unused) its accumulator read.
+  void finish(ArrayRef<Value> accs, vector::TransferReadOp accRead,
+              vector::TransferWriteOp write);
   /// The MFMA chain over the contraction's K, from `accs`.
   SmallVector<Value> compute(vector::TransferReadOp lhs,
                              vector::TransferReadOp rhs,
@@ -256,14 +260,7 @@ LogicalResult Rewriter::run() {
   if (!hoist) {
     builder.setInsertionPoint(contract);
     setLaneIds();
-    SmallVector<Value> accs = compute(lhs, rhs, gatherAcc(accRead));
-    scatterAcc(accs, write);
-    // Whoever reads the accumulators next waits for every wave's stores.
-    gpu::BarrierOp::create(builder, loc);
-    write.erase();
-    contract.erase();
-    if (accRead->use_empty())
-      accRead.erase();
+    finish(compute(lhs, rhs, gatherAcc(accRead)), accRead, write);
     return success();
   }
 
@@ -298,7 +295,13 @@ LogicalResult Rewriter::run() {
   SmallVector<Value> finals;
   for (unsigned i = 0; i < inits.size(); ++i)
     finals.push_back(forOp.getResult(first + i));
-  scatterAcc(finals, write);
+  finish(finals, accRead, write);
+  return success();
+}
+
+void Rewriter::finish(ArrayRef<Value> accs, vector::TransferReadOp accRead,
+                      vector::TransferWriteOp write) {
+  scatterAcc(accs, write);
   // The threads that read the accumulators next (an epilogue reading them
   // from LDS) wait for every wave's stores here. (Every thread runs the K
   // loop, whose steps copy the operand tiles together, so the barrier is not
@@ -308,7 +311,6 @@ LogicalResult Rewriter::run() {
   contract.erase();
   if (accRead->use_empty())
     accRead.erase();
-  return success();
 }
 
 namespace {
