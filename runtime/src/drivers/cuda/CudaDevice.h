@@ -4,12 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The `cuda` driver's device: what a session holds for each CUDA device of
-// its artifact: the primary context, three non-blocking streams (kernels,
-// copies of the device's queue, and copies that other queues and the session
-// itself make: the Compute and Transfer queues of the HAL and a private
-// one), device memory, the modules of the GPU module bundles its steps use,
-// scratch buffers and step events. Everything is released by the destructor.
+// The `cuda` driver's device: a hal::GpuDevice (streams, memory, modules,
+// events, launches) on the primary context of one CUDA device, made current
+// around every call and restored for the caller.
 //
 // A bundle module's images may be of kind "cubin" (loaded as is) and "ptx"
 // (JIT-compiled by the driver when no cubin loads).
@@ -20,9 +17,7 @@
 #define ORCHESTRA_RT_DRIVERS_CUDA_CUDADEVICE_H
 
 #include "CudaDriver.h"
-#include "hal/Device.h"
-#include "orchestra_rt/Artifact.h"
-#include "orchestra_rt/GpuBundle.h"
+#include "hal/GpuDevice.h"
 
 #include <cstdint>
 #include <map>
@@ -49,31 +44,6 @@ private:
   bool saved = false;
 };
 
-/// A task kernel of a GPU module bundle, made ready on one device.
-struct CudaKernel {
-  const GpuKernelDesc *desc = nullptr;
-  /// The function of each of desc->launches.
-  std::vector<CUfunction> functions;
-  /// The device address of each of desc->scratchBytes.
-  std::vector<CUdeviceptr> scratch;
-};
-
-/// One kernel launch of a launch step with its parameters resolved.
-struct CudaLaunch {
-  CUfunction function = nullptr;
-  unsigned grid[3] = {1, 1, 1};
-  unsigned block[3] = {1, 1, 1};
-  unsigned sharedBytes = 0;
-  /// Each parameter in an 8-byte word: a device pointer, or an immediate (a
-  /// 4-byte one in the low bytes, which come first on the little-endian hosts
-  /// CUDA runs on). A TensorMap parameter is the device address of its map,
-  /// encoded for this step's buffers and copied there once, when the launch
-  /// is prepared (the buffers do not move for the session's life).
-  std::vector<uint64_t> params;
-  /// "launch 0 ('matmul_kernel') of kernel 'orx_kernel_task0'".
-  std::string name;
-};
-
 /// The name under which the driver registers (DeviceDesc::driver).
 inline constexpr const char *kCudaDriverName = "cuda";
 
@@ -81,7 +51,7 @@ inline constexpr const char *kCudaDriverName = "cuda";
 inline constexpr const char *kCubinImageKind = "cubin";
 inline constexpr const char *kPtxImageKind = "ptx";
 
-class CudaDevice final : public hal::Device {
+class CudaDevice final : public hal::GpuDevice {
 public:
   /// Retains the primary context of CUDA device `desc.deviceId` and creates
   /// the streams, leaving the calling thread's current context as it was.
@@ -93,144 +63,71 @@ public:
   CudaDevice(const CudaDevice &) = delete;
   CudaDevice &operator=(const CudaDevice &) = delete;
 
-  const CudaDriver &getDriver() const { return driver; }
-  CUcontext getContext() const { return context; }
-  CUstream getKernelStream() const { return kernelStream; }
-  CUstream getCopyStream() const { return copyStream; }
-  CUstream getHostStream() const { return hostStream; }
-  //===--------------------------------------------------------------------===//
-  // hal::Device
-  //===--------------------------------------------------------------------===//
-
   const std::string &getDriverName() const override;
-  /// "device 'gpu0' (nvidia_hopper, CUDA device 0: NVIDIA H100, sm_90)".
-  const std::string &getDescription() const override { return description; }
-  bool isHostMemory() const override { return false; }
-  bool isAsynchronous() const override { return true; }
   std::unique_ptr<hal::CallerState> saveCallerState() const override;
-  bool allocate(uint64_t bytes, const std::string &what, void *&out,
-                std::string &error) override;
-  bool upload(void *destination, const void *source, size_t bytes,
-              std::string &error) override;
-  void registerHostMemory(void *pointer, size_t bytes,
-                          const std::string &what) override;
-  bool finishSetup(std::string &error) override {
-    return synchronizeContext(error);
-  }
-  std::unique_ptr<hal::PreparedLaunch>
-  prepareLaunch(const Artifact &artifact, uint32_t kernelIndex,
-                const std::vector<void *> &buffers, const std::string &step,
-                std::string &error) override;
-  bool launch(hal::PreparedLaunch &launch, const hal::StepEvents &events,
-              std::string &error) override;
-  bool canCopyWith(const hal::Device &other) const override;
-  bool enqueueCopy(hal::Memory destination, hal::Memory source, size_t bytes,
-                   const hal::StepEvents &events, std::string &error) override;
-  bool copyAndWait(hal::Memory destination, hal::Memory source, size_t bytes,
-                   std::string &error) override;
-  std::unique_ptr<hal::Event> createEvent(bool timing,
-                                          std::string &error) override;
-  bool canTime() const override { return driver.cuEventElapsedTime != nullptr; }
-  bool elapsedNanoseconds(const hal::Event &start, const hal::Event &end,
-                          uint64_t &out, std::string &error) const override;
-  bool canWaitOnDevice(const hal::Device &other) const override;
-  bool waitForEvent(hal::Queue queue, const hal::Event &event,
-                    std::string &error) override;
-  bool synchronizeEvent(const hal::Event &event, std::string &error) override;
-  bool synchronize(std::string &error) override;
-
-  //===--------------------------------------------------------------------===//
-  // The driver's own interface
-  //===--------------------------------------------------------------------===//
-
-  /// Makes the device's context current on the calling thread.
-  bool makeCurrent(std::string &error) const;
-
-  /// Allocates `bytes` (at least 1) of zeroed device memory, freed by the
-  /// destructor. `what` names the buffer in the error.
-  bool allocate(uint64_t bytes, const std::string &what, CUdeviceptr &out,
-                std::string &error);
-  /// Creates an event, destroyed by the destructor; with `timing`, one that
-  /// elapsedNanoseconds can measure from or to.
-  bool createEvent(CUevent &out, std::string &error, bool timing = false);
-
-  /// Copies host memory to the device with the synchronous cuMemcpyHtoD. From
-  /// pageable memory the driver may still be copying when it returns: call
-  /// synchronizeContext before streams use the data.
-  bool upload(CUdeviceptr destination, const void *source, size_t bytes,
-              std::string &error);
-
-  /// Loads the modules of `bundle` (kernel binary `binaryIndex`) once, then
-  /// resolves the functions of kernel `symbol`, allocates its scratch
-  /// buffers and raises the dynamic shared memory limit of functions that
-  /// need more than 48 KiB. Kernels are shared by all the steps that launch
-  /// them: the device's launches are serialised on its kernel stream.
-  const CudaKernel *prepareKernel(size_t binaryIndex, const GpuBundle &bundle,
-                                  const std::string &symbol,
-                                  std::string &error);
-
-  /// Resolves the launches of `kernel` for a step whose values (inputs, then
-  /// outputs) are at `buffers`: encodes their tensor maps into device memory
-  /// of their own (waiting for the copies).
-  bool prepareLaunches(const CudaKernel &kernel,
-                       const std::vector<CUdeviceptr> &buffers,
-                       std::vector<CudaLaunch> &out, std::string &error);
-
-  /// Enqueues `launches` in order on the kernel stream, after `started`
-  /// (when not null).
-  bool enqueueLaunches(const std::vector<CudaLaunch> &launches, CUevent started,
-                       std::string &error) const;
-
-  /// Enqueues a copy of `bytes` on `stream` (one of this device's). A side
-  /// whose device is null is host memory; the other is device memory of the
-  /// device given (this one or another: a peer copy).
-  bool enqueueCopy(CUstream stream, const CudaDevice *destinationDevice,
-                   void *destination, const CudaDevice *sourceDevice,
-                   const void *source, size_t bytes, std::string &error) const;
-  /// Copies like enqueueCopy on the host stream and waits for the copy.
-  bool copyAndWait(const CudaDevice *destinationDevice, void *destination,
-                   const CudaDevice *sourceDevice, const void *source,
-                   size_t bytes, std::string &error) const;
-
-  /// Records `event` on `stream` (one of this device's).
-  bool recordEvent(CUevent event, CUstream stream, std::string &error) const;
-  /// Makes `stream` (one of this device's) wait for `event`.
-  bool waitEvent(CUstream stream, CUevent event, std::string &error) const;
-  /// Waits on the host for `event`, recorded on one of this device's streams.
-  bool synchronizeEvent(CUevent event, std::string &error) const;
-
-  /// Waits for all work of the context, including the synchronous memsets
-  /// and copies of session creation.
-  bool synchronizeContext(std::string &error) const;
 
 private:
   CudaDevice(const CudaDriver &driver, const DeviceDesc &desc)
-      : driver(driver), desc(desc) {}
+      : GpuDevice(desc), driver(driver) {}
 
-  bool loadModules(size_t binaryIndex, const GpuBundle &bundle,
-                   std::vector<CUmodule> &modules, std::string &error);
+  bool check(CUresult result, const char *call, std::string &error) const {
+    return driver.check(result, call, error);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // hal::GpuDevice
+  //===--------------------------------------------------------------------===//
+
+  bool activate(std::string &error) const override;
+  bool allocateMemory(size_t bytes, Address &out, std::string &error) override;
+  bool zeroMemory(Address address, size_t bytes, std::string &error) override;
+  void freeMemory(Address address) override;
+  bool copyToDevice(Address destination, const void *source, size_t bytes,
+                    std::string &error) override;
+  bool pinHostMemory(void *pointer, size_t bytes, std::string &error) override;
+  void unpinHostMemory(void *pointer) override;
+  bool createStream(Handle &out, std::string &error) override;
+  void destroyStream(Handle stream) override;
+  bool synchronizeStream(Handle stream, std::string &error) const override;
+  bool synchronizeDevice(std::string &error) const override;
+  bool newEvent(bool timing, Handle &out, std::string &error) override;
+  void destroyEvent(Handle event) override;
+  bool recordEvent(Handle event, Handle stream,
+                   std::string &error) const override;
+  bool streamWaitEvent(Handle stream, Handle event,
+                       std::string &error) const override;
+  bool hostWaitEvent(Handle event, std::string &error) const override;
+  bool hasEventTiming() const override {
+    return driver.cuEventElapsedTime != nullptr;
+  }
+  bool elapsedMilliseconds(Handle start, Handle end, float &out,
+                           std::string &error) const override;
+  /// Loads a cubin as is, or JIT-compiles PTX for the device.
+  bool loadModule(const GpuModuleDesc &module, Handle &out,
+                  std::string &error) override;
+  void unloadModule(Handle module) override;
+  bool getFunction(Handle module, const std::string &name, Handle &out,
+                   std::string &error) override;
+  /// Raises the dynamic shared memory limit of functions that need more than
+  /// 48 KiB; refuses tensor-map parameters when the driver has no TMA.
+  bool prepareFunction(Handle function, const GpuLaunchDesc &launch,
+                       size_t index, const std::string &what,
+                       std::string &error) override;
+  bool encodeTensorMap(const GpuTensorMapDesc &map, Address base,
+                       std::vector<uint8_t> &out, std::string &error) override;
+  bool launchKernel(Handle function, const unsigned grid[3],
+                    const unsigned block[3], unsigned sharedBytes,
+                    Handle stream, void **params,
+                    std::string &error) const override;
+  bool copyAsync(Handle stream, const GpuDevice *destinationDevice,
+                 void *destination, const GpuDevice *sourceDevice,
+                 const void *source, size_t bytes,
+                 std::string &error) const override;
 
   const CudaDriver &driver;
-  /// The artifact's record of the device.
-  DeviceDesc desc;
-  std::string description;
   CUdevice device = 0;
   CUcontext context = nullptr;
   bool retained = false;
-  CUstream kernelStream = nullptr;
-  CUstream copyStream = nullptr;
-  CUstream hostStream = nullptr;
-
-  std::vector<CUdeviceptr> allocations;
-  std::vector<void *> registeredHostMemory;
-  std::vector<CUevent> events;
-  /// The parsed bundles of the kernels prepared so far, by kernel binary
-  /// index.
-  std::map<size_t, std::unique_ptr<GpuBundle>> bundles;
-  /// The modules of each bundle, by kernel binary index.
-  std::map<size_t, std::vector<CUmodule>> modules;
-  /// Prepared kernels by (kernel binary index, symbol).
-  std::map<std::pair<size_t, std::string>, std::unique_ptr<CudaKernel>> kernels;
   /// The dynamic shared memory limit set on each function.
   std::map<CUfunction, unsigned> sharedLimits;
 };
