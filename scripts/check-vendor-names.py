@@ -47,6 +47,7 @@ ALLOWED = {
     ("lib/Topology/Topology.cpp", "x86"): "host template",
     # The list of the runtime's driver folders.
     ("runtime/CMakeLists.txt", "cuda"): "driver list",
+    ("runtime/CMakeLists.txt", "hip"): "driver list",
     # neuronx-cc's input kind: `neuronx-cc compile --framework XLA` takes
     # XLA's HLO.
     ("lib/Target/AWS/CompileNeff.cpp", "xla"): "neuronx-cc's --framework",

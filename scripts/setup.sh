@@ -50,8 +50,9 @@ PACKAGES=(
   # (bench/gemm).
   libopenblas-dev libdnnl-dev
   # The AMD backend: the device libraries (ocml, ockl bitcode) its kernels'
-  # math calls link with.
-  rocm-device-libs
+  # math calls link with; Debian's HIP runtime, which the `hip` driver's
+  # tests load to check its refusal on a machine without an AMD GPU.
+  rocm-device-libs libamdhip64-5
 )
 
 missing=()

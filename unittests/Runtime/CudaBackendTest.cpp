@@ -11,10 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SessionHelpers.h"
-#include "TestArtifacts.h"
-
-#include "orchestra_rt/GpuBundle.h"
+#include "GpuTestArtifacts.h"
 #include "orchestra_rt/orchestra_rt.hpp"
 
 #include "gtest/gtest.h"
@@ -33,170 +30,19 @@ namespace {
 
 constexpr const char *kDriverVariable = "ORCHESTRA_CUDA_DRIVER";
 
-/// Sets ORCHESTRA_CUDA_DRIVER for its lifetime, then restores it.
-class DriverOverride {
-public:
-  explicit DriverOverride(const char *path) {
-    if (const char *old = std::getenv(kDriverVariable))
-      previous = old;
-    hadPrevious = std::getenv(kDriverVariable) != nullptr;
-    ::setenv(kDriverVariable, path, 1);
-  }
-  ~DriverOverride() {
-    if (hadPrevious)
-      ::setenv(kDriverVariable, previous.c_str(), 1);
-    else
-      ::unsetenv(kDriverVariable);
-  }
-
-private:
-  std::string previous;
-  bool hadPrevious = false;
+/// Points the runtime at another CUDA driver library for its lifetime.
+struct DriverOverride : EnvironmentOverride {
+  explicit DriverOverride(const char *path)
+      : EnvironmentOverride(kDriverVariable, path) {}
 };
 
-/// The control functions of the simulated driver, which the runtime loads
-/// from the same path (so both see one copy of the library).
+/// The control functions of the simulated driver.
 struct FakeCuda {
-  void (*configure)(const char *key, long long value) = nullptr;
-  long long (*query)(const char *key) = nullptr;
-  void *(*currentContext)() = nullptr;
-
-  static FakeCuda &get() {
-    static FakeCuda fake = [] {
-      FakeCuda result;
-      void *handle = ::dlopen(ORX_FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
-      if (!handle)
-        return result;
-      result.configure = reinterpret_cast<decltype(result.configure)>(
-          ::dlsym(handle, "orx_fake_cuda_configure"));
-      result.query = reinterpret_cast<decltype(result.query)>(
-          ::dlsym(handle, "orx_fake_cuda_query"));
-      result.currentContext = reinterpret_cast<decltype(result.currentContext)>(
-          ::dlsym(handle, "orx_fake_cuda_current_context"));
-      return result;
-    }();
+  static FakeGpuControl &get() {
+    static FakeGpuControl fake(ORX_FAKE_CUDA_PATH);
     return fake;
   }
 };
-
-uint64_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-GpuLaunchDesc gpuLaunch(const std::string &function,
-                        std::vector<GpuArgDesc> args,
-                        uint32_t dynamicSharedBytes = 0) {
-  GpuLaunchDesc launch;
-  launch.module = 0;
-  launch.function = function;
-  launch.block[0] = static_cast<uint32_t>(kVectorLength);
-  launch.dynamicSharedBytes = dynamicSharedBytes;
-  launch.args = std::move(args);
-  return launch;
-}
-
-GpuArgDesc buffer(uint64_t index) { return {GpuArgKind::Buffer, index, 8}; }
-GpuArgDesc scratch(uint64_t index) { return {GpuArgKind::Scratch, index, 8}; }
-GpuArgDesc immediate(uint64_t bits, uint32_t size) {
-  return {GpuArgKind::Immediate, bits, size};
-}
-
-/// The kernels of the simulated driver's modules:
-/// - orx_kernel_add: c = a + b;
-/// - orx_kernel_scale_add: scratch = 2 * c, then d = scratch + k, the second
-///   launch with 64 KiB of dynamic shared memory;
-/// - orx_kernel_scale: y = 2 * x.
-GpuBundle makeFakeBundle() {
-  GpuBundle bundle;
-  bundle.chip = "sm_90a";
-  bundle.modules = {
-      {"main",
-       {{"cubin", {'F', 'A', 'K', 'E', 'C', 'U', 'B', 'I', 'N', 0}},
-        {"ptx",
-         {'/', '/', 'F', 'A', 'K', 'E', 'P', 'T', 'X', ' ', 'm', 'a', 'i',
-          'n'}}}}};
-  GpuKernelDesc add;
-  add.symbol = "orx_kernel_add";
-  add.launches = {gpuLaunch("fake_add_f32", {buffer(0), buffer(1), buffer(2),
-                                             immediate(kVectorLength, 4)})};
-  GpuKernelDesc scaleAdd;
-  scaleAdd.symbol = "orx_kernel_scale_add";
-  scaleAdd.scratchBytes = {kVectorBytes};
-  scaleAdd.launches = {
-      gpuLaunch("fake_scale_f32",
-                {buffer(0), scratch(0), immediate(floatBits(2.0f), 4),
-                 immediate(kVectorLength, 8)}),
-      gpuLaunch("fake_add_f32",
-                {scratch(0), buffer(1), buffer(2), immediate(kVectorLength, 4)},
-                64 * 1024)};
-  GpuKernelDesc scale;
-  scale.symbol = "orx_kernel_scale";
-  scale.launches = {gpuLaunch("fake_scale_f32", {buffer(0), buffer(1),
-                                                 immediate(floatBits(2.0f), 4),
-                                                 immediate(kVectorLength, 8)})};
-  bundle.kernels = {add, scaleAdd, scale};
-  return bundle;
-}
-
-BinaryDesc bundleBinary(const GpuBundle &bundle,
-                        const std::string &arch = "nvidia_hopper") {
-  return {arch, kGpuBundleFormat, serializeGpuBundle(bundle), {}};
-}
-
-std::vector<uint8_t> floatBytes(const std::vector<float> &values) {
-  const uint8_t *bytes = reinterpret_cast<const uint8_t *>(values.data());
-  return std::vector<uint8_t>(bytes, bytes + values.size() * sizeof(float));
-}
-
-/// A CPU and a Hopper GPU, as orchestra-compile plans them for cpu+hopper:
-/// the entry's inputs a, b and output e are in host memory. The GPU copies
-/// a and b in (copy stream), computes c = a + b, then d = 2 * c + k (kernel
-/// stream; k is a constant in GPU memory); the CPU copies d out and computes
-/// e = 2 * d. So e = 2 * (2 * (a + b) + k) with k = 100, 101, ...
-Artifact makeCpuGpuArtifact() {
-  Artifact a;
-  a.producer = "runtime unit tests";
-  a.topologyName = "cpu+hopper";
-  a.devices = {{"cpu0", getTestHostArch(), "cpu", 0, 1},
-               {"gpu0", "nvidia_hopper", "cuda", 0, 1}};
-  a.memorySpaces = {{"cpu0_dram", 0, 4 * kVectorBytes},
-                    {"gpu0_hbm", 1, 5 * kVectorBytes}};
-  a.entryName = "cpu_gpu";
-  a.inputs = {vectorDesc("a"), vectorDesc("b")};
-  a.inputValues = {0, 1};
-  a.outputs = {vectorDesc("e")};
-  a.outputValues = {3};
-  a.values = {{0, 0, kVectorBytes},                 // 0: a
-              {0, kVectorBytes, kVectorBytes},      // 1: b
-              {0, 2 * kVectorBytes, kVectorBytes},  // 2: d on cpu0
-              {0, 3 * kVectorBytes, kVectorBytes},  // 3: e
-              {1, 0, kVectorBytes},                 // 4: a on gpu0
-              {1, kVectorBytes, kVectorBytes},      // 5: b on gpu0
-              {1, 2 * kVectorBytes, kVectorBytes},  // 6: c
-              {1, 3 * kVectorBytes, kVectorBytes},  // 7: k (constant)
-              {1, 4 * kVectorBytes, kVectorBytes}}; // 8: d on gpu0
-  a.constants = {{7, floatBytes(iota(100))}};
-  a.binaries = {hostBinary(), bundleBinary(makeFakeBundle())};
-  a.kernels = {
-      {"scale2", 0}, {"orx_kernel_add", 1}, {"orx_kernel_scale_add", 1}};
-  a.steps = {copy(1, "a_to_gpu", 0, 4),
-             copy(1, "b_to_gpu", 1, 5),
-             launch(1, "add", 1, {4, 5, 6}, 2, {0, 1}),
-             launch(1, "scale_add", 2, {6, 7, 8}, 2, {2}),
-             copy(0, "d_to_cpu", 8, 2, {3}),
-             launch(0, "scale", 0, {2, 3}, 1, {4})};
-  return a;
-}
-
-std::vector<float> expectedCpuGpu(const std::vector<float> &a,
-                                  const std::vector<float> &b) {
-  std::vector<float> e(kVectorLength);
-  for (size_t i = 0; i < kVectorLength; ++i)
-    e[i] = 2 * (2 * (a[i] + b[i]) + (100 + static_cast<float>(i)));
-  return e;
-}
 
 //===----------------------------------------------------------------------===//
 // Without a usable driver
@@ -264,7 +110,7 @@ TEST(CudaDriverTest, MissingEntryPoint) {
 class CudaBackendTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_TRUE(fake.configure && fake.query && fake.currentContext)
+    ASSERT_TRUE(fake.loaded())
         << "cannot load " << ORX_FAKE_CUDA_PATH << ": " << ::dlerror();
     fake.configure("reset", 0);
   }
@@ -276,7 +122,7 @@ protected:
       EXPECT_EQ(fake.query(object), 0) << object;
   }
 
-  FakeCuda &fake = FakeCuda::get();
+  FakeGpuControl &fake = FakeCuda::get();
   DriverOverride driver{ORX_FAKE_CUDA_PATH};
 };
 
@@ -468,28 +314,7 @@ TEST_F(CudaBackendTest, GpuOnlyWithEntryInDeviceMemory) {
 
 TEST_F(CudaBackendTest, TwoGpusWithPeerCopy) {
   fake.configure("device_count", 2);
-  Artifact a;
-  a.producer = "runtime unit tests";
-  a.topologyName = "two-hopper";
-  a.devices = {{"gpu0", "nvidia_hopper", "cuda", 0, 1},
-               {"gpu1", "nvidia_hopper", "cuda", 1, 1}};
-  a.memorySpaces = {{"gpu0_hbm", 0, 3 * kVectorBytes},
-                    {"gpu1_hbm", 1, 2 * kVectorBytes}};
-  a.entryName = "two_gpus";
-  a.inputs = {vectorDesc("a"), vectorDesc("b")};
-  a.inputValues = {0, 1};
-  a.outputs = {vectorDesc("d")};
-  a.outputValues = {4};
-  a.values = {{0, 0, kVectorBytes},
-              {0, kVectorBytes, kVectorBytes},
-              {0, 2 * kVectorBytes, kVectorBytes}, // c on gpu0
-              {1, 0, kVectorBytes},                // c on gpu1
-              {1, kVectorBytes, kVectorBytes}};    // d = 2 * c
-  GpuBundle bundle = makeFakeBundle();
-  a.binaries = {bundleBinary(bundle), bundleBinary(bundle)};
-  a.kernels = {{"orx_kernel_add", 0}, {"orx_kernel_scale", 1}};
-  a.steps = {launch(0, "add", 0, {0, 1, 2}, 2), copy(1, "c_to_gpu1", 2, 3, {0}),
-             launch(1, "scale", 1, {3, 4}, 1, {1})};
+  Artifact a = makeTwoGpuArtifact();
   {
     SessionPtr session = createSession(a);
     ASSERT_TRUE(session);

@@ -37,6 +37,11 @@
 #include <string>
 #include <vector>
 
+/// What cuInit returns unless a test configures "init_result".
+#ifndef FAKE_DEFAULT_INIT_RESULT
+#define FAKE_DEFAULT_INIT_RESULT 0
+#endif
+
 // The handle types, with the names cuda.h gives them (and the runtime
 // declares), so that the function types match.
 struct CUctx_st {
@@ -372,7 +377,7 @@ extern "C" {
 //===----------------------------------------------------------------------===//
 
 /// Sets a knob: "init_result", "device_count", "reject_cubin", "reject_ptx",
-/// "reject_host_register".
+/// "reject_host_register" (and "reject_hsaco", read by fake_hip.cpp).
 /// "reset" (any value) restores the defaults and clears the counters of
 /// calls (not of live objects) and the sticky error.
 void orx_fake_cuda_configure(const char *key, long long value) {
@@ -391,10 +396,13 @@ void orx_fake_cuda_configure(const char *key, long long value) {
 }
 
 /// Reads a counter: "allocations", "pinned", "streams", "events", "modules",
-/// "retains" (live objects) or a count of calls.
+/// "retains" (live objects) or a count of calls; or a knob that was set.
 long long orx_fake_cuda_query(const char *key) {
   LOCKED;
   std::string name = key;
+  auto knob = state().config.find(name);
+  if (knob != state().config.end())
+    return knob->second;
   if (name == "allocations")
     return state().allocations.size();
   if (name == "pinned")
@@ -433,7 +441,8 @@ CUresult cuGetErrorString(CUresult error, const char **text) {
 
 CUresult cuInit(unsigned flags) {
   LOCKED;
-  CUresult result = static_cast<CUresult>(config("init_result", kSuccess));
+  CUresult result =
+      static_cast<CUresult>(config("init_result", FAKE_DEFAULT_INIT_RESULT));
   if (flags != 0)
     return kInvalidValue;
   if (result == kSuccess && state().functions.empty())

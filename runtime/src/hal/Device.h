@@ -220,6 +220,21 @@ std::vector<std::string> getDriverNames();
 /// returns null with `reason` set to the loader's message without the path.
 void *openVendorLibrary(const std::string &path, std::string &reason);
 
+/// Returns the address of `name` in a library openVendorLibrary opened, or
+/// null.
+void *lookupVendorSymbol(void *library, const char *name);
+
+/// Resolves entry point `name` of `library` into `slot`; when it is missing,
+/// records `name` in `missing` unless an earlier one is there.
+template <typename Fn>
+void resolveVendorSymbol(void *library, const char *name, Fn &slot,
+                         std::string &missing) {
+  void *address = lookupVendorSymbol(library, name);
+  if (!address && missing.empty())
+    missing = name;
+  slot = reinterpret_cast<Fn>(address);
+}
+
 } // namespace orx::hal
 
 #endif // ORCHESTRA_RT_HAL_DEVICE_H

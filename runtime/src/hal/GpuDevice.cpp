@@ -63,6 +63,16 @@ static bool inContext(bool ok, const std::string &context, std::string &error) {
 
 GpuDevice::~GpuDevice() = default;
 
+std::string GpuDevice::describeMissingOrdinal(const DeviceDesc &desc,
+                                              const std::string &api,
+                                              int count) {
+  return "device '" + desc.name + "' (" + desc.arch + ") is " + api +
+         " device " + std::to_string(desc.deviceId) +
+         ", but this machine has " + std::to_string(count) + " " + api +
+         " device" + (count == 1 ? "" : "s") +
+         (count == 1 ? " (0)" : " (0-" + std::to_string(count - 1) + ")");
+}
+
 bool GpuDevice::createStreams(std::string &error) {
   if (!activate(error))
     return false;

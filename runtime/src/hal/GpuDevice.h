@@ -84,6 +84,11 @@ public:
 protected:
   explicit GpuDevice(const DeviceDesc &desc) : desc(desc) {}
 
+  /// "device 'gpu0' (arch) is <api> device 3, but this machine has 2 <api>
+  /// devices (0-1)".
+  static std::string describeMissingOrdinal(const DeviceDesc &desc,
+                                            const std::string &api, int count);
+
   /// Creates the three streams; the driver's create() calls it once the
   /// device can be activated.
   bool createStreams(std::string &error);

@@ -24,3 +24,7 @@ void *orx::hal::openVendorLibrary(const std::string &path,
     reason.erase(0, path.size() + 2);
   return nullptr;
 }
+
+void *orx::hal::lookupVendorSymbol(void *library, const char *name) {
+  return ::dlsym(library, name);
+}

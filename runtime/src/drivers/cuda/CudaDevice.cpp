@@ -33,10 +33,7 @@ std::unique_ptr<CudaDevice> CudaDevice::create(const CudaDriver &driver,
                     what))
     return nullptr;
   if (desc.deviceId >= static_cast<uint32_t>(count)) {
-    error = what + " is CUDA device " + std::to_string(desc.deviceId) +
-            ", but this machine has " + std::to_string(count) + " CUDA device" +
-            (count == 1 ? "" : "s") +
-            (count == 1 ? " (0)" : " (0-" + std::to_string(count - 1) + ")");
+    error = describeMissingOrdinal(desc, "CUDA", count);
     return nullptr;
   }
   if (!driver.check(driver.cuDeviceGet(&d.device, desc.deviceId), "cuDeviceGet",

@@ -12,8 +12,6 @@
 #include <memory>
 #include <mutex>
 
-#include <dlfcn.h>
-
 using namespace orx;
 
 static constexpr const char *kDefaultDriver = "libcuda.so.1";
@@ -27,67 +25,78 @@ struct LoadedDriver {
 };
 } // namespace
 
-/// Resolves `name` into `slot`; records the first missing name.
-template <typename Fn>
-static void resolve(void *handle, const char *name, Fn &slot,
-                    std::string &missing) {
-  void *address = ::dlsym(handle, name);
-  if (!address && missing.empty())
-    missing = name;
-  slot = reinterpret_cast<Fn>(address);
-}
-
 /// Resolves every entry point of `d`. The three that cuInit and error
 /// messages need come first, so that a driver without devices is reported as
 /// such even when it is also incomplete.
 static std::string resolveAll(void *handle, CudaDriver &d) {
   std::string missing;
-  resolve(handle, "cuInit", d.cuInit, missing);
-  resolve(handle, "cuGetErrorName", d.cuGetErrorName, missing);
-  resolve(handle, "cuGetErrorString", d.cuGetErrorString, missing);
-  resolve(handle, "cuDeviceGetCount", d.cuDeviceGetCount, missing);
-  resolve(handle, "cuDeviceGet", d.cuDeviceGet, missing);
-  resolve(handle, "cuDeviceGetName", d.cuDeviceGetName, missing);
-  resolve(handle, "cuDeviceGetAttribute", d.cuDeviceGetAttribute, missing);
-  resolve(handle, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain,
-          missing);
-  resolve(handle, "cuDevicePrimaryCtxRelease_v2", d.cuDevicePrimaryCtxRelease,
-          missing);
-  resolve(handle, "cuCtxGetCurrent", d.cuCtxGetCurrent, missing);
-  resolve(handle, "cuCtxSetCurrent", d.cuCtxSetCurrent, missing);
-  resolve(handle, "cuCtxSynchronize", d.cuCtxSynchronize, missing);
-  resolve(handle, "cuMemAlloc_v2", d.cuMemAlloc, missing);
-  resolve(handle, "cuMemFree_v2", d.cuMemFree, missing);
-  resolve(handle, "cuMemsetD8_v2", d.cuMemsetD8, missing);
-  resolve(handle, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, missing);
-  resolve(handle, "cuMemcpyHtoDAsync_v2", d.cuMemcpyHtoDAsync, missing);
-  resolve(handle, "cuMemcpyDtoHAsync_v2", d.cuMemcpyDtoHAsync, missing);
-  resolve(handle, "cuMemcpyDtoDAsync_v2", d.cuMemcpyDtoDAsync, missing);
-  resolve(handle, "cuMemcpyPeerAsync", d.cuMemcpyPeerAsync, missing);
-  resolve(handle, "cuMemHostRegister_v2", d.cuMemHostRegister, missing);
-  resolve(handle, "cuMemHostUnregister", d.cuMemHostUnregister, missing);
-  resolve(handle, "cuStreamCreate", d.cuStreamCreate, missing);
-  resolve(handle, "cuStreamDestroy_v2", d.cuStreamDestroy, missing);
-  resolve(handle, "cuStreamSynchronize", d.cuStreamSynchronize, missing);
-  resolve(handle, "cuStreamWaitEvent", d.cuStreamWaitEvent, missing);
-  resolve(handle, "cuEventCreate", d.cuEventCreate, missing);
-  resolve(handle, "cuEventRecord", d.cuEventRecord, missing);
-  resolve(handle, "cuEventSynchronize", d.cuEventSynchronize, missing);
-  resolve(handle, "cuEventDestroy_v2", d.cuEventDestroy, missing);
-  resolve(handle, "cuModuleLoadData", d.cuModuleLoadData, missing);
-  resolve(handle, "cuModuleUnload", d.cuModuleUnload, missing);
-  resolve(handle, "cuModuleGetFunction", d.cuModuleGetFunction, missing);
-  resolve(handle, "cuFuncSetAttribute", d.cuFuncSetAttribute, missing);
-  resolve(handle, "cuLaunchKernel", d.cuLaunchKernel, missing);
+  hal::resolveVendorSymbol(handle, "cuInit", d.cuInit, missing);
+  hal::resolveVendorSymbol(handle, "cuGetErrorName", d.cuGetErrorName, missing);
+  hal::resolveVendorSymbol(handle, "cuGetErrorString", d.cuGetErrorString,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuDeviceGetCount", d.cuDeviceGetCount,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuDeviceGet", d.cuDeviceGet, missing);
+  hal::resolveVendorSymbol(handle, "cuDeviceGetName", d.cuDeviceGetName,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuDeviceGetAttribute",
+                           d.cuDeviceGetAttribute, missing);
+  hal::resolveVendorSymbol(handle, "cuDevicePrimaryCtxRetain",
+                           d.cuDevicePrimaryCtxRetain, missing);
+  hal::resolveVendorSymbol(handle, "cuDevicePrimaryCtxRelease_v2",
+                           d.cuDevicePrimaryCtxRelease, missing);
+  hal::resolveVendorSymbol(handle, "cuCtxGetCurrent", d.cuCtxGetCurrent,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuCtxSetCurrent", d.cuCtxSetCurrent,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuCtxSynchronize", d.cuCtxSynchronize,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuMemAlloc_v2", d.cuMemAlloc, missing);
+  hal::resolveVendorSymbol(handle, "cuMemFree_v2", d.cuMemFree, missing);
+  hal::resolveVendorSymbol(handle, "cuMemsetD8_v2", d.cuMemsetD8, missing);
+  hal::resolveVendorSymbol(handle, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, missing);
+  hal::resolveVendorSymbol(handle, "cuMemcpyHtoDAsync_v2", d.cuMemcpyHtoDAsync,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuMemcpyDtoHAsync_v2", d.cuMemcpyDtoHAsync,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuMemcpyDtoDAsync_v2", d.cuMemcpyDtoDAsync,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuMemcpyPeerAsync", d.cuMemcpyPeerAsync,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuMemHostRegister_v2", d.cuMemHostRegister,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuMemHostUnregister", d.cuMemHostUnregister,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuStreamCreate", d.cuStreamCreate, missing);
+  hal::resolveVendorSymbol(handle, "cuStreamDestroy_v2", d.cuStreamDestroy,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuStreamSynchronize", d.cuStreamSynchronize,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuStreamWaitEvent", d.cuStreamWaitEvent,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuEventCreate", d.cuEventCreate, missing);
+  hal::resolveVendorSymbol(handle, "cuEventRecord", d.cuEventRecord, missing);
+  hal::resolveVendorSymbol(handle, "cuEventSynchronize", d.cuEventSynchronize,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuEventDestroy_v2", d.cuEventDestroy,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuModuleLoadData", d.cuModuleLoadData,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuModuleUnload", d.cuModuleUnload, missing);
+  hal::resolveVendorSymbol(handle, "cuModuleGetFunction", d.cuModuleGetFunction,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuFuncSetAttribute", d.cuFuncSetAttribute,
+                           missing);
+  hal::resolveVendorSymbol(handle, "cuLaunchKernel", d.cuLaunchKernel, missing);
   // Optional: the GPU times of the trace.
   for (const char *name : {"cuEventElapsedTime_v2", "cuEventElapsedTime"})
     if (!d.cuEventElapsedTime)
       d.cuEventElapsedTime = reinterpret_cast<decltype(d.cuEventElapsedTime)>(
-          ::dlsym(handle, name));
+          hal::lookupVendorSymbol(handle, name));
   // Optional: drivers before CUDA 12 have no TMA.
   d.cuTensorMapEncodeTiled =
       reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(
-          ::dlsym(handle, "cuTensorMapEncodeTiled"));
+          hal::lookupVendorSymbol(handle, "cuTensorMapEncodeTiled"));
   return missing;
 }
 
