@@ -52,11 +52,17 @@ static void printText(const TargetInfo &info, llvm::raw_ostream &os) {
   if (!info.strategyLibraries.empty())
     os << "  strategy libraries: " << llvm::join(info.strategyLibraries, ", ")
        << "\n";
+  if (!info.preparePipeline.empty())
+    os << "  first:             " << info.preparePipeline << "\n";
   if (!info.preStrategyPipeline.empty())
     os << "  before the strategy: " << info.preStrategyPipeline << "\n";
   os << "  lowering pipeline: " << orNotYet(info.loweringPipeline) << "\n";
   os << "  nki_source:        "
      << (info.acceptsNKISource ? "accepted" : "not accepted") << "\n";
+  os << "  asm_kernel:        "
+     << (info.kernelAssembly.empty() ? "not accepted"
+                                     : info.kernelAssembly + " assembly")
+     << "\n";
   os << "  target keys:\n";
   os << "    arch (string, required)\n";
   os << "    device_id (integer, required)\n";
@@ -88,11 +94,17 @@ static void printMarkdown(const TargetInfo &info, llvm::raw_ostream &os) {
   if (!info.strategyLibraries.empty())
     os << "| strategy libraries | " << llvm::join(info.strategyLibraries, ", ")
        << " |\n";
+  if (!info.preparePipeline.empty())
+    os << "| first | " << info.preparePipeline << " |\n";
   if (!info.preStrategyPipeline.empty())
     os << "| before the strategy | " << info.preStrategyPipeline << " |\n";
   os << "| lowering pipeline | " << orNotYet(info.loweringPipeline) << " |\n";
   os << "| `nki_source` | "
-     << (info.acceptsNKISource ? "accepted" : "not accepted") << " |\n\n";
+     << (info.acceptsNKISource ? "accepted" : "not accepted") << " |\n";
+  os << "| `asm_kernel` | "
+     << (info.kernelAssembly.empty() ? "not accepted"
+                                     : info.kernelAssembly + " assembly")
+     << " |\n\n";
   os << "| target key | type | required | constraint | meaning |\n";
   os << "| --- | --- | --- | --- | --- |\n";
   os << "| `arch` | string | yes | | `\"" << info.arch << "\"` |\n";

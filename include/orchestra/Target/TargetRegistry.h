@@ -106,6 +106,10 @@ struct TargetInfo {
   /// Further files under `strategies/` whose named sequences the script uses
   /// (declared there, defined here); they are preloaded with it.
   std::vector<std::string> strategyLibraries;
+  /// Passes (textual) that run first on a kernel module of this arch, with
+  /// or without its strategy, e.g. to replace the bodies of tasks that carry
+  /// assembly kernels; may be empty.
+  std::string preparePipeline;
   /// Passes (textual) that run on a kernel module of this arch before its
   /// strategy, e.g. to record what the script matches on; may be empty.
   std::string preStrategyPipeline;
@@ -122,6 +126,9 @@ struct TargetInfo {
   std::string runtimeDriver;
   /// Whether tasks on this arch may carry `nki_source`.
   bool acceptsNKISource = false;
+  /// The assembly language of the kernels tasks on this arch may carry
+  /// (`asm_kernel`, the expert escape hatch), e.g. "PTX"; empty: none.
+  std::string kernelAssembly;
   /// The ops the arch's compilation path takes: the scheduler's support
   /// mask (a device never gets a task with an op it returns false for).
   /// Null: every op.

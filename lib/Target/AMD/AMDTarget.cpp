@@ -84,6 +84,7 @@ void mlir::orchestra::registerAMDTargets(TargetRegistry &registry) {
   cdna3.strategyScript = "amd_instinct_cdna3_strategy.mlir";
   cdna3.strategyEntryPoint = "__orchestra_amd_cdna3_strategy";
   cdna3.strategyLibraries = {"gpu_common.mlir"};
+  cdna3.preparePipeline = "orchestra-gpu-lower-asm-kernels";
   cdna3.preStrategyPipeline =
       "orchestra-gpu-pads-to-linalg,orchestra-gpu-parallel-loops-first,"
       "orchestra-amd-select-recipes";
@@ -91,6 +92,7 @@ void mlir::orchestra::registerAMDTargets(TargetRegistry &registry) {
   cdna3.loweringNeedsStrategy = true;
   cdna3.executableFormat = ExecutableFormat::HSACO;
   cdna3.runtimeDriver = "hip";
+  cdna3.kernelAssembly = "GCN";
   cdna3.supportsOp = gpucommon::isGpuMappable;
   llvm::cantFail(registry.registerTarget(std::move(cdna3)));
 }

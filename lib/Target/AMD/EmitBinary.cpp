@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Support/ExternalTools.h"
 #include "orchestra/Target/AMD/Passes.h"
 #include "orchestra/Target/GPU/LaunchTable.h"
@@ -20,6 +21,8 @@
 #include "mlir/Target/LLVM/ROCDL/Utils.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -92,6 +95,123 @@ static bool callsDeviceLibraries(gpu::GPUModuleOp module) {
   return calls;
 }
 
+/// The count `key` of a kernel's code object metadata; none when the code
+/// object leaves it out (upstream's reader gives 2^32 - 1 then).
+static std::optional<uint64_t> readMetadataCount(const NamedAttrList &kernel,
+                                                 StringRef key) {
+  auto value = dyn_cast_or_null<IntegerAttr>(kernel.get(key));
+  if (!value || value.getValue().isNegative() ||
+      value.getValue().getZExtValue() >= std::numeric_limits<uint32_t>::max())
+    return std::nullopt;
+  return value.getValue().getZExtValue();
+}
+
+/// The size of the arguments of kernel `name` (`.kernarg_segment_size` of
+/// the code object's AMDHSA metadata note, which upstream's metadata reader
+/// leaves out), or none when `hsaco` does not say.
+static std::optional<uint64_t> readKernargBytes(ArrayRef<char> hsaco,
+                                                StringRef name) {
+  auto file = llvm::object::ELF64LEObjectFile::create(llvm::MemoryBufferRef(
+      StringRef(hsaco.data(), hsaco.size()), "code object"));
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return std::nullopt;
+  }
+  const llvm::object::ELF64LEFile &elf = file->getELFFile();
+  auto sections = elf.sections();
+  if (!sections) {
+    llvm::consumeError(sections.takeError());
+    return std::nullopt;
+  }
+  std::optional<uint64_t> bytes;
+  for (const auto &section : *sections) {
+    if (section.sh_type != llvm::ELF::SHT_NOTE)
+      continue;
+    llvm::Error error = llvm::Error::success();
+    for (const auto &note : elf.notes(section, error)) {
+      if (note.getName() != "AMDGPU" ||
+          note.getType() != llvm::ELF::NT_AMDGPU_METADATA)
+        continue;
+      llvm::msgpack::Document document;
+      if (!document.readFromBlob(note.getDescAsStringRef(section.sh_addralign),
+                                 false))
+        continue;
+      llvm::msgpack::DocNode &root = document.getRoot();
+      if (!root.isMap())
+        continue;
+      llvm::msgpack::DocNode &kernels = root.getMap()["amdhsa.kernels"];
+      if (!kernels.isArray())
+        continue;
+      for (llvm::msgpack::DocNode &kernel : kernels.getArray()) {
+        if (!kernel.isMap())
+          continue;
+        llvm::msgpack::MapDocNode map = kernel.getMap();
+        llvm::msgpack::DocNode &kernelName = map[".name"];
+        llvm::msgpack::DocNode &size = map[".kernarg_segment_size"];
+        if (kernelName.isString() && kernelName.getString() == name &&
+            size.getKind() == llvm::msgpack::Type::UInt)
+          bytes = size.getUInt();
+      }
+    }
+    llvm::consumeError(std::move(error));
+  }
+  return bytes;
+}
+
+/// Assembles the GCN assembly `source` of device module `module` for `chip`
+/// with LLVM's `llvm-mc` (its own, else $ORCHESTRA_LLVM_MC or PATH's) into
+/// an object file. The assembler's messages name the source
+/// `<module>.s:line:col`.
+static FailureOr<std::vector<uint8_t>>
+assembleWithLlvmMc(gpu::GPUModuleOp module, StringRef source, StringRef chip,
+                   function_ref<InFlightDiagnostic()> emitError) {
+  std::string error;
+  std::optional<std::string> llvmMc;
+  if (!llvm::sys::Process::GetEnv("ORCHESTRA_LLVM_MC")) {
+    SmallString<256> candidate(ORCHESTRA_LLVM_TOOLS_DIR);
+    llvm::sys::path::append(candidate, "llvm-mc");
+    if (llvm::sys::fs::can_execute(candidate))
+      llvmMc = std::string(candidate);
+  }
+  if (!llvmMc)
+    llvmMc = findTool("llvm-mc", "", "ORCHESTRA_LLVM_MC", error);
+  if (!llvmMc)
+    return emitError() << (error.empty()
+                               ? "llvm-mc not found (install llvm-22-tools, or "
+                                 "set ORCHESTRA_LLVM_MC): GCN assembly kernels "
+                                 "are assembled with it"
+                               : error);
+  SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("orchestra-asm", dir))
+    return emitError() << "cannot create a temporary folder: " << ec.message();
+  llvm::scope_exit removeDir(
+      [&] { (void)llvm::sys::fs::remove_directories(dir); });
+  std::string name = (module.getName() + ".s").str();
+  SmallString<256> input(dir), output(dir);
+  llvm::sys::path::append(input, name);
+  llvm::sys::path::append(output, module.getName() + ".o");
+  if (failed(writeFile(module, input, source)))
+    return failure();
+  std::string mcpu = ("-mcpu=" + chip).str();
+  SmallVector<StringRef> args = {
+      *llvmMc, "-triple=amdgcn-amd-amdhsa", mcpu, "-filetype=obj", "-o", output,
+      input};
+  std::string printed;
+  if (failed(runTool(args, /*seconds=*/120, printed))) {
+    // Name the source as the user knows it, not by its temporary path.
+    std::string prefix = (dir + "/").str();
+    for (size_t at = printed.find(prefix); at != std::string::npos;
+         at = printed.find(prefix, at))
+      printed.erase(at, prefix.size());
+    return emitError() << "llvm-mc refused it for " << chip << ":\n" << printed;
+  }
+  std::vector<uint8_t> object = readFile(output);
+  if (object.empty())
+    return emitError() << "llvm-mc wrote no object file";
+  return object;
+}
+
 namespace {
 class AMDEmitBinaryPass
     : public orchestra::amd::impl::AMDEmitBinaryBase<AMDEmitBinaryPass> {
@@ -109,6 +229,19 @@ private:
   LogicalResult serialize(gpu::GPUModuleOp module, StringRef chipName,
                           int64_t ldsBytes, SymbolTable &symbols,
                           orx::GpuModuleDesc &desc);
+  /// Assembles and links the GCN assembly of the device module of a task's
+  /// `asm_kernel` (orchestra-gpu-lower-asm-kernels) and records it in
+  /// `desc`.
+  LogicalResult assemble(gpu::GPUModuleOp module, StringRef chipName,
+                         int64_t ldsBytes, orx::GpuModuleDesc &desc);
+  /// Records the resource usage of kernel `name` of `hsaco` in `desc`;
+  /// errors (on `at`) when the kernel is not in the code object or needs
+  /// more than `ldsBytes` of LDS.
+  /// `metadata`, when given, gets all of the kernel's metadata.
+  LogicalResult recordResources(Operation *at, StringRef name,
+                                ArrayRef<char> hsaco, int64_t ldsBytes,
+                                orx::GpuModuleDesc &desc,
+                                NamedAttrList *metadata = nullptr);
 
   std::string rocmDir;
   /// The temporary folder of prepareToolkit, removed at the end.
@@ -223,46 +356,115 @@ LogicalResult AMDEmitBinaryPass::serialize(gpu::GPUModuleOp module,
   desc.images.push_back({kHsacoImageKind, {hsaco->begin(), hsaco->end()}});
 
   // Each kernel's resource usage, from the code object's metadata.
-  Builder builder(ctx);
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+    if (func->hasAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName()) &&
+        failed(recordResources(func, func.getName(), *hsaco, ldsBytes, desc)))
+      return failure();
+  return success();
+}
+
+LogicalResult AMDEmitBinaryPass::recordResources(Operation *at, StringRef name,
+                                                 ArrayRef<char> hsaco,
+                                                 int64_t ldsBytes,
+                                                 orx::GpuModuleDesc &desc,
+                                                 NamedAttrList *metadataOut) {
+  Builder builder(&getContext());
   std::optional<DenseMap<StringAttr, NamedAttrList>> metadata =
-      ROCDL::getAMDHSAKernelsELFMetadata(builder, *hsaco);
+      ROCDL::getAMDHSAKernelsELFMetadata(builder, hsaco);
   if (!metadata)
-    return module.emitError() << "the code object for " << chipName
-                              << " has no readable AMDHSA kernel metadata";
-  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
-    if (!func->hasAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName()))
+    return at->emitError() << "the code object of kernel '" << name
+                           << "' has no readable AMDHSA kernel metadata";
+  auto entry = metadata->find(builder.getStringAttr(name));
+  if (entry == metadata->end())
+    return at->emitError() << "kernel '" << name
+                           << "' is missing from its code object's metadata";
+  if (metadataOut)
+    *metadataOut = entry->second;
+  orx::GpuFunctionDesc function;
+  function.name = name.str();
+  std::map<StringRef, uint64_t> values;
+  for (StringLiteral key : kResourceKeys) {
+    std::optional<uint64_t> value = readMetadataCount(entry->second, key);
+    if (!value)
       continue;
-    auto entry = metadata->find(func.getSymNameAttr());
-    if (entry == metadata->end())
-      return func.emitError() << "kernel @" << func.getName()
-                              << " is missing from its code object's metadata";
-    orx::GpuFunctionDesc function;
-    function.name = func.getName().str();
-    std::map<StringRef, uint64_t> values;
-    for (StringLiteral key : kResourceKeys) {
-      auto value = dyn_cast_or_null<IntegerAttr>(entry->second.get(key));
-      if (!value)
-        continue;
-      values[key] = value.getValue().getZExtValue();
-      function.resources.emplace_back(key.str(), values[key]);
-    }
-    if (values["group_segment_fixed_size"] > static_cast<uint64_t>(ldsBytes))
-      return func.emitError()
-             << "kernel @" << func.getName() << " needs "
-             << values["group_segment_fixed_size"]
-             << " bytes of LDS, more than the " << ldsBytes
-             << " a workgroup has on this target (target key `lds_size`)";
-    if (values["private_segment_fixed_size"] > 0 ||
-        values["vgpr_spill_count"] > 0 || values["sgpr_spill_count"] > 0)
-      func.emitWarning() << "kernel @" << func.getName() << " uses "
-                         << values["private_segment_fixed_size"]
-                         << " bytes of scratch memory per lane ("
-                         << values["vgpr_spill_count"] << " VGPR and "
-                         << values["sgpr_spill_count"]
-                         << " SGPR spills): private arrays or registers "
-                            "that did not fit";
-    desc.functions.push_back(std::move(function));
+    values[key] = *value;
+    function.resources.emplace_back(key.str(), values[key]);
   }
+  if (values["group_segment_fixed_size"] > static_cast<uint64_t>(ldsBytes))
+    return at->emitError() << "kernel '" << name << "' needs "
+                           << values["group_segment_fixed_size"]
+                           << " bytes of LDS, more than the " << ldsBytes
+                           << " a workgroup has on this target (target key "
+                              "`lds_size`)";
+  if (values["private_segment_fixed_size"] > 0 ||
+      values["vgpr_spill_count"] > 0 || values["sgpr_spill_count"] > 0)
+    at->emitWarning() << "kernel '" << name << "' uses "
+                      << values["private_segment_fixed_size"]
+                      << " bytes of scratch memory per lane ("
+                      << values["vgpr_spill_count"] << " VGPR and "
+                      << values["sgpr_spill_count"]
+                      << " SGPR spills): private arrays or registers "
+                         "that did not fit";
+  desc.functions.push_back(std::move(function));
+  return success();
+}
+
+LogicalResult AMDEmitBinaryPass::assemble(gpu::GPUModuleOp module,
+                                          StringRef chipName, int64_t ldsBytes,
+                                          orx::GpuModuleDesc &desc) {
+  desc.name = module.getName().str();
+  auto dict = module->getAttrOfType<DictionaryAttr>(attr::kAsmKernel);
+  auto emitError = [&] {
+    return module.emitError() << "the GCN assembly kernel of device module '"
+                              << desc.name << "': ";
+  };
+  FailureOr<AsmKernel> kernel = parseAsmKernel(dict, emitError);
+  if (failed(kernel))
+    return failure();
+  ModuleOp parent = getOperation();
+  if (auto dir = parent->getAttrOfType<StringAttr>(attr::kDeviceCodeDir))
+    if (failed(gpucommon::dumpDeviceFile(
+            parent, dir.getValue(), parent.getSymName().value_or("kernels"),
+            desc.name, ".s", kernel->source)))
+      return failure();
+  FailureOr<std::vector<uint8_t>> object =
+      assembleWithLlvmMc(module, kernel->source, chipName, emitError);
+  if (failed(object))
+    return failure();
+  FailureOr<SmallVector<char, 0>> hsaco = ROCDL::linkObjectCode(
+      ArrayRef<char>(reinterpret_cast<const char *>(object->data()),
+                     object->size()),
+      rocmDir, emitError);
+  if (failed(hsaco))
+    return failure();
+  desc.images.push_back({kHsacoImageKind, {hsaco->begin(), hsaco->end()}});
+  NamedAttrList metadata;
+  if (failed(recordResources(module, kernel->entry, *hsaco, ldsBytes, desc,
+                             &metadata)))
+    return failure();
+
+  // What the launch needs of the kernel: as many threads per workgroup as
+  // the task's block, and arguments for one 64-bit pointer per buffer (the
+  // declaration's parameters, lowered with bare pointers).
+  int64_t threads = kernel->block[0] * kernel->block[1] * kernel->block[2];
+  if (std::optional<uint64_t> most =
+          readMetadataCount(metadata, "max_flat_workgroup_size");
+      most && *most < static_cast<uint64_t>(threads))
+    return emitError() << "kernel '" << kernel->entry << "' runs at most "
+                       << *most
+                       << " threads per workgroup (max_flat_workgroup_size), "
+                          "but the task's block has "
+                       << threads;
+  auto declaration = module.lookupSymbol<LLVM::LLVMFuncOp>(kernel->entry);
+  uint64_t needed = 8 * (declaration ? declaration.getNumArguments() : 0);
+  if (std::optional<uint64_t> kernargBytes =
+          readKernargBytes(*hsaco, kernel->entry);
+      kernargBytes && *kernargBytes < needed)
+    return emitError() << "kernel '" << kernel->entry << "' takes "
+                       << *kernargBytes
+                       << " bytes of arguments (kernarg_segment_size), but "
+                          "the task passes "
+                       << needed / 8 << " pointers (" << needed << " bytes)";
   return success();
 }
 
@@ -305,7 +507,9 @@ void AMDEmitBinaryPass::runOnOperation() {
   llvm::StringMap<uint32_t> moduleIndex;
   for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
     orx::GpuModuleDesc desc;
-    if (failed(serialize(gpuModule, chipName, ldsBytes, symbols, desc)))
+    if (failed(gpuModule->hasAttr(attr::kAsmKernel)
+                   ? assemble(gpuModule, chipName, ldsBytes, desc)
+                   : serialize(gpuModule, chipName, ldsBytes, symbols, desc)))
       return signalPassFailure();
     moduleIndex[gpuModule.getName()] = bundle.modules.size();
     bundle.modules.push_back(std::move(desc));

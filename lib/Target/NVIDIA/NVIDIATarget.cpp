@@ -115,6 +115,7 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   hopper.strategyScript = "nvidia_hopper_strategy.mlir";
   hopper.strategyEntryPoint = "__orchestra_nvidia_hopper_strategy";
   hopper.strategyLibraries = {"gpu_common.mlir", "nvidia_gpu_common.mlir"};
+  hopper.preparePipeline = "orchestra-gpu-lower-asm-kernels";
   hopper.preStrategyPipeline =
       "orchestra-gpu-pads-to-linalg,orchestra-gpu-parallel-loops-first,"
       "orchestra-nvidia-select-recipes";
@@ -123,6 +124,7 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   hopper.loweringNeedsStrategy = true;
   hopper.executableFormat = ExecutableFormat::Cubin;
   hopper.runtimeDriver = "cuda";
+  hopper.kernelAssembly = "PTX";
   hopper.supportsOp = gpucommon::isGpuMappable;
   llvm::cantFail(registry.registerTarget(std::move(hopper)));
 
@@ -160,6 +162,7 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   blackwell.strategyScript = "nvidia_blackwell_strategy.mlir";
   blackwell.strategyEntryPoint = "__orchestra_nvidia_blackwell_strategy";
   blackwell.strategyLibraries = {"gpu_common.mlir", "nvidia_gpu_common.mlir"};
+  blackwell.preparePipeline = "orchestra-gpu-lower-asm-kernels";
   blackwell.preStrategyPipeline =
       "orchestra-gpu-pads-to-linalg,orchestra-gpu-parallel-loops-first,"
       "orchestra-nvidia-select-recipes";
@@ -168,6 +171,7 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   blackwell.loweringNeedsStrategy = true;
   blackwell.executableFormat = ExecutableFormat::Cubin;
   blackwell.runtimeDriver = "cuda";
+  blackwell.kernelAssembly = "PTX";
   blackwell.supportsOp = gpucommon::isGpuMappable;
   llvm::cantFail(registry.registerTarget(std::move(blackwell)));
 }

@@ -189,4 +189,30 @@ def GPUWorkgroupAllocations : Pass<"orchestra-gpu-workgroup-allocations",
                            "::mlir::memref::MemRefDialect"];
 }
 
+def GPULowerAsmKernels : Pass<"orchestra-gpu-lower-asm-kernels",
+                               "::mlir::ModuleOp"> {
+  let summary = "Replace the bodies of tasks that carry assembly kernels by "
+                "a launch of their kernel";
+  let description = [{
+    The first pass on a kernel module of a GPU arch (the registry's
+    `preparePipeline`), with or without the strategy. A kernel function
+    with `orchestra.asm_kernel` (a task's `asm_kernel`, the expert escape
+    hatch) gets its final host form at once: its tensors become buffers
+    (arguments, then one per result, in the kernel ABI's order), and its
+    body one `gpu.launch_func` of the assembly kernel with the task's grid,
+    block and dynamic shared memory, passing every buffer. The kernel is
+    declared in a device module of its own, `@<function>_asm`, which keeps
+    the `orchestra.asm_kernel` dictionary: a `gpu.func` with an empty body
+    whose signature is what the assembly must implement (one 64-bit pointer
+    per buffer). The rest of the pipeline leaves both alone but for the
+    declaration's lowering; the arch's emit-binary pass then assembles the
+    source instead of compiling the module, and records the launch like any
+    other. Errors: a malformed dictionary, an argument or result that is not
+    a tensor with a static shape.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // ORCHESTRA_TARGET_GPU_PASSES_TD

@@ -313,6 +313,7 @@ void TaskOp::print(OpAsmPrinter &p) {
   for (auto [name, value] :
        {std::pair<StringAttr, Attribute>(getNkiSourceAttrName(),
                                          getNkiSourceAttr()),
+        {getAsmKernelAttrName(), getAsmKernelAttr()},
         {getPredictedStartAttrName(), getPredictedStartAttr()},
         {getPredictedFinishAttrName(), getPredictedFinishAttr()}})
     if (value)
@@ -372,10 +373,81 @@ LogicalResult TaskOp::verify() {
       return emitOpError("'nki_source' must not be empty");
   }
 
+  if (DictionaryAttr asmKernel = getAsmKernelAttr()) {
+    const TargetInfo *info = registry.lookup(getArch());
+    if (info->kernelAssembly.empty()) {
+      SmallVector<std::string> asmArchs;
+      for (StringRef arch : registry.getArchs())
+        if (const TargetInfo *other = registry.lookup(arch);
+            !other->kernelAssembly.empty())
+          asmArchs.push_back((arch + " (" + other->kernelAssembly + ")").str());
+      return emitOpError() << "'asm_kernel' is only valid on archs that take "
+                              "assembly kernels ("
+                           << (asmArchs.empty() ? std::string("none")
+                                                : llvm::join(asmArchs, ", "))
+                           << "), not \"" << getArch() << "\"";
+    }
+    if (getNkiSource())
+      return emitOpError("'asm_kernel' and 'nki_source' exclude each other");
+    if (failed(parseAsmKernel(
+            asmKernel, [&] { return emitOpError() << "'asm_kernel': "; })))
+      return failure();
+  }
+
   if (failed(verifyPredictedTimes(*this, getPredictedStart(),
                                   getPredictedFinish())))
     return failure();
   return success();
+}
+
+FailureOr<AsmKernel>
+mlir::orchestra::parseAsmKernel(DictionaryAttr dict,
+                                function_ref<InFlightDiagnostic()> emitError) {
+  AsmKernel kernel;
+  for (NamedAttribute entry : dict) {
+    StringRef key = entry.getName().getValue();
+    if (key != "source" && key != "entry" && key != "grid" && key != "block" &&
+        key != "shared_bytes")
+      return emitError() << "unknown key '" << key
+                         << "' (expected source, entry, grid, block, "
+                            "shared_bytes)";
+  }
+  for (auto [key, slot] :
+       {std::pair<StringRef, StringRef *>("source", &kernel.source),
+        {"entry", &kernel.entry}}) {
+    auto value = dict.getAs<StringAttr>(key);
+    if (!value || value.getValue().trim().empty())
+      return emitError() << "'" << key << "' must be a non-empty string";
+    *slot = value.getValue();
+  }
+  for (auto [key, sizes] :
+       {std::pair<StringRef, int64_t *>("grid", kernel.grid),
+        {"block", kernel.block}}) {
+    auto value = dict.getAs<ArrayAttr>(key);
+    if (!value || value.empty() || value.size() > 3)
+      return emitError() << "'" << key
+                         << "' must be a list of one to three sizes";
+    for (auto [i, element] : llvm::enumerate(value)) {
+      auto size = dyn_cast<IntegerAttr>(element);
+      if (!size || size.getValue().getSignificantBits() > 32 ||
+          size.getInt() <= 0)
+        return emitError() << "'" << key
+                           << "' sizes must be positive 32-bit "
+                              "integers, got "
+                           << element;
+      sizes[i] = size.getInt();
+    }
+  }
+  if (Attribute value = dict.get("shared_bytes")) {
+    auto bytes = dyn_cast<IntegerAttr>(value);
+    if (!bytes || bytes.getValue().getSignificantBits() > 32 ||
+        bytes.getInt() < 0)
+      return emitError() << "'shared_bytes' must be a non-negative 32-bit "
+                            "integer, got "
+                         << value;
+    kernel.sharedBytes = bytes.getInt();
+  }
+  return kernel;
 }
 
 namespace {

@@ -51,9 +51,9 @@ static LogicalResult isTaskBranch(PatternRewriter &rewriter, Operation *op) {
   auto task = dyn_cast<TaskOp>(ifOp->getParentOp());
   if (!task)
     return rewriter.notifyMatchFailure(op, "not directly in a task body");
-  if (task.getNkiSource())
+  if (task.getNkiSource() || task.getAsmKernel())
     return rewriter.notifyMatchFailure(
-        op, "the task runs an NKI kernel instead of its body");
+        op, "the task runs an NKI or assembly kernel instead of its body");
   Block &body = task.getBody().front();
   auto condition = dyn_cast<BlockArgument>(ifOp.getCondition());
   if (!condition || condition.getOwner() != &body)

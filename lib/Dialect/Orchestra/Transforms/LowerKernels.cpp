@@ -25,6 +25,8 @@ using namespace mlir::orchestra;
 static std::string getKernelPipeline(const TargetInfo &info,
                                      bool applyStrategy) {
   std::string pipeline;
+  if (!info.preparePipeline.empty())
+    pipeline += info.preparePipeline + ",";
   if (applyStrategy && !info.strategyScript.empty()) {
     if (!info.preStrategyPipeline.empty())
       pipeline += info.preStrategyPipeline + ",";

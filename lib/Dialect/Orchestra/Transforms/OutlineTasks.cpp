@@ -267,6 +267,9 @@ void OutlineTasksPass::runOnOperation() {
     // stays as its signature and reference.
     if (StringAttr nki = task.getNkiSourceAttr())
       func->setAttr(attr::kNkiSource, nki);
+    // So does an assembly kernel (orchestra-gpu-lower-asm-kernels).
+    if (DictionaryAttr asmKernel = task.getAsmKernelAttr())
+      func->setAttr(attr::kAsmKernel, asmKernel);
     tagFusionRoot(func);
 
     builder.setInsertionPoint(task);

@@ -577,6 +577,10 @@ public:
 private:
   LogicalResult declareTopology(ModuleOp module, const Topology &topo);
   LogicalResult checkEntry(func::FuncOp func);
+  /// Checks that every task of the schedule `func` holds targets a device of
+  /// `topo`.
+  LogicalResult checkHandWrittenSchedule(func::FuncOp func,
+                                         const Topology &topo);
 };
 
 /// The `target` dictionary of tasks on `device`: its arch keys plus arch,
@@ -659,6 +663,23 @@ LogicalResult SchedulePass::declareTopology(ModuleOp module,
       TopologyAttr::get(ctx, builder.getStringAttr(topo.name), devices));
   return success();
 }
+LogicalResult SchedulePass::checkHandWrittenSchedule(func::FuncOp func,
+                                                     const Topology &topo) {
+  WalkResult walk = func.walk([&](TaskOp task) {
+    StringRef arch = task.getArch();
+    int64_t deviceId = task.getDeviceId();
+    if (llvm::any_of(topo.devices, [&](const TopologyDevice &device) {
+          return device.arch == arch && device.deviceId == deviceId;
+        }))
+      return WalkResult::advance();
+    task.emitError() << "task '" << task.getName() << "' targets " << arch
+                     << " device " << deviceId << ", which topology '"
+                     << topo.name << "' does not have";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 LogicalResult SchedulePass::checkEntry(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
     return func.emitError() << "entry function '" << func.getSymName()
@@ -726,7 +747,11 @@ void SchedulePass::runOnOperation() {
   if (failed(entryOr))
     return signalPassFailure();
   func::FuncOp func = *entryOr;
-  if (failed(checkEntry(func)))
+  // A schedule written by hand (e.g. to give a task an assembly or NKI
+  // kernel) is kept as it is: checked against the topology, not redone.
+  bool handWritten = llvm::any_of(func.getBody().getOps<ScheduleOp>(),
+                                  [](ScheduleOp) { return true; });
+  if (!handWritten && failed(checkEntry(func)))
     return signalPassFailure();
 
   const TargetRegistry &registry = getTargetRegistry();
@@ -739,6 +764,11 @@ void SchedulePass::runOnOperation() {
   if (failed(declareTopology(module, *topo)))
     return signalPassFailure();
   func->setAttr(attr::kEntry, UnitAttr::get(ctx));
+  if (handWritten) {
+    if (failed(checkHandWrittenSchedule(func, *topo)))
+      return signalPassFailure();
+    return;
+  }
   CostModel model(*topo, registry);
   for (unsigned d = 0; d < topo->devices.size(); ++d)
     if (!model.getDefaultSpace(d)) {

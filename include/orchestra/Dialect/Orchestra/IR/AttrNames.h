@@ -60,6 +60,10 @@ inline constexpr llvm::StringLiteral kRequiredFeatures =
 /// A kernel function whose code is the Python source of a Neuron Kernel
 /// Interface kernel (a task's `nki_source`, orchestra-outline-tasks).
 inline constexpr llvm::StringLiteral kNkiSource = "orchestra.nki_source";
+/// A kernel function (a task's `asm_kernel`, orchestra-outline-tasks), then
+/// the device module of its assembly (orchestra-gpu-lower-asm-kernels): the
+/// expert escape hatch of GPU archs.
+inline constexpr llvm::StringLiteral kAsmKernel = "orchestra.asm_kernel";
 /// What a backend's vendor compiler made of a kernel function ahead of time
 /// (its format, and the bytes), which orchestra-stablehlo-emit-binary packs
 /// beside the kernel's program (orx::PjrtKernelDesc::aotFormat).

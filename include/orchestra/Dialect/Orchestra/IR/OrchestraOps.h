@@ -30,6 +30,26 @@ namespace mlir::orchestra {
 /// element, whatever the vector code inside the kernel does with i1); every
 /// other type is unchanged.
 Type getKernelABIType(Type type);
+
+/// A task's `asm_kernel`: a GPU kernel written in the arch's assembly
+/// language that replaces the task's body. It takes one 64-bit pointer per
+/// tensor the task reads and writes (its arguments, then its results).
+struct AsmKernel {
+  StringRef source;
+  StringRef entry;
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  /// Dynamic shared (workgroup) memory of each block, in bytes.
+  int64_t sharedBytes = 0;
+};
+
+/// Reads an `asm_kernel` dictionary: `source` and `entry` (non-empty
+/// strings), `grid` and `block` (one to three positive integers; missing
+/// dimensions are 1), optional `shared_bytes` (a non-negative integer).
+/// Reports the first problem through `emitError`.
+FailureOr<AsmKernel>
+parseAsmKernel(DictionaryAttr dict,
+               llvm::function_ref<InFlightDiagnostic()> emitError);
 } // namespace mlir::orchestra
 
 #endif // ORCHESTRA_DIALECT_ORCHESTRA_IR_ORCHESTRAOPS_H

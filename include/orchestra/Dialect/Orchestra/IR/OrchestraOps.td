@@ -150,6 +150,15 @@ def Orchestra_TaskOp : Orchestra_Op<"task", [
       Interface kernel that replaces the body when the task is lowered by
       `orchestra-lower-nki-tasks`; only archs whose registry entry accepts
       NKI kernels allow it.
+    * `asm_kernel` (optional) — a GPU kernel in the arch's assembly language
+      (PTX for NVIDIA archs, GCN for AMD ones) that replaces the body, the
+      expert escape hatch: `{source = "...", entry = "name", grid = [x, y,
+      z], block = [x, y, z], shared_bytes = n}` (`shared_bytes` optional,
+      `grid` and `block` one to three sizes). The kernel takes one 64-bit
+      pointer per tensor the task reads and writes (its arguments, then its
+      results); the body stays as its reference. The backend checks the
+      source with the arch's assembler (`orchestra-gpu-lower-asm-kernels`,
+      then the arch's emit-binary pass).
     * `predicted_start` / `predicted_finish` (optional, together) — the
       scheduler's prediction of the task's start and finish, in seconds from
       the start of the schedule.
@@ -178,6 +187,7 @@ def Orchestra_TaskOp : Orchestra_Op<"task", [
                        StrAttr:$name,
                        DictionaryAttr:$target,
                        OptionalAttr<StrAttr>:$nki_source,
+                       OptionalAttr<DictionaryAttr>:$asm_kernel,
                        OptionalAttr<F64Attr>:$predicted_start,
                        OptionalAttr<F64Attr>:$predicted_finish);
   let results = (outs Variadic<AnyType>:$results);
