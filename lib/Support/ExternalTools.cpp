@@ -105,3 +105,42 @@ std::vector<uint8_t> mlir::orchestra::readFile(StringRef path) {
   StringRef bytes = (*buffer)->getBuffer();
   return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
+
+FailureOr<std::vector<uint8_t>>
+mlir::orchestra::runToolOnSource(Operation *op, ArrayRef<StringRef> args,
+                                 StringRef sourceName, StringRef source,
+                                 StringRef outputName, std::string &printed) {
+  SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("orchestra-tool", dir)) {
+    printed = "cannot create a temporary folder: " + ec.message();
+    return failure();
+  }
+  llvm::scope_exit removeDir(
+      [&] { (void)llvm::sys::fs::remove_directories(dir); });
+  SmallString<256> input(dir), output(dir);
+  llvm::sys::path::append(input, sourceName);
+  llvm::sys::path::append(output, outputName);
+  if (failed(writeFile(op, input, source))) {
+    printed = "cannot write the source";
+    return failure();
+  }
+  SmallVector<StringRef> expanded;
+  for (StringRef arg : args)
+    expanded.push_back(arg == "{in}"    ? StringRef(input)
+                       : arg == "{out}" ? StringRef(output)
+                                        : arg);
+  if (failed(runTool(expanded, /*seconds=*/120, printed))) {
+    std::string prefix = (dir + "/").str();
+    for (size_t at = printed.find(prefix); at != std::string::npos;
+         at = printed.find(prefix, at))
+      printed.erase(at, prefix.size());
+    return failure();
+  }
+  std::vector<uint8_t> bytes = readFile(output);
+  if (bytes.empty()) {
+    printed = "it wrote no " + outputName.str();
+    return failure();
+  }
+  return bytes;
+}

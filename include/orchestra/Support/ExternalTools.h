@@ -42,6 +42,17 @@ LogicalResult writeFile(Operation *op, StringRef path, StringRef content);
 /// Reads `path` whole, or nothing.
 std::vector<uint8_t> readFile(StringRef path);
 
+/// Runs a tool that turns one source file into one output file (an
+/// assembler): writes `source` as `sourceName` in a temporary folder, runs
+/// `args` (the program first) with "{in}" and "{out}" replaced by the paths
+/// of the source and of `outputName` there, and returns the output's bytes.
+/// On failure returns failure with `printed` set to the tool's messages,
+/// the temporary folder removed from the paths in them (so that they name
+/// `sourceName:line`), or to why the tool could not run.
+FailureOr<std::vector<uint8_t>>
+runToolOnSource(Operation *op, ArrayRef<StringRef> args, StringRef sourceName,
+                StringRef source, StringRef outputName, std::string &printed);
+
 } // namespace mlir::orchestra
 
 #endif // ORCHESTRA_SUPPORT_EXTERNALTOOLS_H

@@ -181,35 +181,16 @@ assembleWithLlvmMc(gpu::GPUModuleOp module, StringRef source, StringRef chip,
                                  "set ORCHESTRA_LLVM_MC): GCN assembly kernels "
                                  "are assembled with it"
                                : error);
-  SmallString<128> dir;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueDirectory("orchestra-asm", dir))
-    return emitError() << "cannot create a temporary folder: " << ec.message();
-  llvm::scope_exit removeDir(
-      [&] { (void)llvm::sys::fs::remove_directories(dir); });
-  std::string name = (module.getName() + ".s").str();
-  SmallString<256> input(dir), output(dir);
-  llvm::sys::path::append(input, name);
-  llvm::sys::path::append(output, module.getName() + ".o");
-  if (failed(writeFile(module, input, source)))
-    return failure();
   std::string mcpu = ("-mcpu=" + chip).str();
-  SmallVector<StringRef> args = {
-      *llvmMc, "-triple=amdgcn-amd-amdhsa", mcpu, "-filetype=obj", "-o", output,
-      input};
   std::string printed;
-  if (failed(runTool(args, /*seconds=*/120, printed))) {
-    // Name the source as the user knows it, not by its temporary path.
-    std::string prefix = (dir + "/").str();
-    for (size_t at = printed.find(prefix); at != std::string::npos;
-         at = printed.find(prefix, at))
-      printed.erase(at, prefix.size());
+  FailureOr<std::vector<uint8_t>> object = runToolOnSource(
+      module,
+      {*llvmMc, "-triple=amdgcn-amd-amdhsa", mcpu, "-filetype=obj", "-o",
+       "{out}", "{in}"},
+      (module.getName() + ".s").str(), source, "kernel.o", printed);
+  if (failed(object))
     return emitError() << "llvm-mc refused it for " << chip << ":\n" << printed;
-  }
-  std::vector<uint8_t> object = readFile(output);
-  if (object.empty())
-    return emitError() << "llvm-mc wrote no object file";
-  return object;
+  return *object;
 }
 
 namespace {

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
+#include "orchestra/Support/ExternalTools.h"
 #include "orchestra/Target/GPU/LaunchTable.h"
 #include "orchestra/Target/NVIDIA/Passes.h"
 
@@ -69,6 +71,11 @@ private:
                   const DenseMap<Value, orx::GpuArgDesc> &buffers);
   LogicalResult serialize(gpu::GPUModuleOp module, StringRef chipName,
                           SymbolTable &symbols, orx::GpuModuleDesc &desc);
+  /// Checks the PTX of the device module of a task's `asm_kernel`
+  /// (orchestra-gpu-lower-asm-kernels) with ptxas and records it, with the
+  /// cubin, in `desc`.
+  LogicalResult assemble(gpu::GPUModuleOp module, StringRef chipName,
+                         orx::GpuModuleDesc &desc);
   /// Records the launches of the host function `func`.
   LogicalResult recordKernel(func::FuncOp func,
                              const llvm::StringMap<uint32_t> &moduleIndex,
@@ -139,6 +146,82 @@ LogicalResult NVIDIAEmitBinaryPass::serialize(gpu::GPUModuleOp module,
            << "ptxas could not assemble the PTX for " << chipName;
   desc.images.push_back({kCubinImageKind, {cubin->begin(), cubin->end()}});
   desc.images.push_back(std::move(ptxImage));
+  return success();
+}
+
+/// The parameters of `.entry <entry>` in `ptx`: the text of each
+/// declaration between the entry's parentheses, or none when there is no
+/// such entry.
+static std::optional<SmallVector<StringRef>>
+findEntryParameters(StringRef ptx, StringRef entry) {
+  for (size_t at = ptx.find(".entry"); at != StringRef::npos;
+       at = ptx.find(".entry", at + 1)) {
+    StringRef rest = ptx.substr(at + strlen(".entry")).ltrim();
+    if (!rest.consume_front(entry))
+      continue;
+    rest = rest.ltrim();
+    SmallVector<StringRef> params;
+    if (!rest.consume_front("("))
+      return params;
+    StringRef list = rest.take_until([](char c) { return c == ')'; });
+    SmallVector<StringRef> pieces;
+    list.split(pieces, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef piece : pieces)
+      if (!piece.trim().empty())
+        params.push_back(piece.trim());
+    return params;
+  }
+  return std::nullopt;
+}
+
+LogicalResult NVIDIAEmitBinaryPass::assemble(gpu::GPUModuleOp module,
+                                             StringRef chipName,
+                                             orx::GpuModuleDesc &desc) {
+  desc.name = module.getName().str();
+  auto dict = module->getAttrOfType<DictionaryAttr>(attr::kAsmKernel);
+  auto emitError = [&] {
+    return module.emitError() << "the PTX assembly kernel of device module '"
+                              << desc.name << "': ";
+  };
+  FailureOr<AsmKernel> kernel = parseAsmKernel(dict, emitError);
+  if (failed(kernel))
+    return failure();
+  // The launch passes one 64-bit pointer per buffer (the declaration's
+  // parameters).
+  auto declaration = module.lookupSymbol<LLVM::LLVMFuncOp>(kernel->entry);
+  size_t buffers = declaration ? declaration.getNumArguments() : 0;
+  std::optional<SmallVector<StringRef>> params =
+      findEntryParameters(kernel->source, kernel->entry);
+  if (!params)
+    return emitError() << "the PTX has no '.entry " << kernel->entry << "'";
+  if (params->size() != buffers)
+    return emitError() << "'.entry " << kernel->entry << "' takes "
+                       << params->size() << " parameter(s), but the task "
+                       << "passes " << buffers << " pointer(s)";
+  for (auto [i, param] : llvm::enumerate(*params))
+    if (!param.contains(".u64") && !param.contains(".b64") &&
+        !param.contains(".s64"))
+      return emitError() << "parameter " << i << " of '.entry " << kernel->entry
+                         << "' is '" << param
+                         << "'; the task passes a 64-bit pointer (.u64)";
+  if (!havePtxas)
+    return emitError() << "ptxas is needed to check it (set CUDA_HOME to a "
+                          "CUDA toolkit)";
+
+  SmallString<256> ptxas(toolkit);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  std::string arch = ("-arch=" + chipName).str();
+  std::string printed;
+  FailureOr<std::vector<uint8_t>> cubin =
+      runToolOnSource(module, {ptxas, arch, "-o", "{out}", "{in}"},
+                      (module.getName() + ".ptx").str(), kernel->source,
+                      "kernel.cubin", printed);
+  if (failed(cubin))
+    return emitError() << "ptxas refused it for " << chipName << ":\n"
+                       << printed;
+  desc.images.push_back({kCubinImageKind, std::move(*cubin)});
+  desc.images.push_back(
+      {kPtxImageKind, {kernel->source.begin(), kernel->source.end()}});
   return success();
 }
 
@@ -292,7 +375,9 @@ void NVIDIAEmitBinaryPass::runOnOperation() {
   llvm::StringMap<uint32_t> moduleIndex;
   for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
     orx::GpuModuleDesc desc;
-    if (failed(serialize(gpuModule, chipName, symbols, desc)))
+    if (failed(gpuModule->hasAttr(attr::kAsmKernel)
+                   ? assemble(gpuModule, chipName, desc)
+                   : serialize(gpuModule, chipName, symbols, desc)))
       return signalPassFailure();
     moduleIndex[gpuModule.getName()] = bundle.modules.size();
     bundle.modules.push_back(std::move(desc));

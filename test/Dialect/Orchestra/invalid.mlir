@@ -313,6 +313,92 @@ func.func @nki_source_mistyped() {
   return
 }
 
+// -----
+
+func.func @asm_on_wrong_arch() {
+  orchestra.schedule {
+    // expected-error @+1 {{'asm_kernel' is only valid on archs that take assembly kernels (amd_cdna3 (GCN), nvidia_blackwell (PTX), nvidia_hopper (PTX)), not "x86_64"}}
+    orchestra.task "t" target = {arch = "x86_64", device_id = 0}
+        attributes {asm_kernel = {source = "x", entry = "k", grid = [1], block = [1]}} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @asm_missing_entry() {
+  orchestra.schedule {
+    // expected-error @+1 {{'asm_kernel': 'entry' must be a non-empty string}}
+    orchestra.task "t" target = {arch = "nvidia_hopper", device_id = 0}
+        attributes {asm_kernel = {source = "x", grid = [1], block = [1]}} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @asm_unknown_key() {
+  orchestra.schedule {
+    // expected-error @+1 {{'asm_kernel': unknown key 'threads' (expected source, entry, grid, block, shared_bytes)}}
+    orchestra.task "t" target = {arch = "amd_cdna3", device_id = 0}
+        attributes {asm_kernel = {source = "x", entry = "k", grid = [1], block = [1], threads = 4}} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @asm_grid_zero() {
+  orchestra.schedule {
+    // expected-error @+1 {{'asm_kernel': 'grid' sizes must be positive 32-bit integers, got 0 : i64}}
+    orchestra.task "t" target = {arch = "amd_cdna3", device_id = 0}
+        attributes {asm_kernel = {source = "x", entry = "k", grid = [0], block = [1]}} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @asm_block_rank() {
+  orchestra.schedule {
+    // expected-error @+1 {{'asm_kernel': 'block' must be a list of one to three sizes}}
+    orchestra.task "t" target = {arch = "amd_cdna3", device_id = 0}
+        attributes {asm_kernel = {source = "x", entry = "k", grid = [1], block = [1, 1, 1, 1]}} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
+func.func @asm_shared_negative() {
+  orchestra.schedule {
+    // expected-error @+1 {{'asm_kernel': 'shared_bytes' must be a non-negative 32-bit integer, got -1 : i64}}
+    orchestra.task "t" target = {arch = "nvidia_hopper", device_id = 0}
+        attributes {asm_kernel = {source = "x", entry = "k", grid = [1], block = [1], shared_bytes = -1}} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // orchestra.transfer
 //===----------------------------------------------------------------------===//

@@ -96,6 +96,10 @@ def ref_layernorm(i):
     return [y.astype(np.float32)]
 
 
+def ref_vector_add(i):
+    return [load(i, "a") + load(i, "b")]
+
+
 def ref_reduction(i):
     x = load(i, "x")
     return [x.sum(axis=1), x.max(axis=0)]

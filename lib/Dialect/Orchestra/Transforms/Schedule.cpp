@@ -578,7 +578,7 @@ private:
   LogicalResult declareTopology(ModuleOp module, const Topology &topo);
   LogicalResult checkEntry(func::FuncOp func);
   /// Checks that every task of the schedule `func` holds targets a device of
-  /// `topo`.
+  /// `topo`, and completes its target with the device's keys.
   LogicalResult checkHandWrittenSchedule(func::FuncOp func,
                                          const Topology &topo);
 };
@@ -665,13 +665,24 @@ LogicalResult SchedulePass::declareTopology(ModuleOp module,
 }
 LogicalResult SchedulePass::checkHandWrittenSchedule(func::FuncOp func,
                                                      const Topology &topo) {
+  const TargetRegistry &registry = getTargetRegistry();
   WalkResult walk = func.walk([&](TaskOp task) {
     StringRef arch = task.getArch();
     int64_t deviceId = task.getDeviceId();
-    if (llvm::any_of(topo.devices, [&](const TopologyDevice &device) {
-          return device.arch == arch && device.deviceId == deviceId;
-        }))
+    auto device =
+        llvm::find_if(topo.devices, [&](const TopologyDevice &candidate) {
+          return candidate.arch == arch && candidate.deviceId == deviceId;
+        });
+    if (device != topo.devices.end()) {
+      // The device's target keys, as the scheduler gives them, where the
+      // task does not set them.
+      NamedAttrList target(getTaskTarget(task.getContext(), *device,
+                                         registry.lookup(device->arch)));
+      for (NamedAttribute key : task.getTarget())
+        target.set(key.getName(), key.getValue());
+      task.setTargetAttr(target.getDictionary(task.getContext()));
       return WalkResult::advance();
+    }
     task.emitError() << "task '" << task.getName() << "' targets " << arch
                      << " device " << deviceId << ", which topology '"
                      << topo.name << "' does not have";
