@@ -271,7 +271,13 @@ def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
   let description = [{
     Pipeline stage 2 (scheduling). The entry function (`entry`, else `main`,
     else the only public function) must work on ranked, static-shaped tensors
-    with value semantics. The pass
+    with value semantics. An entry function that already holds an
+    `orchestra.schedule` (one written by hand, e.g. for tasks with assembly
+    or NKI kernels) is kept as written: the pass declares the topology's
+    memory spaces and records it (step 1), checks that every task targets
+    a device of the topology and completes its target with the device's
+    keys (the task's own win), and schedules nothing (design note 0015).
+    Otherwise the pass
 
     1. declares one `orchestra.memory_space` per memory space of the
        topology, records the topology on the module (`orchestra.topology`)
