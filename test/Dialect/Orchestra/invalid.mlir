@@ -371,6 +371,20 @@ func.func @asm_grid_zero() {
 
 // -----
 
+func.func @asm_grid_bool() {
+  orchestra.schedule {
+    // expected-error @+1 {{'asm_kernel': 'grid' sizes must be positive 32-bit integers, got true}}
+    orchestra.task "t" target = {arch = "amd_cdna3", device_id = 0}
+        attributes {asm_kernel = {source = "x", entry = "k", grid = [4 : ui32, true], block = [1]}} {
+      orchestra.yield
+    }
+    orchestra.yield
+  }
+  return
+}
+
+// -----
+
 func.func @asm_block_rank() {
   orchestra.schedule {
     // expected-error @+1 {{'asm_kernel': 'block' must be a list of one to three sizes}}

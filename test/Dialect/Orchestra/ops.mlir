@@ -63,8 +63,10 @@ func.func @every_arch(%x: tensor<8xbf16>) -> (tensor<8xbf16>, tensor<8xbf16>, te
       orchestra.yield %v : tensor<8xbf16>
     }
     // CHECK: orchestra.task "bw" {{.*}} target = {arch = "nvidia_blackwell", device_id = 1, sm = "sm_100a", tcgen05 = true}
+    // CHECK-SAME: attributes {asm_kernel = {block = [128], entry = "k", grid = [1, 2], shared_bytes = 1024 : i64, source = ".visible .entry k()\0A{ ret; }"}}
     %d = orchestra.task "bw" args(%v = %x : tensor<8xbf16>) -> (tensor<8xbf16>)
-        target = {arch = "nvidia_blackwell", device_id = 1, sm = "sm_100a", tcgen05 = true} {
+        target = {arch = "nvidia_blackwell", device_id = 1, sm = "sm_100a", tcgen05 = true}
+        attributes {asm_kernel = {source = ".visible .entry k()\n{ ret; }", entry = "k", grid = [1, 2], block = [128], shared_bytes = 1024}} {
       orchestra.yield %v : tensor<8xbf16>
     }
     // CHECK: orchestra.task "cpu" {{.*}} target = {arch = "x86_64", cpu = "skylake-avx512", device_id = 0, features = "+avx512f", num_threads = 2}

@@ -400,6 +400,16 @@ LogicalResult TaskOp::verify() {
   return success();
 }
 
+/// The value of an integer attribute of any integer type that fits 32
+/// signed bits; none for anything else.
+static std::optional<int64_t> getInt32(Attribute attr) {
+  auto integer = dyn_cast<IntegerAttr>(attr);
+  if (!integer || isa<BoolAttr>(attr) ||
+      integer.getValue().getSignificantBits() > 32)
+    return std::nullopt;
+  return integer.getValue().getSExtValue();
+}
+
 FailureOr<AsmKernel>
 mlir::orchestra::parseAsmKernel(DictionaryAttr dict,
                                 function_ref<InFlightDiagnostic()> emitError) {
@@ -428,24 +438,22 @@ mlir::orchestra::parseAsmKernel(DictionaryAttr dict,
       return emitError() << "'" << key
                          << "' must be a list of one to three sizes";
     for (auto [i, element] : llvm::enumerate(value)) {
-      auto size = dyn_cast<IntegerAttr>(element);
-      if (!size || size.getValue().getSignificantBits() > 32 ||
-          size.getInt() <= 0)
+      std::optional<int64_t> size = getInt32(element);
+      if (!size || *size <= 0)
         return emitError() << "'" << key
                            << "' sizes must be positive 32-bit "
                               "integers, got "
                            << element;
-      sizes[i] = size.getInt();
+      sizes[i] = *size;
     }
   }
   if (Attribute value = dict.get("shared_bytes")) {
-    auto bytes = dyn_cast<IntegerAttr>(value);
-    if (!bytes || bytes.getValue().getSignificantBits() > 32 ||
-        bytes.getInt() < 0)
+    std::optional<int64_t> bytes = getInt32(value);
+    if (!bytes || *bytes < 0)
       return emitError() << "'shared_bytes' must be a non-negative 32-bit "
                             "integer, got "
                          << value;
-    kernel.sharedBytes = bytes.getInt();
+    kernel.sharedBytes = *bytes;
   }
   return kernel;
 }
