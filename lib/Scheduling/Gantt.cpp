@@ -11,6 +11,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -300,14 +301,12 @@ llvm::Error mlir::orchestra::gantt::writeChartFile(const Chart &chart,
         llvm::inconvertibleErrorCode(),
         "cannot write the schedule chart '" + path +
             "': the file name must end in .svg or .html");
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return llvm::createStringError(ec, "cannot write '" + path +
-                                           "': " + ec.message());
-  if (svg)
-    writeSVG(chart, os);
-  else
-    writeHTML(chart, os);
-  return llvm::Error::success();
+  // A temporary file renamed over `path`: never half a chart.
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    if (svg)
+      writeSVG(chart, os);
+    else
+      writeHTML(chart, os);
+    return llvm::Error::success();
+  });
 }

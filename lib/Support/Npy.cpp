@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Support/Npy.h"
+#include "orchestra/Support/AtomicFile.h"
 
 #include <cerrno>
 #include <cstring>
@@ -337,15 +338,6 @@ bool orchestra::npy::readFile(const std::string &path, Array &out,
 
 bool orchestra::npy::writeFile(const std::string &path, const Array &array,
                                std::string &error) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
   std::string bytes = serialize(array);
-  if (file)
-    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (file)
-    file.close();
-  if (!file) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  return writeFileAtomically(path, bytes.data(), bytes.size(), error);
 }

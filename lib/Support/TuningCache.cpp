@@ -6,12 +6,15 @@
 
 #include "orchestra/Support/TuningCache.h"
 
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace orchestra::tuning;
@@ -147,22 +150,46 @@ std::string TuningCache::toJSON() const {
 }
 
 llvm::Error TuningCache::writeFile(llvm::StringRef path) const {
-  llvm::SmallString<256> temporary(path);
-  temporary += ".tmp";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(temporary, ec, llvm::sys::fs::OF_Text);
-    if (ec)
-      return makeError("cannot write tuning cache '" + temporary +
-                       "': " + ec.message());
-    os << toJSON();
-    os.close();
-    if (os.has_error())
-      return makeError("cannot write tuning cache '" + temporary +
-                       "': " + os.error().message());
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, path))
+  // A temporary file renamed over `path`: a reader never sees half a cache,
+  // and an interrupted write leaves the previous one.
+  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << toJSON();
+        return llvm::Error::success();
+      }))
     return makeError("cannot write tuning cache '" + path +
-                     "': " + ec.message());
+                     "': " + llvm::toString(std::move(error)));
   return llvm::Error::success();
+}
+
+llvm::Expected<TuningCache>
+TuningCache::update(llvm::StringRef path, llvm::ArrayRef<TuningEntry> entries,
+                    llvm::StringRef machine) {
+  llvm::SmallString<256> lockPath(path);
+  lockPath += ".lock";
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::openFileForReadWrite(
+          lockPath, fd, llvm::sys::fs::CD_OpenAlways, llvm::sys::fs::OF_None))
+    return makeError("cannot lock tuning cache '" + path + "' (" + lockPath +
+                     "): " + ec.message());
+  llvm::scope_exit closeLock(
+      [&] { llvm::sys::Process::SafelyCloseFileDescriptor(fd); });
+  if (std::error_code ec = llvm::sys::fs::lockFile(fd))
+    return makeError("cannot lock tuning cache '" + path + "' (" + lockPath +
+                     "): " + ec.message());
+  llvm::scope_exit unlock([&] { (void)llvm::sys::fs::unlockFile(fd); });
+
+  TuningCache cache;
+  if (llvm::sys::fs::exists(path)) {
+    llvm::Expected<TuningCache> existing = readFile(path);
+    if (!existing)
+      return existing.takeError();
+    cache = std::move(*existing);
+  }
+  for (const TuningEntry &entry : entries)
+    cache.insert(entry);
+  if (!machine.empty())
+    cache.machine = machine.str();
+  if (llvm::Error error = cache.writeFile(path))
+    return std::move(error);
+  return cache;
 }

@@ -7,6 +7,7 @@
 #include "orchestra_rt/Artifact.h"
 
 #include "ByteIO.h"
+#include "orchestra/Support/AtomicFile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -191,18 +192,8 @@ std::vector<uint8_t> orx::serializeArtifact(const Artifact &artifact) {
 bool orx::writeArtifactFile(const std::string &path, const Artifact &artifact,
                             std::string &error) {
   std::vector<uint8_t> bytes = serializeArtifact(artifact);
-  FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file) {
-    error = "cannot open '" + path + "' for writing: " + std::strerror(errno);
-    return false;
-  }
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  ok &= std::fclose(file) == 0;
-  if (!ok) {
-    error = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  return orchestra::writeFileAtomically(path, bytes.data(), bytes.size(),
+                                        error);
 }
 
 //===----------------------------------------------------------------------===//

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LaneScheduler.h"
+#include "orchestra/Support/AtomicFile.h"
 #include "orchestra/Support/CrashMessage.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -476,11 +477,10 @@ int main(int argc, char **argv) {
                llvm::Twine(z) + "): " + error);
 
   for (const GuardedBuffer &buffer : buffers) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(buffer.path, ec);
-    if (ec)
-      fail("cannot write '" + buffer.path + "': " + ec.message());
-    os.write(buffer.data, buffer.bytes);
+    std::string error;
+    if (!::orchestra::writeFileAtomically(buffer.path, buffer.data,
+                                          buffer.bytes, error))
+      fail(error);
   }
   return 0;
 }

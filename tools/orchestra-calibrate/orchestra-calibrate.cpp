@@ -32,7 +32,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -315,14 +315,20 @@ int main(int argc, char **argv) {
       "  orchestra-calibrate -o host-measured.json\n"
       "  orchestra-compile model.onnx --topology host-measured.json -o "
       "model.orcx\n");
-  // Open the output first: an unwritable path fails before the measurements
-  // rather than after them. The file is removed unless the topology is kept.
-  std::error_code ec;
-  llvm::ToolOutputFile output(outputFile, ec, llvm::sys::fs::OF_Text);
-  if (ec) {
-    llvm::errs() << "orchestra-calibrate: error: cannot write '" << outputFile
-                 << "': " << ec.message() << "\n";
-    return 1;
+  // An unwritable output fails before the measurements rather than after
+  // them; the file itself is written at the end, whole (a temporary file
+  // renamed over it), so an interrupted run leaves the old one.
+  if (outputFile != "-") {
+    llvm::SmallString<256> dir(outputFile);
+    llvm::sys::path::remove_filename(dir);
+    if (dir.empty())
+      dir = ".";
+    if (std::error_code ec =
+            llvm::sys::fs::access(dir, llvm::sys::fs::AccessMode::Write)) {
+      llvm::errs() << "orchestra-calibrate: error: cannot write '" << outputFile
+                   << "': " << ec.message() << "\n";
+      return 1;
+    }
   }
 
   unsigned cores = getUsableCores();
@@ -404,7 +410,14 @@ int main(int argc, char **argv) {
                  << llvm::toString(parsed.takeError()) << "\n";
     return 1;
   }
-  output.os() << text;
-  output.keep();
+  if (llvm::Error error =
+          llvm::writeToOutput(outputFile, [&](llvm::raw_ostream &os) {
+            os << text;
+            return llvm::Error::success();
+          })) {
+    llvm::errs() << "orchestra-calibrate: error: "
+                 << llvm::toString(std::move(error)) << "\n";
+    return 1;
+  }
   return 0;
 }

@@ -38,7 +38,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -351,14 +350,16 @@ int main(int argc, char **argv) {
   if (emit != EmitKind::Artifact) {
     if (failed(runCompilePipeline(*module, options, hooks)))
       return 1;
-    std::unique_ptr<llvm::ToolOutputFile> output =
-        openOutputFile(outputFilename, &errorMessage);
-    if (!output) {
-      llvm::errs() << "orchestra-compile: error: " << errorMessage << "\n";
+    // A temporary file renamed over the output ("-": standard output).
+    if (llvm::Error error =
+            llvm::writeToOutput(outputFilename, [&](llvm::raw_ostream &os) {
+              module->print(os);
+              return llvm::Error::success();
+            })) {
+      llvm::errs() << "orchestra-compile: error: "
+                   << llvm::toString(std::move(error)) << "\n";
       return 1;
     }
-    module->print(output->os());
-    output->keep();
     report.phase("done");
     return 0;
   }

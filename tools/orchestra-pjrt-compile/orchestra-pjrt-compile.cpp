@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PjrtPlugin.h"
+#include "orchestra/Support/AtomicFile.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -89,10 +90,8 @@ bool readFile(const std::string &path, std::string &bytes) {
 }
 
 bool writeFile(const std::string &path, const char *data, size_t size) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data, static_cast<std::streamsize>(size));
-  out.close();
-  return static_cast<bool>(out);
+  std::string error;
+  return orchestra::writeFileAtomically(path, data, size, error);
 }
 
 /// libtpu's topology names are "<generation>:<X>x<Y>[x<Z>]"; the chips of

@@ -13,7 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Describe.h"
+
 #include "JsonWriter.h"
+#include "orchestra/Support/AtomicFile.h"
 
 #include "orchestra_rt/Artifact.h"
 #include "orchestra_rt/GpuBundle.h"
@@ -170,16 +172,9 @@ bool orchestra::dumpConstants(const std::string &path, const std::string &dir,
     std::string file = (std::filesystem::path(dir) /
                         ("value_" + std::to_string(constant.value) + ".bin"))
                            .string();
-    std::ofstream os(file, std::ios::binary | std::ios::trunc);
-    if (os)
-      os.write(reinterpret_cast<const char *>(constant.data.data()),
-               static_cast<std::streamsize>(constant.data.size()));
-    if (os)
-      os.close();
-    if (!os) {
-      error = "cannot write '" + file + "'";
+    if (!orchestra::writeFileAtomically(file, constant.data.data(),
+                                        constant.data.size(), error))
       return false;
-    }
   }
   return true;
 }

@@ -15,6 +15,7 @@
 #include "Describe.h"
 #include "JsonWriter.h"
 
+#include "orchestra/Support/AtomicFile.h"
 #include "orchestra/Support/Npy.h"
 #include "orchestra_rt/orchestra_rt.hpp"
 
@@ -288,9 +289,6 @@ static std::optional<Failure> readInputs(const std::vector<TensorInfo> &inputs,
 /// Writes the trace of the session's last run as Chrome trace JSON.
 static std::optional<Failure> writeTrace(orx_artifact_t *artifact,
                                          orx_session_t *session) {
-  std::ofstream file(traceFile, std::ios::trunc);
-  if (!file)
-    return fail("cannot write '" + traceFile + "': " + std::strerror(errno));
   std::ostringstream text;
   JsonWriter json(text);
   std::string entry = orx_artifact_entry_name(artifact);
@@ -375,10 +373,10 @@ static std::optional<Failure> writeTrace(orx_artifact_t *artifact,
   json.endArray();
   json.endObject();
   json.finish();
-  file << text.str();
-  file.close();
-  if (!file)
-    return fail("cannot write '" + traceFile + "': " + std::strerror(errno));
+  std::string bytes = text.str(), error;
+  if (!orchestra::writeFileAtomically(traceFile, bytes.data(), bytes.size(),
+                                      error))
+    return fail(error);
   return std::nullopt;
 }
 

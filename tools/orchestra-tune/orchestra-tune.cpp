@@ -475,15 +475,22 @@ static llvm::Error tune() {
     os << llvm::formatv("{0}: {1} ({2:f3} ms; default {3:f3} ms, {4:f2}x)\n",
                         candidate.key.str(), best.variant, best.timeMs,
                         best.defaultTimeMs, best.defaultTimeMs / best.timeMs);
-    cache.insert(std::move(best));
     ++tuned;
-    // Written after every shape: an interrupted run keeps what it measured.
-    if (llvm::Error err = cache.writeFile(cachePath))
-      return err;
+    // Merged into the file after every shape, under its lock: an
+    // interrupted run keeps what it measured, and runs that share the cache
+    // keep each other's entries.
+    llvm::Expected<tuning::TuningCache> merged =
+        tuning::TuningCache::update(cachePath, {best}, cache.machine);
+    if (!merged)
+      return merged.takeError();
+    cache = std::move(*merged);
   }
-  if (tuned == 0 && !llvm::sys::fs::exists(cachePath))
-    if (llvm::Error err = cache.writeFile(cachePath))
-      return err;
+  if (tuned == 0 && !llvm::sys::fs::exists(cachePath)) {
+    llvm::Expected<tuning::TuningCache> merged =
+        tuning::TuningCache::update(cachePath, {}, cache.machine);
+    if (!merged)
+      return merged.takeError();
+  }
   os << llvm::formatv("{0} kernel op(s) tuned, {1} already in the cache; "
                       "cache: {2}\n",
                       tuned, kept, cachePath.getValue());

@@ -81,6 +81,14 @@ struct TuningCache {
                                            llvm::StringRef name);
   /// Writes the cache atomically (a temporary file renamed over `path`).
   llvm::Error writeFile(llvm::StringRef path) const;
+  /// Adds `entries` (replacing those with their keys) and `machine` to the
+  /// cache file at `path`, created when missing, and returns the cache the
+  /// file then holds. The file is read, merged and written under an
+  /// exclusive lock of `<path>.lock`: tuning runs that share a cache keep
+  /// each other's entries.
+  static llvm::Expected<TuningCache> update(llvm::StringRef path,
+                                            llvm::ArrayRef<TuningEntry> entries,
+                                            llvm::StringRef machine);
   std::string toJSON() const;
 };
 

@@ -213,12 +213,12 @@ LogicalResult gpucommon::dumpDeviceFile(Operation *op, StringRef dir,
                            << "': " << error.message();
   SmallString<256> path(dir);
   llvm::sys::path::append(path, kernelModule + "." + deviceModule + extension);
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
-  if (error)
+  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << bytes;
+        return llvm::Error::success();
+      }))
     return op->emitError() << "cannot write '" << path
-                           << "': " << error.message();
-  os << bytes;
+                           << "': " << llvm::toString(std::move(error));
   return success();
 }
 

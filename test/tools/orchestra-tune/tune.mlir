@@ -39,6 +39,15 @@
 // RUN: orchestra-compile %s --topology %S/../../e2e/Inputs/tuning-topology.json --tuning-cache %t/cache.json -o %t/tuned.orcx 2>&1 | FileCheck %s --check-prefix=COMPILE
 // COMPILE: tuning cache {{.*}}cache.json: {{[01]}} kernel op(s) given a tuned variant
 
+// Two runs that share a cache, at the same time, on two programs: each
+// merges its entries into the file under the file's lock, so the cache ends
+// with both (without the lock, the run that writes last drops the other's).
+// RUN: rm -f %t/shared.json && sed 's/40x/56x/g' %s > %t/other.mlir
+// RUN: bash -c 'orchestra-tune %s --topology %S/../../e2e/Inputs/tuning-topology.json --cache %t/shared.json --repeat 2 --variants b64x128_r4x64 --quiet > /dev/null & first=$!; orchestra-tune %t/other.mlir --topology %S/../../e2e/Inputs/tuning-topology.json --cache %t/shared.json --repeat 2 --variants b64x128_r4x64 --quiet > /dev/null & second=$!; wait $first && wait $second'
+// RUN: FileCheck %s --check-prefix=SHARED < %t/shared.json
+// SHARED-DAG: "shape": [{{[[:space:]]*}}40,
+// SHARED-DAG: "shape": [{{[[:space:]]*}}56,
+
 // Errors.
 // RUN: not orchestra-tune %s --cache %t/cache.json --variants nosuch 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // UNKNOWN: orchestra-tune: error: the strategy of 'x86_64' has no variant 'nosuch'

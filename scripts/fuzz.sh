@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ (a build with ASan, UBSan and coverage
+# instrumentation, by default build-fuzz/), seeds their corpora from the
+# repository and runs each one for a bounded time.
+#
+#   scripts/fuzz.sh [--seconds N] [--build DIR] [--corpus DIR] [TARGET...]
+#
+# TARGET is npy, artifact, topology, onnx or mlir (default: all). Each
+# fuzzer runs N seconds (default 60) on its corpus DIR/TARGET (default
+# BUILD/corpus/TARGET, kept between runs: a long campaign is this command
+# with a large N, run again to go on). Crashes are written to
+# BUILD/crashes/TARGET-*; the script exits non-zero when a fuzzer found one,
+# after running the others. Prints each fuzzer's executions.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds=60
+build="$root/build-fuzz"
+corpus=""
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --build) build="$2"; shift 2 ;;
+    --corpus) corpus="$2"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+[ ${#targets[@]} -eq 0 ] && targets=(npy artifact topology onnx mlir)
+corpus="${corpus:-$build/corpus}"
+
+"$root/scripts/build.sh" "$build" -DORCHESTRA_ENABLE_FUZZERS=ON \
+  -DORCHESTRA_BUILD_UNITTESTS=OFF >/dev/null
+cmake --build "$build" --target orchestra-fuzzers orchestra-compile >/dev/null
+
+# Seeds, from what the repository holds (refreshed on every run).
+seeds="$build/seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds"/{npy,artifact,topology,onnx,mlir}
+cp "$root"/examples/*.npy "$seeds/npy/"
+cp "$root"/topologies/*.json "$seeds/topology/"
+cp "$root"/examples/*.mlir "$root"/examples/asm-kernels/*.mlir \
+   "$root"/test/e2e/*.mlir "$seeds/mlir/"
+testdata=/usr/share/libonnx-testdata/data/node
+if [ -d "$testdata" ]; then
+  for model in "$testdata"/*/model.onnx; do
+    name="$(basename "$(dirname "$model")")"
+    cp "$model" "$seeds/onnx/$name.onnx"
+  done
+fi
+# Artifacts' payloads (the fuzzer seals them with a valid header): a CPU
+# plan and GPU bundles of both vendors.
+artifacts="$build/seed-artifacts"
+mkdir -p "$artifacts"
+compile() {
+  "$build/bin/orchestra-compile" "$1" --topology "$2" -o "$3" --quiet
+}
+compile "$root/examples/mlp.mlir" "$root/topologies/two-cpu.json" "$artifacts/mlp.orcx"
+compile "$root/examples/asm-kernels/vadd-gcn.mlir" "$root/topologies/mi300x.json" "$artifacts/gcn.orcx"
+compile "$root/examples/asm-kernels/vadd-ptx.mlir" "$root/topologies/cpu+hopper.json" "$artifacts/ptx.orcx" || true
+for artifact in "$artifacts"/*.orcx; do
+  tail -c +41 "$artifact" > "$seeds/artifact/$(basename "$artifact" .orcx).payload"
+done
+
+mkdir -p "$build/crashes"
+status=0
+for target in "${targets[@]}"; do
+  fuzzer="$build/fuzz/orchestra-fuzz-$target"
+  if [ ! -x "$fuzzer" ]; then
+    echo "fuzz.sh: no fuzzer '$target' (known: npy artifact topology onnx mlir)" >&2
+    exit 2
+  fi
+  mkdir -p "$corpus/$target"
+  dict=()
+  [ -f "$root/fuzz/dicts/$target.dict" ] && dict=(-dict="$root/fuzz/dicts/$target.dict")
+  log="$build/fuzz-$target.log"
+  # The model's folder of the ONNX fuzzer and any file a fuzzer writes: a
+  # scratch folder.
+  scratch="$(mktemp -d)"
+  set +e
+  (cd "$scratch" && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "$fuzzer" \
+     -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+     -artifact_prefix="$build/crashes/$target-" "${dict[@]}" \
+     "$corpus/$target" "$seeds/$target") >"$log" 2>&1
+  rc=$?
+  set -e
+  rm -rf "$scratch"
+  runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
+  if [ $rc -ne 0 ]; then
+    echo "fuzz $target: FAILED after $runs executions ($log):"
+    grep -m 5 -E 'ERROR|SUMMARY|runtime error|deadly signal' "$log" || tail -5 "$log"
+    status=1
+  else
+    echo "fuzz $target: $runs executions in ${seconds}s, $(ls "$corpus/$target" | wc -l) corpus entries, no crash"
+  fi
+done
+exit $status
