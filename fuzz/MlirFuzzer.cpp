@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Bytes -> MLIR text as orchestra-compile reads it -> parsed, verified, then
+// Bytes -> MLIR text as orchestra-compile reads it (nesting within the
+// limit of orchestra/Support/Limits.h) -> parsed, verified, then
 // the compile's first phase (stage 1 and scheduling, on a two-CPU
 // topology, so that the result does not depend on the fuzzing machine). A
 // refusal (a diagnostic and failure) is fine; a crash or a sanitizer report
@@ -14,6 +15,7 @@
 
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/InitAll.h"
+#include "orchestra/Support/Limits.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -44,6 +46,10 @@ static MLIRContext &getContext() {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  // What orchestra-compile refuses before parsing.
+  if (orchestra::findExcessiveNesting(
+          std::string_view(reinterpret_cast<const char *>(data), size)))
+    return 0;
   MLIRContext &context = getContext();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(

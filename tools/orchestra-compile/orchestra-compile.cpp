@@ -19,6 +19,7 @@
 #include "orchestra/InitAll.h"
 #include "orchestra/Scheduling/Scheduler.h"
 #include "orchestra/Support/CrashMessage.h"
+#include "orchestra/Support/Limits.h"
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -317,7 +318,22 @@ int main(int argc, char **argv) {
                       "ONNX models\n";
       return 1;
     }
-    sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    // Nesting deep enough to exhaust the parser's stack is refused first.
+    StringRef text = input->getBuffer();
+    std::optional<size_t> tooDeep = mlir::orchestra::findExcessiveNesting(
+        std::string_view(text.data(), text.size()));
+    unsigned buffer =
+        sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    if (tooDeep) {
+      sourceMgr.PrintMessage(
+          llvm::SMLoc::getFromPointer(
+              sourceMgr.getMemoryBuffer(buffer)->getBufferStart() + *tooDeep),
+          llvm::SourceMgr::DK_Error,
+          "brackets nested more than " +
+              llvm::Twine(mlir::orchestra::kMaxMlirNesting) +
+              " deep (the deepest input OrchestraOS reads)");
+      return 1;
+    }
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
     if (!module)
       return 1;

@@ -301,6 +301,12 @@ ModelImporter::getValueInfoType(const onnx::ValueInfoProto &info,
     }
     shape.push_back(dim.dim_value());
   }
+  if (!getBoundedElementCount(shape)) {
+    emitModelError() << "graph input '" << info.name() << "' has "
+                     << "more than 2^40 elements (the largest tensor "
+                        "OrchestraOS compiles)";
+    return failure();
+  }
   return RankedTensorType::get(shape, element);
 }
 

@@ -27,6 +27,8 @@ namespace onnx {
 class TensorProto;
 } // namespace onnx
 
+#include "orchestra/Support/Limits.h"
+
 namespace mlir::orchestra::onnx_data {
 
 /// The MLIR element type the importer gives ONNX element type `dtype` (an
@@ -35,8 +37,8 @@ namespace mlir::orchestra::onnx_data {
 /// for the others (string, complex).
 Type getElementType(MLIRContext *context, int32_t dtype);
 
-/// The most elements a tensor may have (2^40).
-inline constexpr int64_t kMaxElements = int64_t(1) << 40;
+/// The most elements a tensor may have (2^40, orchestra/Support/Limits.h).
+inline constexpr int64_t kMaxElements = kMaxTensorElements;
 
 /// Reads the dimensions of `tensor` into `shape` and their product into
 /// `count`. Fails on a negative dimension ("has a negative dimension") or

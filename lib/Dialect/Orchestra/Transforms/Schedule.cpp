@@ -19,6 +19,7 @@
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
 #include "orchestra/Scheduling/Scheduler.h"
+#include "orchestra/Support/Limits.h"
 #include "orchestra/Target/TargetRegistry.h"
 #include "orchestra/Topology/Topology.h"
 
@@ -699,13 +700,28 @@ LogicalResult SchedulePass::checkEntry(func::FuncOp func) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     return tensor && tensor.hasStaticShape();
   };
+  // Element counts past the limit would overflow the byte counts and
+  // offsets of the cost model and the plan.
+  auto tooLarge = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasStaticShape() &&
+           !getBoundedElementCount(shaped.getShape());
+  };
+  constexpr const char *kTooLarge =
+      " holds more than 2^40 elements (the largest tensor OrchestraOS "
+      "compiles)";
   FunctionType type = func.getFunctionType();
-  for (auto [i, argType] : llvm::enumerate(type.getInputs()))
+  for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
     if (!isStaticTensor(argType))
       return func.emitError()
              << "argument #" << i << " of entry function '" << func.getSymName()
              << "' has type " << argType
              << "; entry arguments must be ranked tensors of static shape";
+    if (tooLarge(argType))
+      return func.emitError()
+             << "argument #" << i << " of entry function '" << func.getSymName()
+             << "' (" << argType << ")" << kTooLarge;
+  }
   for (auto [i, resultType] : llvm::enumerate(type.getResults()))
     if (!isStaticTensor(resultType))
       return func.emitError()
@@ -713,7 +729,7 @@ LogicalResult SchedulePass::checkEntry(func::FuncOp func) {
              << "' has type " << resultType
              << "; entry results must be ranked tensors of static shape";
   WalkResult walk = func.walk([&](Operation *op) {
-    for (Type type : op->getResultTypes())
+    for (Type type : op->getResultTypes()) {
       if (auto shaped = dyn_cast<ShapedType>(type);
           shaped && (!shaped.hasRank() || !shaped.hasStaticShape())) {
         op->emitError() << "result type " << type
@@ -721,6 +737,11 @@ LogicalResult SchedulePass::checkEntry(func::FuncOp func) {
                            "static shapes are supported";
         return WalkResult::interrupt();
       }
+      if (tooLarge(type)) {
+        op->emitError() << "result type " << type << kTooLarge;
+        return WalkResult::interrupt();
+      }
+    }
     if (llvm::any_of(op->getResultTypes(),
                      [](Type type) { return isa<MemRefType>(type); })) {
       op->emitError() << "works on memrefs; the entry function must work on "

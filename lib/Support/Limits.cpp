@@ -1,0 +1,45 @@
+//===- Limits.cpp - What the compiler refuses to take in ------------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Support/Limits.h"
+
+#include <cctype>
+
+std::optional<size_t> mlir::orchestra::findExcessiveNesting(std::string_view text,
+                                                      unsigned limit) {
+  unsigned depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    char next = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (c == '"') {
+      // A string literal: up to the next unescaped quote.
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      continue;
+    }
+    if (c == '/' && next == '/') {
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+      continue;
+    }
+    bool opens = c == '{' || c == '(' || c == '[';
+    bool closes = c == '}' || c == ')' || c == ']';
+    // `<` opens a type's or attribute's parameters (`tensor<`, `array<`);
+    // `>` closes them unless it is part of `->` or `>=`.
+    if (c == '<' && i > 0 &&
+        (std::isalnum(static_cast<unsigned char>(text[i - 1])) ||
+         text[i - 1] == '_'))
+      opens = true;
+    if (c == '>' && (i == 0 || text[i - 1] != '-') && next != '=')
+      closes = depth > 0;
+    if (opens && ++depth > limit)
+      return i;
+    if (closes && depth > 0)
+      --depth;
+  }
+  return std::nullopt;
+}
