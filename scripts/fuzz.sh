@@ -31,9 +31,15 @@ done
 [ ${#targets[@]} -eq 0 ] && targets=(npy artifact topology onnx mlir)
 corpus="${corpus:-$build/corpus}"
 
-"$root/scripts/build.sh" "$build" -DORCHESTRA_ENABLE_FUZZERS=ON \
-  -DORCHESTRA_BUILD_UNITTESTS=OFF >/dev/null
-cmake --build "$build" --target orchestra-fuzzers orchestra-compile >/dev/null
+mkdir -p "$build"
+echo "fuzz.sh: building the fuzzers in $build (log: $build/build.log)"
+if ! { "$root/scripts/build.sh" "$build" -DORCHESTRA_ENABLE_FUZZERS=ON \
+         -DORCHESTRA_BUILD_UNITTESTS=OFF &&
+       cmake --build "$build" --target orchestra-fuzzers; } >"$build/build.log" 2>&1; then
+  grep -m 20 -E 'error|FAILED' "$build/build.log" || tail -20 "$build/build.log"
+  echo "fuzz.sh: the build failed" >&2
+  exit 1
+fi
 
 # Seeds, from what the repository holds (refreshed on every run).
 seeds="$build/seeds"
@@ -41,8 +47,11 @@ rm -rf "$seeds"
 mkdir -p "$seeds"/{npy,artifact,topology,onnx,mlir}
 cp "$root"/examples/*.npy "$seeds/npy/"
 cp "$root"/topologies/*.json "$seeds/topology/"
-cp "$root"/examples/*.mlir "$root"/examples/asm-kernels/*.mlir \
-   "$root"/test/e2e/*.mlir "$seeds/mlir/"
+for program in "$root"/examples/*.mlir "$root"/examples/asm-kernels/*.mlir \
+               "$root"/test/e2e/*.mlir; do
+  relative="${program#"$root"/}"
+  cp "$program" "$seeds/mlir/${relative//\//_}"
+done
 testdata=/usr/share/libonnx-testdata/data/node
 if [ -d "$testdata" ]; then
   for model in "$testdata"/*/model.onnx; do
@@ -66,6 +75,20 @@ done
 
 mkdir -p "$build/crashes"
 status=0
+# First the inputs that crashed a fuzzer once (fuzz/regressions/TARGET/*,
+# docs/Reliability.md): each must now run clean.
+for target in "${targets[@]}"; do
+  regressions=("$root/fuzz/regressions/$target"/*)
+  [ -e "${regressions[0]}" ] || continue
+  if ASAN_OPTIONS=detect_leaks=0 "$build/fuzz/orchestra-fuzz-$target" \
+       "${regressions[@]}" >"$build/regressions-$target.log" 2>&1; then
+    echo "fuzz $target: ${#regressions[@]} regression input(s) run clean"
+  else
+    echo "fuzz $target: a regression input FAILED ($build/regressions-$target.log)"
+    grep -m 3 -E 'ERROR|SUMMARY' "$build/regressions-$target.log" || true
+    status=1
+  fi
+done
 for target in "${targets[@]}"; do
   fuzzer="$build/fuzz/orchestra-fuzz-$target"
   if [ ! -x "$fuzzer" ]; then

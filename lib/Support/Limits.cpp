@@ -6,10 +6,11 @@
 
 #include "orchestra/Support/Limits.h"
 
+#include <algorithm>
 #include <cctype>
 
-std::optional<size_t> mlir::orchestra::findExcessiveNesting(std::string_view text,
-                                                      unsigned limit) {
+std::optional<size_t>
+mlir::orchestra::findExcessiveNesting(std::string_view text, unsigned limit) {
   unsigned depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -40,6 +41,32 @@ std::optional<size_t> mlir::orchestra::findExcessiveNesting(std::string_view tex
       return i;
     if (closes && depth > 0)
       --depth;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t>
+mlir::orchestra::findKnownParserCrash(std::string_view text) {
+  for (std::string_view keyword : {"dimensions", "permutation"}) {
+    for (size_t at = text.find(keyword); at != std::string_view::npos;
+         at = text.find(keyword, at + 1)) {
+      size_t i = at + keyword.size();
+      // Only the keyword itself, as the custom syntax spells it.
+      if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) ||
+                     text[at - 1] == '_' || text[at - 1] == '"'))
+        continue;
+      while (i < text.size() &&
+             std::isspace(static_cast<unsigned char>(text[i])))
+        ++i;
+      if (i >= text.size() || text[i] != '=')
+        continue;
+      ++i;
+      while (i < text.size() &&
+             std::isspace(static_cast<unsigned char>(text[i])))
+        ++i;
+      if (i >= text.size() || text[i] != '[')
+        return std::min(i, text.size() - 1);
+    }
   }
   return std::nullopt;
 }

@@ -18,6 +18,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <thread>
@@ -160,6 +161,16 @@ static bool fromJSON(const llvm::json::Value &value, Topology &topology,
 // Validation
 //===----------------------------------------------------------------------===//
 
+/// Numbers of a topology are finite (JSON has no infinity: a topology that
+/// held one could not be written back), and these two kinds also positive,
+/// or non-negative.
+static bool isPositive(double value) {
+  return std::isfinite(value) && value > 0;
+}
+static bool isNonNegative(double value) {
+  return std::isfinite(value) && value >= 0;
+}
+
 namespace {
 /// Collects the first semantic error, prefixed with its location.
 class Validator {
@@ -202,9 +213,12 @@ llvm::Error Validator::checkTargetKeys(const Twine &where,
       attr = builder.getBoolAttr(*b);
     else if (std::optional<int64_t> i = value.getAsInteger())
       attr = builder.getI64IntegerAttr(*i);
-    else if (std::optional<double> d = value.getAsNumber())
+    else if (std::optional<double> d = value.getAsNumber()) {
+      if (!std::isfinite(*d))
+        return fail(where + ".target." + StringRef(key),
+                    "must be a finite number");
       attr = builder.getF64FloatAttr(*d);
-    else if (std::optional<StringRef> s = value.getAsString())
+    } else if (std::optional<StringRef> s = value.getAsString())
       attr = builder.getStringAttr(*s);
     else
       return fail(where + ".target." + StringRef(key),
@@ -248,13 +262,13 @@ llvm::Error Validator::checkDevice(size_t index, const TopologyDevice &device) {
     return fail(where + ".peak_flops",
                 "must give the peak FLOP/s of at least one element type");
   for (const auto &entry : device.peakFlops)
-    if (!(entry.second > 0))
+    if (!isPositive(entry.second))
       return fail(where + ".peak_flops." + entry.getKey(),
                   "must be a positive number of FLOP/s");
-  if (!(device.memoryBandwidth > 0))
+  if (!isPositive(device.memoryBandwidth))
     return fail(where + ".memory_bandwidth",
                 "must be a positive number of bytes/s");
-  if (!(device.launchOverhead >= 0))
+  if (!isNonNegative(device.launchOverhead))
     return fail(where + ".launch_overhead",
                 "must be a non-negative number of seconds");
   if (device.computeUnits < 1)
@@ -323,9 +337,9 @@ llvm::Error Validator::run() {
                     "no memory space is named \"" + name + "\"");
     if (link.from == link.to)
       return fail(where, "a link must join two different memory spaces");
-    if (!(link.bandwidth > 0))
+    if (!isPositive(link.bandwidth))
       return fail(where + ".bandwidth", "must be a positive number of bytes/s");
-    if (!(link.latency >= 0))
+    if (!isNonNegative(link.latency))
       return fail(where + ".latency",
                   "must be a non-negative number of seconds");
     bool fresh = directions.insert({link.from, link.to}).second;

@@ -324,6 +324,16 @@ int main(int argc, char **argv) {
         std::string_view(text.data(), text.size()));
     unsigned buffer =
         sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+    if (std::optional<size_t> crash = mlir::orchestra::findKnownParserCrash(
+            std::string_view(text.data(), text.size()))) {
+      sourceMgr.PrintMessage(
+          llvm::SMLoc::getFromPointer(
+              sourceMgr.getMemoryBuffer(buffer)->getBufferStart() + *crash),
+          llvm::SourceMgr::DK_Error,
+          "expected '[' after '='; MLIR's parser of this op crashes on "
+          "anything else (llvm-project issue 132747)");
+      return 1;
+    }
     if (tooDeep) {
       sourceMgr.PrintMessage(
           llvm::SMLoc::getFromPointer(

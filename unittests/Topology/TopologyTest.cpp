@@ -127,6 +127,17 @@ TEST(TopologyTest, ReportsSemanticErrors) {
               "memory_bandwidth: must be a positive number of bytes/s");
   expectError(replace("\"compute_units\": 2", "\"compute_units\": 0"),
               "compute_units: must be at least 1");
+  // Numbers past the double range read as infinity, which JSON cannot
+  // write back (found by the topology fuzzer).
+  expectError(replace("\"bandwidth\": 5.5e10", "\"bandwidth\": 51e308"),
+              "links[0].bandwidth: must be a positive number of bytes/s");
+  expectError(replace("\"latency\": 1e-5", "\"latency\": 1e999"),
+              "links[0].latency: must be a non-negative number of seconds");
+  expectError(replace("\"f32\": 1e11", "\"f32\": 2e308"),
+              "peak_flops.f32: must be a positive number");
+  expectError(replace("\"launch_overhead\": 1e-6",
+                      "\"launch_overhead\": 9e999"),
+              "launch_overhead: must be a non-negative number of seconds");
   expectError(
       replace("\"name\": \"gpu0\", \"arch\"", "\"name\": \"cpu0\", \"arch\""),
       "duplicate device name \"cpu0\"");

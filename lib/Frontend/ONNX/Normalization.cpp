@@ -339,7 +339,9 @@ LogicalResult convertLayerNormalization(NodeContext &ctx) {
         return arith::AddFOp::create(b, loc, scaled, args[4]);
       });
   ctx.setOutput(0, y, *dtype);
-  for (auto [index, stat] : llvm::enumerate(ArrayRef<Value>{mean, invStdDev}))
+  // An array of its own: an ArrayRef of a braced list would dangle here.
+  Value stats[] = {mean, invStdDev};
+  for (auto [index, stat] : llvm::enumerate(stats))
     if (ctx.hasOutput(index + 1))
       ctx.setOutput(index + 1, expandReducedDims(ctx, stat, shape, axes),
                     stash);
