@@ -144,8 +144,10 @@ TEST(ArtifactTest, FileRoundTrip) {
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
   EXPECT_FALSE(
       writeArtifactFile("/nonexistent-dir/x.orcx", makeCopyArtifact(), error));
-  EXPECT_NE(error.find("cannot write '/nonexistent-dir/x.orcx': No such file or directory"),
-            std::string::npos)
+  EXPECT_NE(
+      error.find(
+          "cannot write '/nonexistent-dir/x.orcx': No such file or directory"),
+      std::string::npos)
       << error;
 }
 

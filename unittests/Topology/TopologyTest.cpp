@@ -135,9 +135,9 @@ TEST(TopologyTest, ReportsSemanticErrors) {
               "links[0].latency: must be a non-negative number of seconds");
   expectError(replace("\"f32\": 1e11", "\"f32\": 2e308"),
               "peak_flops.f32: must be a positive number");
-  expectError(replace("\"launch_overhead\": 1e-6",
-                      "\"launch_overhead\": 9e999"),
-              "launch_overhead: must be a non-negative number of seconds");
+  expectError(
+      replace("\"launch_overhead\": 1e-6", "\"launch_overhead\": 9e999"),
+      "launch_overhead: must be a non-negative number of seconds");
   expectError(
       replace("\"name\": \"gpu0\", \"arch\"", "\"name\": \"cpu0\", \"arch\""),
       "duplicate device name \"cpu0\"");
