@@ -45,6 +45,37 @@ mlir::orchestra::findExcessiveNesting(std::string_view text, unsigned limit) {
   return std::nullopt;
 }
 
+/// Whether `text` at `i` is a list of integers, `[1, -2]` or `[]`, as a
+/// dense i64 array's parser takes it.
+static bool isIntegerList(std::string_view text, size_t i) {
+  auto skipSpace = [&] {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+      ++i;
+  };
+  if (i >= text.size() || text[i] != '[')
+    return false;
+  ++i;
+  skipSpace();
+  if (i < text.size() && text[i] == ']')
+    return true;
+  for (;;) {
+    if (i < text.size() && text[i] == '-')
+      ++i;
+    size_t digits = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+      ++i;
+    if (i == digits)
+      return false;
+    skipSpace();
+    if (i < text.size() && text[i] == ']')
+      return true;
+    if (i >= text.size() || text[i] != ',')
+      return false;
+    ++i;
+    skipSpace();
+  }
+}
+
 std::optional<size_t>
 mlir::orchestra::findKnownParserCrash(std::string_view text) {
   for (std::string_view keyword : {"dimensions", "permutation"}) {
@@ -64,7 +95,7 @@ mlir::orchestra::findKnownParserCrash(std::string_view text) {
       while (i < text.size() &&
              std::isspace(static_cast<unsigned char>(text[i])))
         ++i;
-      if (i >= text.size() || text[i] != '[')
+      if (!isIntegerList(text, i))
         return std::min(i, text.size() - 1);
     }
   }

@@ -330,7 +330,8 @@ int main(int argc, char **argv) {
           llvm::SMLoc::getFromPointer(
               sourceMgr.getMemoryBuffer(buffer)->getBufferStart() + *crash),
           llvm::SourceMgr::DK_Error,
-          "expected '[' after '='; MLIR's parser of this op crashes on "
+          "expected a list of integers ([0, 1]) after '='; MLIR's parser of "
+          "this op crashes on "
           "anything else (llvm-project issue 132747)");
       return 1;
     }

@@ -12,6 +12,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,15 @@ TEST(TopologyTest, ReportsSemanticErrors) {
               "memory_bandwidth: must be a positive number of bytes/s");
   expectError(replace("\"compute_units\": 2", "\"compute_units\": 0"),
               "compute_units: must be at least 1");
+  // A negative zero is kept positive: JSON writers print it as -0, which
+  // reads back as 0, so the topology would not print the same twice (found
+  // by the topology fuzzer).
+  {
+    llvm::Expected<Topology> topology = Topology::parse(
+        replace("\"latency\": 1e-5", "\"latency\": -0.0"), getTargetRegistry());
+    ASSERT_TRUE(bool(topology)) << llvm::toString(topology.takeError());
+    EXPECT_FALSE(std::signbit(topology->links[0].latency));
+  }
   // Numbers past the double range read as infinity, which JSON cannot
   // write back (found by the topology fuzzer).
   expectError(replace("\"bandwidth\": 5.5e10", "\"bandwidth\": 51e308"),

@@ -48,9 +48,9 @@ std::optional<int64_t> getBoundedElementCount(const Range &dims) {
 /// The offset in MLIR text `text` of the value of an attribute that the
 /// custom parsers of
 /// linalg.reduce, linalg.transpose and linalg.broadcast crash on (upstream
-/// MLIR 22: `dimensions =` or `permutation =` not followed by `[`, llvm
-/// issue 132747), or none. orchestra-compile refuses such text before the
-/// parser sees it.
+/// MLIR 22: `dimensions =` or `permutation =` not followed by a list of
+/// integers, llvm issue 132747), or none. orchestra-compile refuses such text
+/// before the parser sees it.
 std::optional<size_t> findKnownParserCrash(std::string_view text);
 
 /// The offset in MLIR text `text` of the first bracket nested deeper than

@@ -835,7 +835,11 @@ LogicalResult emitConvolution(NodeContext &ctx, Value input, Value filter,
                               Value bias, OnnxDType dtype) {
   int64_t group = ctx.getAttrInt("group", 1);
   ArrayRef<int64_t> inputShape = getTensorType(input).getShape();
-  int64_t outChannels = getTensorType(filter).getDimSize(0);
+  // A filter of rank 0 is refused by checkConvolutionOperands (found by the
+  // ONNX fuzzer: it used to be read out of bounds here).
+  RankedTensorType filterType = getTensorType(filter);
+  int64_t outChannels =
+      filterType.getRank() >= 1 ? filterType.getDimSize(0) : 0;
   FailureOr<SmallVector<int64_t>> kernel = checkConvolutionOperands(
       ctx, input, getTensorType(filter), bias, group, 1, outChannels);
   if (failed(kernel))
