@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Converter.h"
+#include "orchestra/Support/Limits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -135,6 +136,12 @@ LogicalResult convertReshape(NodeContext &ctx) {
     } else if (dim < 0) {
       return ctx.emitError() << "invalid target dimension " << dim;
     }
+    // Checked before multiplying (found by the ONNX fuzzer: a signed
+    // overflow).
+    if (dim != 0 && known > kMaxTensorElements / dim)
+      return ctx.emitError() << "the target shape ["
+                             << llvm::make_range(target.begin(), target.end())
+                             << "] has more than 2^40 elements";
     known *= dim;
   }
   int64_t count = ctx.getInputType(0).getNumElements();
