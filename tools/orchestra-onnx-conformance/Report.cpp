@@ -393,7 +393,7 @@ bool conformance::writeReport(StringRef path, StringRef command,
        << escapeMarkdown(results[i].reason) << "\n";
   }
   if (!peer)
-    return true;
+    return writeText(path, text, error);
 
   std::vector<size_t> peerFailing =
       selectTests(tests, results, [&](size_t i) { return !peerRun.passed(i); });
