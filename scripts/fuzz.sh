@@ -3,24 +3,26 @@
 # instrumentation, by default build-fuzz/), seeds their corpora from the
 # repository and runs each one for a bounded time.
 #
-#   scripts/fuzz.sh [--seconds N] [--build DIR] [--corpus DIR] [TARGET...]
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [--corpus DIR] [TARGET...]
 #
 # TARGET is npy, artifact, topology, onnx or mlir (default: all). Each
 # fuzzer runs N seconds (default 60) on its corpus DIR/TARGET (default
 # BUILD/corpus/TARGET, kept between runs: a long campaign is this command
-# with a large N, run again to go on). Crashes are written to
+# with a large N, run again to go on); J fuzzers run at once (default 1). Crashes are written to
 # BUILD/crashes/TARGET-*; the script exits non-zero when a fuzzer found one,
 # after running the others. Prints each fuzzer's executions.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds=60
+jobs=1
 build="$root/build-fuzz"
 corpus=""
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
     --corpus) corpus="$2"; shift 2 ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
@@ -89,34 +91,57 @@ for target in "${targets[@]}"; do
     status=1
   fi
 done
-for target in "${targets[@]}"; do
-  fuzzer="$build/fuzz/orchestra-fuzz-$target"
-  if [ ! -x "$fuzzer" ]; then
-    echo "fuzz.sh: no fuzzer '$target' (known: npy artifact topology onnx mlir)" >&2
-    exit 2
-  fi
+# One fuzzer's run: prints one line, and fails when the fuzzer found a crash.
+run_fuzzer() {
+  local target="$1"
+  local fuzzer="$build/fuzz/orchestra-fuzz-$target"
   mkdir -p "$corpus/$target"
-  dict=()
+  local dict=()
   [ -f "$root/fuzz/dicts/$target.dict" ] && dict=(-dict="$root/fuzz/dicts/$target.dict")
-  log="$build/fuzz-$target.log"
+  local log="$build/fuzz-$target.log"
   # The model's folder of the ONNX fuzzer and any file a fuzzer writes: a
   # scratch folder.
+  local scratch rc cpu
   scratch="$(mktemp -d)"
   set +e
-  (cd "$scratch" && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "$fuzzer" \
-     -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
-     -artifact_prefix="$build/crashes/$target-" "${dict[@]}" \
-     "$corpus/$target" "$seeds/$target") >"$log" 2>&1
+  cpu="$( { TIMEFORMAT='%U+%S'; time (cd "$scratch" &&
+       ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "$fuzzer" \
+         -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+         -artifact_prefix="$build/crashes/$target-" "${dict[@]}" \
+         "$corpus/$target" "$seeds/$target" >"$log" 2>&1); } 2>&1 )"
   rc=$?
   set -e
   rm -rf "$scratch"
+  cpu="$(echo "$cpu" | tail -1 | awk -F+ '{ printf "%d", $1 + $2 }')"
+  local runs
   runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
   if [ $rc -ne 0 ]; then
     echo "fuzz $target: FAILED after $runs executions ($log):"
     grep -m 5 -E 'ERROR|SUMMARY|runtime error|deadly signal' "$log" || tail -5 "$log"
-    status=1
-  else
-    echo "fuzz $target: $runs executions in ${seconds}s, $(ls "$corpus/$target" | wc -l) corpus entries, no crash"
+    return 1
   fi
+  echo "fuzz $target: $runs executions in ${seconds}s (${cpu:-?}s of CPU)," \
+       "$(ls "$corpus/$target" | wc -l) corpus entries, no crash"
+}
+
+for target in "${targets[@]}"; do
+  if [ ! -x "$build/fuzz/orchestra-fuzz-$target" ]; then
+    echo "fuzz.sh: no fuzzer '$target' (known: npy artifact topology onnx mlir)" >&2
+    exit 2
+  fi
+done
+# JOBS fuzzers at a time; each one's line is printed when it ends.
+running=0
+for target in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  run_fuzzer "$target" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
 done
 exit $status

@@ -45,17 +45,40 @@ mlir::orchestra::findExcessiveNesting(std::string_view text, unsigned limit) {
   return std::nullopt;
 }
 
+static bool isIdentifierChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+/// Whether offset `at` of `text` lies in a `//` comment or a string literal
+/// (neither spans lines in MLIR: its line is enough to tell).
+static bool inCommentOrString(std::string_view text, size_t at) {
+  size_t i = text.rfind('\n', at);
+  i = i == std::string_view::npos ? 0 : i + 1;
+  bool inString = false;
+  for (; i < at; ++i) {
+    if (inString && text[i] == '\\')
+      ++i;
+    else if (text[i] == '"')
+      inString = !inString;
+    else if (!inString && text[i] == '/' && i + 1 < at && text[i + 1] == '/')
+      return true;
+  }
+  return inString;
+}
+
+static size_t skipSpace(std::string_view text, size_t i) {
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+    ++i;
+  return i;
+}
+
 /// Whether `text` at `i` is a list of integers, `[1, -2]` or `[]`, as a
 /// dense i64 array's parser takes it.
 static bool isIntegerList(std::string_view text, size_t i) {
-  auto skipSpace = [&] {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
-      ++i;
-  };
   if (i >= text.size() || text[i] != '[')
     return false;
   ++i;
-  skipSpace();
+  i = skipSpace(text, i);
   if (i < text.size() && text[i] == ']')
     return true;
   for (;;) {
@@ -66,38 +89,66 @@ static bool isIntegerList(std::string_view text, size_t i) {
       ++i;
     if (i == digits)
       return false;
-    skipSpace();
+    i = skipSpace(text, i);
     if (i < text.size() && text[i] == ']')
       return true;
     if (i >= text.size() || text[i] != ',')
       return false;
     ++i;
-    skipSpace();
+    i = skipSpace(text, i);
   }
 }
 
-std::optional<size_t>
+std::optional<mlir::orchestra::KnownParserCrash>
 mlir::orchestra::findKnownParserCrash(std::string_view text) {
+  std::optional<KnownParserCrash> first;
+  auto found = [&](size_t offset, const char *expected) {
+    offset = std::min(offset, text.size() - 1);
+    if (!first || offset < first->offset)
+      first = KnownParserCrash{offset, expected};
+  };
+  // `dimensions =` / `permutation =` and no list of integers.
   for (std::string_view keyword : {"dimensions", "permutation"}) {
     for (size_t at = text.find(keyword); at != std::string_view::npos;
          at = text.find(keyword, at + 1)) {
-      size_t i = at + keyword.size();
       // Only the keyword itself, as the custom syntax spells it.
-      if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) ||
-                     text[at - 1] == '_' || text[at - 1] == '"'))
+      if (at > 0 && (isIdentifierChar(text[at - 1]) || text[at - 1] == '"'))
         continue;
-      while (i < text.size() &&
-             std::isspace(static_cast<unsigned char>(text[i])))
-        ++i;
-      if (i >= text.size() || text[i] != '=')
+      size_t i = skipSpace(text, at + keyword.size());
+      if (i >= text.size() || text[i] != '=' || inCommentOrString(text, at))
         continue;
-      ++i;
-      while (i < text.size() &&
-             std::isspace(static_cast<unsigned char>(text[i])))
-        ++i;
-      if (!isIntegerList(text, i))
-        return std::min(i, text.size() - 1);
+      i = skipSpace(text, i + 1);
+      if (!isIntegerList(text, i)) {
+        found(i, "expected a list of integers ([0, 1]) after '='; MLIR's "
+                 "parser of this op crashes on anything else (llvm-project "
+                 "issue 132747)");
+        break;
+      }
     }
   }
-  return std::nullopt;
+  // A named linalg op in custom form, then `<` and no dictionary.
+  std::string_view dialect = "linalg.";
+  for (size_t at = text.find(dialect); at != std::string_view::npos;
+       at = text.find(dialect, at + 1)) {
+    // An op's name, not a type's (`!linalg.`), an attribute's (`#linalg.`),
+    // a quoted generic op's or part of a longer name.
+    if (at > 0 &&
+        (isIdentifierChar(text[at - 1]) || text[at - 1] == '"' ||
+         text[at - 1] == '!' || text[at - 1] == '#' || text[at - 1] == '.'))
+      continue;
+    size_t i = at + dialect.size();
+    while (i < text.size() && (isIdentifierChar(text[i]) || text[i] == '.'))
+      ++i;
+    i = skipSpace(text, i);
+    if (i >= text.size() || text[i] != '<' || inCommentOrString(text, at))
+      continue;
+    size_t next = skipSpace(text, i + 1);
+    if (next >= text.size() || text[next] != '{') {
+      found(i, "expected a dictionary of properties (<{...}>) after the op's "
+               "name; MLIR's parser of named linalg ops crashes on anything "
+               "else");
+      break;
+    }
+  }
+  return first;
 }

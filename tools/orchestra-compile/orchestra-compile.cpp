@@ -324,15 +324,14 @@ int main(int argc, char **argv) {
         std::string_view(text.data(), text.size()));
     unsigned buffer =
         sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-    if (std::optional<size_t> crash = mlir::orchestra::findKnownParserCrash(
-            std::string_view(text.data(), text.size()))) {
+    if (std::optional<mlir::orchestra::KnownParserCrash> crash =
+            mlir::orchestra::findKnownParserCrash(
+                std::string_view(text.data(), text.size()))) {
       sourceMgr.PrintMessage(
           llvm::SMLoc::getFromPointer(
-              sourceMgr.getMemoryBuffer(buffer)->getBufferStart() + *crash),
-          llvm::SourceMgr::DK_Error,
-          "expected a list of integers ([0, 1]) after '='; MLIR's parser of "
-          "this op crashes on "
-          "anything else (llvm-project issue 132747)");
+              sourceMgr.getMemoryBuffer(buffer)->getBufferStart() +
+              crash->offset),
+          llvm::SourceMgr::DK_Error, crash->expected);
       return 1;
     }
     if (tooDeep) {

@@ -45,13 +45,22 @@ std::optional<int64_t> getBoundedElementCount(const Range &dims) {
   return count;
 }
 
-/// The offset in MLIR text `text` of the value of an attribute that the
-/// custom parsers of
-/// linalg.reduce, linalg.transpose and linalg.broadcast crash on (upstream
-/// MLIR 22: `dimensions =` or `permutation =` not followed by a list of
-/// integers, llvm issue 132747), or none. orchestra-compile refuses such text
-/// before the parser sees it.
-std::optional<size_t> findKnownParserCrash(std::string_view text);
+/// Text that one of MLIR 22's parsers crashes on instead of reporting an
+/// error: where it is in the input and what it should have been.
+struct KnownParserCrash {
+  size_t offset;
+  const char *expected;
+};
+
+/// The first place in MLIR text `text` that an upstream parser is known to
+/// crash on (outside `//` comments), or none. orchestra-compile refuses such
+/// text before the parser sees it. Two are known in MLIR 22:
+/// - `dimensions =` or `permutation =` not followed by a list of integers
+///   (the custom parsers of linalg.reduce, linalg.transpose and
+///   linalg.broadcast; llvm issue 132747);
+/// - a named linalg op (`linalg.fill`, `linalg.matmul`, ...) followed by `<`
+///   and anything but a dictionary of properties, `<{...}>`.
+std::optional<KnownParserCrash> findKnownParserCrash(std::string_view text);
 
 /// The offset in MLIR text `text` of the first bracket nested deeper than
 /// `limit` (counting `{`, `(`, `[` and the `<` of types and attributes,
