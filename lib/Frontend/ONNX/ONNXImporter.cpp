@@ -446,6 +446,19 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
     return mlir::emitError(loc) << prefix() << "invalid node: " << text;
   }
 
+  // An input left empty is absent: only an optional one may be (ONNX's
+  // checker lets an empty name through in any place).
+  const std::vector<onnx::OpSchema::FormalParameter> &formals =
+      schema->inputs();
+  for (int i = 0, e = node.input_size(); i < e && !formals.empty(); ++i) {
+    const onnx::OpSchema::FormalParameter &formal =
+        formals[std::min<size_t>(i, formals.size() - 1)];
+    if (node.input(i).empty() && formal.GetOption() != onnx::OpSchema::Optional)
+      return mlir::emitError(loc)
+             << prefix() << "input " << i << " ('" << formal.GetName()
+             << "') is required but absent (an empty name)";
+  }
+
   NodeContext ctx(*this, node, opset, since, loc, builder);
   const ConverterRegistry &registry = getConverterRegistry();
   if (const ConvertFn *convert =
