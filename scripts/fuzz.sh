@@ -34,6 +34,9 @@ done
 corpus="${corpus:-$build/corpus}"
 
 mkdir -p "$build"
+# One build at a time in BUILD: a second fuzz.sh waits for the first's.
+exec 9>"$build/.fuzz-build.lock"
+flock 9
 echo "fuzz.sh: building the fuzzers in $build (log: $build/build.log)"
 if ! { "$root/scripts/build.sh" "$build" -DORCHESTRA_ENABLE_FUZZERS=ON \
          -DORCHESTRA_BUILD_UNITTESTS=OFF &&
@@ -42,10 +45,12 @@ if ! { "$root/scripts/build.sh" "$build" -DORCHESTRA_ENABLE_FUZZERS=ON \
   echo "fuzz.sh: the build failed" >&2
   exit 1
 fi
+flock -u 9
 
-# Seeds, from what the repository holds (refreshed on every run).
-seeds="$build/seeds"
-rm -rf "$seeds"
+# Seeds, from what the repository holds (made afresh for each run, which
+# has its own).
+seeds="$(mktemp -d "$build/seeds.XXXXXX")"
+trap 'rm -rf "$seeds"' EXIT
 mkdir -p "$seeds"/{npy,artifact,topology,onnx,mlir}
 cp "$root"/examples/*.npy "$seeds/npy/"
 cp "$root"/topologies/*.json "$seeds/topology/"
@@ -63,7 +68,7 @@ if [ -d "$testdata" ]; then
 fi
 # Artifacts' payloads (the fuzzer seals them with a valid header): a CPU
 # plan and GPU bundles of both vendors.
-artifacts="$build/seed-artifacts"
+artifacts="$seeds/compiled"
 mkdir -p "$artifacts"
 compile() {
   "$build/bin/orchestra-compile" "$1" --topology "$2" -o "$3" --quiet
