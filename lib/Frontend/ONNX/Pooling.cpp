@@ -321,6 +321,9 @@ LogicalResult convertAveragePool(NodeContext &ctx, bool global) {
     counts.push_back(countWindowElements(
         *geometry, i, includePad ? 0 : begin,
         begin + input + (includePad ? geometry->padsEnd[i] : 0)));
+    // An empty output (a dimension of size 0) divides nothing: any count.
+    if (counts.back().empty())
+      counts.back().push_back(1);
     uniform &= llvm::all_equal(counts.back());
   }
   auto floatType = cast<FloatType>(elementType);

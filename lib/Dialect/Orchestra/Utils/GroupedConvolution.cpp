@@ -95,11 +95,14 @@ bool orchestra::isGroupedConvolutionResult(Value value) {
     if (op.getNumDpsInits() != 1 ||
         op.getNumParallelLoops() != op.getNumLoops())
       return false;
-    auto grouped = llvm::find_if(op.getDpsInputOperands(), [](OpOperand *in) {
+    // (getDpsInputOperands() returns a new vector: keep it while its
+    // iterators live.)
+    SmallVector<OpOperand *> inputs = op.getDpsInputOperands();
+    auto grouped = llvm::find_if(inputs, [](OpOperand *in) {
       auto type = dyn_cast<RankedTensorType>(in->get().getType());
       return type && type.getRank() == 5;
     });
-    if (grouped == op.getDpsInputOperands().end())
+    if (grouped == inputs.end())
       return false;
     value = (*grouped)->get();
   }
