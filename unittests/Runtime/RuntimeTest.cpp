@@ -334,6 +334,37 @@ TEST(RuntimeTest, HugeArenaIsAnError) {
       << error;
 }
 
+// A plan needing more host memory than the machine has is refused when the
+// session is made, not killed when it runs (the mapping alone would succeed).
+TEST(RuntimeTest, ArenasBeyondTheMachinesMemoryAreAnError) {
+  // 2^60 bytes: more than any machine has, less than the address space.
+  Artifact artifact = makeCopyArtifact();
+  artifact.memorySpaces[0].arenaBytes = 1ull << 60;
+  std::string error = sessionError(artifact);
+  EXPECT_NE(error.find("cannot allocate the 1152921504606846976-byte arena "
+                       "of memory space 'cpu0_dram': with the 0 bytes of "
+                       "host arenas already allocated it exceeds "),
+            std::string::npos)
+      << error;
+  std::string tail = " bytes); the plan was compiled for a topology with "
+                     "more memory";
+  size_t end = error.find(tail);
+  size_t begin = error.rfind('(', end);
+  ASSERT_TRUE(end != std::string::npos && begin != std::string::npos) << error;
+  uint64_t limit = std::stoull(error.substr(begin + 1, end - begin - 1));
+  // Each one fits, both together do not: the second session is refused, and
+  // once the first is gone its memory counts no more.
+  artifact.memorySpaces[0].arenaBytes = limit / 4 * 3;
+  SessionPtr first = createSession(artifact);
+  ASSERT_TRUE(first);
+  error = sessionError(artifact);
+  EXPECT_NE(error.find("bytes of host arenas already allocated it exceeds"),
+            std::string::npos)
+      << error;
+  first.reset();
+  EXPECT_TRUE(createSession(artifact));
+}
+
 TEST(RuntimeTest, DevicesRunConcurrently) {
   SessionPtr session = createSession(makeConcurrentArtifact());
   ASSERT_TRUE(session);

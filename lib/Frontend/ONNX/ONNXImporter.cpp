@@ -1027,8 +1027,9 @@ FailureOr<ImportResult> onnx_import::importModel(MLIRContext *context,
   if (bytes.size() > size_t(std::numeric_limits<int>::max()) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return mlir::emitError(FileLineColLoc::get(context, filename, 0, 0))
-           << "not a valid ONNX model (the protobuf does not parse; is the "
-              "file truncated?)";
+           << "not a valid ONNX model (the protobuf does not parse: the file "
+              "is truncated or not ONNX, or its subgraphs nest deeper than "
+              "protobuf's limit of 100 messages)";
   ModelImporter importer(context, model, filename, options);
   try {
     return importer.run();

@@ -35,12 +35,24 @@ public:
   /// touch, so a large arena costs nothing until it is used; every
   /// allocation gets at least one page, so that every slot, even an empty
   /// one, has an address (and the session can pin arenas page by page).
+  /// The arenas of all host-memory devices of the process together may not
+  /// exceed the machine's memory (getHostMemoryLimit()): the mapping would
+  /// succeed and the process be killed when the plan touches it.
   bool allocate(uint64_t bytes, const std::string &what, void *&out,
                 std::string &error);
 
 private:
   std::vector<std::pair<void *, size_t>> mappings;
 };
+
+/// The most host memory this process may use for arenas, in bytes, and where
+/// the limit comes from: the physical memory, or less when the process's
+/// cgroup (a container) or its address-space limit (`ulimit -v`) allows less.
+struct HostMemoryLimit {
+  uint64_t bytes;
+  std::string source;
+};
+HostMemoryLimit getHostMemoryLimit();
 
 /// Device::copyAndWait for a host-memory device described as `description`:
 /// both sides must be host memory.
