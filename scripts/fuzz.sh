@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ (a build with ASan, UBSan and coverage
-# instrumentation, by default build-fuzz/), seeds their corpora from the
+# instrumentation, by default build-sanitized/, the build scripts/check.sh
+# runs the test suite on), seeds their corpora from the
 # repository and runs each one for a bounded time.
 #
 #   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [--corpus DIR] [TARGET...]
@@ -16,7 +17,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds=60
 jobs=1
-build="$root/build-fuzz"
+build="$root/build-sanitized"
 corpus=""
 targets=()
 while [ $# -gt 0 ]; do
@@ -31,15 +32,18 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#targets[@]} -eq 0 ] && targets=(npy artifact topology onnx mlir)
-corpus="${corpus:-$build/corpus}"
-
+# Absolute paths: each fuzzer runs in a scratch folder of its own.
 mkdir -p "$build"
+build="$(cd "$build" && pwd)"
+corpus="${corpus:-$build/corpus}"
+mkdir -p "$corpus"
+corpus="$(cd "$corpus" && pwd)"
+
 # One build at a time in BUILD: a second fuzz.sh waits for the first's.
 exec 9>"$build/.fuzz-build.lock"
 flock 9
 echo "fuzz.sh: building the fuzzers in $build (log: $build/build.log)"
-if ! { "$root/scripts/build.sh" "$build" -DORCHESTRA_ENABLE_FUZZERS=ON \
-         -DORCHESTRA_BUILD_UNITTESTS=OFF &&
+if ! { "$root/scripts/build.sh" "$build" -DORCHESTRA_ENABLE_FUZZERS=ON &&
        cmake --build "$build" --target orchestra-fuzzers; } >"$build/build.log" 2>&1; then
   grep -m 20 -E 'error|FAILED' "$build/build.log" || tail -20 "$build/build.log"
   echo "fuzz.sh: the build failed" >&2
@@ -87,7 +91,7 @@ status=0
 for target in "${targets[@]}"; do
   regressions=("$root/fuzz/regressions/$target"/*)
   [ -e "${regressions[0]}" ] || continue
-  if ASAN_OPTIONS=detect_leaks=0 "$build/fuzz/orchestra-fuzz-$target" \
+  if ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0 "$build/fuzz/orchestra-fuzz-$target" \
        "${regressions[@]}" >"$build/regressions-$target.log" 2>&1; then
     echo "fuzz $target: ${#regressions[@]} regression input(s) run clean"
   else
@@ -106,11 +110,11 @@ run_fuzzer() {
   local log="$build/fuzz-$target.log"
   # The model's folder of the ONNX fuzzer and any file a fuzzer writes: a
   # scratch folder.
-  local scratch rc cpu
+  local scratch rc cpu start=$SECONDS
   scratch="$(mktemp -d)"
   set +e
   cpu="$( { TIMEFORMAT='%U+%S'; time (cd "$scratch" &&
-       ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "$fuzzer" \
+       ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:abort_on_error=1 "$fuzzer" \
          -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
          -artifact_prefix="$build/crashes/$target-" "${dict[@]}" \
          "$corpus/$target" "$seeds/$target" >"$log" 2>&1); } 2>&1 )"
@@ -121,7 +125,8 @@ run_fuzzer() {
   local runs
   runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')"
   if [ $rc -ne 0 ]; then
-    echo "fuzz $target: FAILED after $runs executions ($log):"
+    echo "fuzz $target: FAILED after $runs executions in $((SECONDS - start))s" \
+         "(${cpu:-?}s of CPU) ($log):"
     grep -m 5 -E 'ERROR|SUMMARY|runtime error|deadly signal' "$log" || tail -5 "$log"
     return 1
   fi

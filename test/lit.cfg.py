@@ -71,12 +71,29 @@ for candidate in ["/usr/bin/python3", shutil.which("python3")]:
         config.available_features.add("numpy")
         break
 
+# A build with ASan and UBSan (scripts/check.sh): stack traces of UBSan's
+# findings, and ASan's checks without the poisoning LLVM's headers do on
+# their own (our code, instrumented, poisons the free space of an allocator
+# slab that libMLIR, not instrumented, then allocates from without
+# unpoisoning: false reports of use-after-poison). Python, built without the
+# sanitizers, preloads ASan's runtime to load liborchestra_rt.so (and leaks
+# of its own are not ours).
+python_sanitizer_env = ""
+if config.orchestra_sanitizers:
+    config.available_features.add("asan")
+    config.environment["ASAN_OPTIONS"] = "allow_user_poisoning=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    python_sanitizer_env = (
+        "LD_PRELOAD=%s ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0 " %
+        config.orchestra_asan_runtime)
+
 # The runtime's Python bindings (python/orchestra_rt), on the library of this
 # build.
 if "numpy" in config.available_features:
     config.substitutions.append((
         "%orchestra_python",
-        "env PYTHONPATH=%s ORCHESTRA_RT_LIBRARY=%s %s" % (
+        "env %sPYTHONPATH=%s ORCHESTRA_RT_LIBRARY=%s %s" % (
+            python_sanitizer_env,
             os.path.join(config.orchestra_src_root, "python"),
             os.path.join(config.orchestra_obj_root, "lib",
                          "liborchestra_rt.so"),
