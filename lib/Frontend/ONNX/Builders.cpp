@@ -508,7 +508,12 @@ TensorOperand onnx_import::gatherTables(NodeContext &ctx,
   if (identity)
     return input;
   auto type = RankedTensorType::get(shape, input.type.getElementType());
-  if (input.constant) {
+  // Folded only when the result is no larger than the input or small: a
+  // tiny constant tiled or padded to a huge result is computed at run time,
+  // not spelled out by the importer.
+  if (input.constant &&
+      type.getNumElements() <=
+          std::max<int64_t>(kMaxFoldElements, input.type.getNumElements())) {
     SmallVector<int64_t> strides = getStrides(inputShape);
     return TensorOperand::folded(foldByIndex(
         input.constant, type,
@@ -536,7 +541,7 @@ TensorOperand onnx_import::gatherTables(NodeContext &ctx,
     maps.push_back(
         AffineMap::get(shape.size(), 0, getAffineDimExpr(d, context), context));
   }
-  Value source = input.value;
+  Value source = materialize(ctx, input);
   return TensorOperand::runtime(buildIndexedGeneric(
       ctx, shape, type.getElementType(), inputs, maps,
       [&](OpBuilder &b, Location loc, ValueRange args,

@@ -512,11 +512,23 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
     return diag;
   }
 
-  for (unsigned i = 0, e = node.output_size(); i < e; ++i)
-    if (!node.output(i).empty() && !lookup(node.output(i)))
+  for (unsigned i = 0, e = node.output_size(); i < e; ++i) {
+    if (node.output(i).empty())
+      continue;
+    ImportedValue *output = lookup(node.output(i));
+    if (!output)
       return mlir::emitError(loc)
              << prefix() << "internal error: the converter produced no value "
              << "for output " << i << " ('" << node.output(i) << "')";
+    // Shapes computed from the model's data (Expand, ConstantOfShape, ...)
+    // are bounded here, with the node's name, not later by the scheduler.
+    if (!getBoundedElementCount(output->type.getShape()))
+      return mlir::emitError(loc)
+             << prefix() << "output " << i << " ('" << node.output(i)
+             << "') would have shape " << output->type
+             << ": more than 2^40 elements (the largest tensor OrchestraOS "
+                "compiles)";
+  }
   return success();
 }
 

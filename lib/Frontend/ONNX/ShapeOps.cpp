@@ -427,8 +427,19 @@ LogicalResult convertTile(NodeContext &ctx) {
     return ctx.emitError() << "negative repeat count";
   TensorOperand input = getOperand(ctx, 0);
   SmallVector<int64_t> resultShape;
-  for (auto [dim, repeat] : llvm::zip(shape, *repeats))
+  for (auto [dim, repeat] : llvm::zip(shape, *repeats)) {
+    // Checked before multiplying (and before folding loops over the result).
+    if (repeat != 0 && dim > kMaxTensorElements / repeat)
+      return ctx.emitError()
+             << "the repeats ["
+             << llvm::make_range(repeats->begin(), repeats->end())
+             << "] make a result of more than 2^40 elements";
     resultShape.push_back(dim * repeat);
+  }
+  if (!getBoundedElementCount(resultShape))
+    return ctx.emitError() << "the repeats ["
+                           << llvm::make_range(repeats->begin(), repeats->end())
+                           << "] make a result of more than 2^40 elements";
   auto resultType =
       RankedTensorType::get(resultShape, input.type.getElementType());
   if (resultType.getNumElements() == 0) {
@@ -438,7 +449,7 @@ LogicalResult convertTile(NodeContext &ctx) {
               ctx.getInputDType(0));
     return success();
   }
-  if (input.constant) {
+  if (input.constant && resultType.getNumElements() <= kMaxFoldElements) {
     // Fold: out[i] = in[i mod dim].
     SmallVector<SmallVector<int64_t>> tables;
     for (auto [dim, size] : llvm::zip(shape, resultShape)) {
@@ -493,6 +504,14 @@ LogicalResult convertPad(NodeContext &ctx) {
   if (int64_t(pads.size()) != 2 * rank)
     return ctx.emitError() << "pads has " << pads.size() << " entries for rank "
                            << rank;
+  // Bounded before any sum (and before the tables of edge and reflect).
+  if (llvm::any_of(pads, [](int64_t pad) {
+        return pad > kMaxTensorElements || pad < -kMaxTensorElements;
+      }))
+    return ctx.emitError() << "pads ["
+                           << llvm::make_range(pads.begin(), pads.end())
+                           << "] exceed 2^40 elements (the largest tensor "
+                              "OrchestraOS compiles)";
   std::string mode = ctx.getAttrString("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     return ctx.unsupported("Pad mode '" + mode + "'");
@@ -527,9 +546,21 @@ LogicalResult convertPad(NodeContext &ctx) {
   SmallVector<int64_t> resultShape;
   for (int64_t d = 0; d < rank; ++d)
     resultShape.push_back(low[d] + croppedShape[d] + high[d]);
+  if (!getBoundedElementCount(resultShape))
+    return ctx.emitError() << "the padded result has more than 2^40 elements "
+                              "(the largest tensor OrchestraOS compiles)";
 
   if (mode != "constant") {
-    // Edge and reflect: every output index reads one input index.
+    // Edge and reflect: every output index reads one input index, through a
+    // table per dimension that the plan holds as a constant.
+    constexpr int64_t kMaxTable = int64_t(1) << 24;
+    for (int64_t d = 0; d < rank; ++d)
+      if ((low[d] != 0 || high[d] != 0) && resultShape[d] > kMaxTable)
+        return ctx.unsupported("Pad in " + mode +
+                               " mode to a dimension of more than 2^24 "
+                               "elements (dimension " +
+                               std::to_string(d) + ": " +
+                               std::to_string(resultShape[d]) + ")");
     SmallVector<SmallVector<int64_t>> tables;
     for (int64_t d = 0; d < rank; ++d) {
       SmallVector<int64_t> &table = tables.emplace_back();

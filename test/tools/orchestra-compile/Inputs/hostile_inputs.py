@@ -49,3 +49,36 @@ graph = helper.make_graph(
     [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
 onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
           os.path.join(out, "huge.onnx"))
+
+# Shapes computed from the model's own data: tiny files asking for huge (or
+# overflowing) results, and a tiny constant tiled to a large one (spelled out
+# element by element by the importer, it took minutes and gigabytes).
+from onnx import numpy_helper
+import numpy as np
+
+
+def save(name, node, inputs, initializers):
+    graph = helper.make_graph(
+        [node], name, inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[numpy_helper.from_array(np.array(value, dtype), key)
+                     for key, value, dtype in initializers])
+    onnx.save(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13)]),
+        os.path.join(out, name + ".onnx"))
+
+
+x = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])]
+save("expand", helper.make_node("Expand", ["x", "s"], ["y"]),
+     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1])],
+     [("s", shape, np.int64)])
+save("constant-of-shape", helper.make_node("ConstantOfShape", ["s"], ["y"]),
+     [], [("s", shape, np.int64)])
+save("tile", helper.make_node("Tile", ["x", "r"], ["y"]), x,
+     [("r", [2 ** 62, 4], np.int64)])
+save("pad", helper.make_node("Pad", ["x", "p"], ["y"]), x,
+     [("p", [2 ** 62, 0, 2 ** 62, 0], np.int64)])
+save("pad-reflect", helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect"),
+     x, [("p", [2 ** 30, 0, 0, 0], np.int64)])
+save("tile-constant", helper.make_node("Tile", ["c", "r"], ["y"]), [],
+     [("c", np.ones((2, 2)), np.float32), ("r", [2 ** 14, 2 ** 14], np.int64)])
