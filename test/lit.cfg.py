@@ -75,9 +75,10 @@ for candidate in ["/usr/bin/python3", shutil.which("python3")]:
 # findings, and ASan's checks without the poisoning LLVM's headers do on
 # their own (our code, instrumented, poisons the free space of an allocator
 # slab that libMLIR, not instrumented, then allocates from without
-# unpoisoning: false reports of use-after-poison). Python, built without the
-# sanitizers, preloads ASan's runtime to load liborchestra_rt.so (and leaks
-# of its own are not ours).
+# unpoisoning: false reports of use-after-poison). A Python that loads
+# liborchestra_rt.so (%rt_python, %rt_venv_python, %orchestra_python)
+# preloads ASan's shared runtime, which our programs it starts link too (and
+# leaks of the interpreter are not ours).
 python_sanitizer_env = ""
 if config.orchestra_sanitizers:
     config.available_features.add("asan")
@@ -88,8 +89,11 @@ if config.orchestra_sanitizers:
         config.orchestra_asan_runtime)
 
 # The runtime's Python bindings (python/orchestra_rt), on the library of this
-# build.
+# build; %rt_python is that Python for scripts that find the library
+# themselves.
 if "numpy" in config.available_features:
+    config.substitutions.append((
+        "%rt_python", "env %s%s" % (python_sanitizer_env, candidate)))
     config.substitutions.append((
         "%orchestra_python",
         "env %sPYTHONPATH=%s ORCHESTRA_RT_LIBRARY=%s %s" % (
@@ -134,6 +138,8 @@ if os.path.exists(venv_python) and subprocess.call(
     stderr=subprocess.DEVNULL,
 ) == 0:
     config.available_features.add("onnxruntime")
+    config.substitutions.append(("%rt_venv_python", "env %s%s" % (
+        python_sanitizer_env, venv_python)))
     config.substitutions.append(("%venv_python", venv_python))
 
 # StableHLO: the bridge's parser (jaxlib in .venv-xla, scripts/setup.sh)
