@@ -66,7 +66,7 @@ fi
 
 if [ "$fuzz_seconds" -gt 0 ] && [ -d "$sanitized/fuzz" ]; then
   step "fuzzers, ${fuzz_seconds} s each" \
-    "$root/scripts/fuzz.sh" --build "$sanitized" --seconds "$fuzz_seconds" \
+    "$root/scripts/fuzz.sh" --build "$sanitized" --no-build --seconds "$fuzz_seconds" \
     --jobs "$jobs"
 fi
 

@@ -4,19 +4,22 @@
 # runs the test suite on), seeds their corpora from the
 # repository and runs each one for a bounded time.
 #
-#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [--corpus DIR] [TARGET...]
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [--no-build]
+#                   [--corpus DIR] [TARGET...]
 #
 # TARGET is npy, artifact, topology, onnx or mlir (default: all). Each
 # fuzzer runs N seconds (default 60) on its corpus DIR/TARGET (default
 # BUILD/corpus/TARGET, kept between runs: a long campaign is this command
 # with a large N, run again to go on); J fuzzers run at once (default 1). Crashes are written to
 # BUILD/crashes/TARGET-*; the script exits non-zero when a fuzzer found one,
-# after running the others. Prints each fuzzer's executions.
+# after running the others. Prints each fuzzer's executions. --no-build runs
+# the fuzzers DIR already has (scripts/check.sh, which has just built them).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds=60
 jobs=1
+build_first=1
 build="$root/build-sanitized"
 corpus=""
 targets=()
@@ -25,8 +28,9 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
+    --no-build) build_first=0; shift ;;
     --corpus) corpus="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -39,17 +43,23 @@ corpus="${corpus:-$build/corpus}"
 mkdir -p "$corpus"
 corpus="$(cd "$corpus" && pwd)"
 
-# One build at a time in BUILD: a second fuzz.sh waits for the first's.
-exec 9>"$build/.fuzz-build.lock"
-flock 9
-echo "fuzz.sh: building the fuzzers in $build (log: $build/build.log)"
-if ! { "$root/scripts/build.sh" "$build" -DORCHESTRA_ENABLE_FUZZERS=ON &&
-       cmake --build "$build" --target orchestra-fuzzers; } >"$build/build.log" 2>&1; then
-  grep -m 20 -E 'error|FAILED' "$build/build.log" || tail -20 "$build/build.log"
-  echo "fuzz.sh: the build failed" >&2
-  exit 1
+if [ "$build_first" = 1 ]; then
+  # One build at a time in BUILD: a second fuzz.sh waits for the first's.
+  exec 9>"$build/.fuzz-build.lock"
+  flock 9
+  echo "fuzz.sh: building the fuzzers in $build (log: $build/build.log)"
+  if ! { "$root/scripts/build.sh" "$build" -DORCHESTRA_ENABLE_FUZZERS=ON &&
+         cmake --build "$build" --target orchestra-fuzzers; } >"$build/build.log" 2>&1; then
+    grep -m 20 -E 'error|FAILED' "$build/build.log" || tail -20 "$build/build.log"
+    echo "fuzz.sh: the build failed" >&2
+    exit 1
+  fi
+  flock -u 9
 fi
-flock -u 9
+
+# The build's own programs make some of the seeds: ASan without the
+# poisoning LLVM's headers do (design note 0016).
+export ASAN_OPTIONS=allow_user_poisoning=0
 
 # Seeds, from what the repository holds (made afresh for each run, which
 # has its own).
