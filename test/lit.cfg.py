@@ -88,10 +88,13 @@ config.substitutions.append((
     "--sample 4" if config.orchestra_sanitizers else ""))
 if config.orchestra_sanitizers:
     config.available_features.add("asan")
-    config.environment["ASAN_OPTIONS"] = "allow_user_poisoning=0"
-    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    # A finding aborts (SIGABRT), so that `not` never takes it for the
+    # ordinary failure a test expects.
+    config.environment["ASAN_OPTIONS"] = "allow_user_poisoning=0:abort_on_error=1"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:abort_on_error=1"
     python_sanitizer_env = (
-        "LD_PRELOAD=%s ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0 " %
+        "LD_PRELOAD=%s "
+        "ASAN_OPTIONS=allow_user_poisoning=0:abort_on_error=1:detect_leaks=0 " %
         config.orchestra_asan_runtime)
 
 # The runtime's Python bindings (python/orchestra_rt), on the library of this
