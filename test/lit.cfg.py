@@ -71,6 +71,13 @@ for candidate in ["/usr/bin/python3", shutil.which("python3")]:
         config.available_features.add("numpy")
         break
 
+# The sweeps that compile every ONNX node test for a GPU (emulated) or for
+# XLA run one test in eight on a sanitized build, where each compile takes
+# about twice as long; the plain build runs them whole.
+config.substitutions.append((
+    "%{node_sweep_sample}",
+    "--sample 8" if config.orchestra_sanitizers else ""))
+
 # A build with ASan and UBSan (scripts/check.sh): stack traces of UBSan's
 # findings, and ASan's checks without the poisoning LLVM's headers do on
 # their own (our code, instrumented, poisons the free space of an allocator
@@ -80,12 +87,6 @@ for candidate in ["/usr/bin/python3", shutil.which("python3")]:
 # preloads ASan's shared runtime, which our programs it starts link too (and
 # leaks of the interpreter are not ours).
 python_sanitizer_env = ""
-# The sweeps that compile every ONNX node test for a GPU (emulated) or for
-# XLA run one test in eight on a sanitized build, where each compile takes
-# about twice as long; the plain build runs them whole.
-config.substitutions.append((
-    "%{node_sweep_sample}",
-    "--sample 8" if config.orchestra_sanitizers else ""))
 if config.orchestra_sanitizers:
     config.available_features.add("asan")
     # A finding aborts (SIGABRT), so that `not` never takes it for the
