@@ -3,7 +3,7 @@ inputs, same run: ONNX Runtime, OpenVINO, IREE, TVM and PyTorch.
 
     .venv/bin/python3 bench/peers/run.py [--models a,b,...] [--peers p,q,...]
         [--rounds 3] [--repeat 20] [--budget 30] [--work DIR] [--gemm]
-        [--json FILE]
+        [--json FILE] [--quantize qdq|dynamic]
 
 (after `scripts/setup.sh --bench` and `scripts/build.sh`). For each model:
 export it to ONNX with Debian's PyTorch 1.13 (models.py: random weights,
@@ -73,8 +73,15 @@ def worker(peer, args, *extra):
 
 def check(model_dir, peer):
     """None when every output of PEER matches the reference, else why not.
-    The rule of the e2e tests: |got - expected| <= 1e-4 + 1e-3 |expected|."""
+    The rule of the e2e tests: |got - expected| <= 1e-4 + 1e-3 |expected|;
+    for a quantized model whose output is dequantized (quantize.py writes
+    its `step`), within one quantization step."""
     expected = np.load(os.path.join(model_dir, "expected_0.npy"))
+    step_path = os.path.join(model_dir, "step")
+    step = None
+    if os.path.exists(step_path):
+        with open(step_path) as f:
+            step = float(f.read())
     path = os.path.join(model_dir, peer, "output_0.npy")
     got = np.load(path)
     if got.shape != expected.shape:
@@ -83,7 +90,8 @@ def check(model_dir, peer):
         else:
             return "shape %s, expected %s" % (got.shape, expected.shape)
     error = np.abs(got.astype(np.float64) - expected)
-    bad = np.count_nonzero(error > 1e-4 + 1e-3 * np.abs(expected))
+    bound = step * 1.001 if step else 1e-4 + 1e-3 * np.abs(expected)
+    bad = np.count_nonzero(error > bound)
     if bad:
         return "%d of %d elements off (max error %.3g)" % (
             bad, error.size, float(error.max()))
@@ -123,6 +131,10 @@ def main():
     parser.add_argument("--gemm", action="store_true",
                         help="the GEMM shapes instead of the models")
     parser.add_argument("--json", help="also write every measurement here")
+    parser.add_argument("--quantize", choices=["qdq", "dynamic"],
+                        help="quantize each model with ONNX Runtime's "
+                        "quantizer (quantize.py: static QDQ, or dynamic) "
+                        "and compare with ONNX Runtime's int8 outputs")
     args = parser.parse_args()
 
     names = args.models.split(",") if args.models else (
@@ -140,6 +152,10 @@ def main():
         subprocess.run([sys.executable, os.path.join(HERE, "models.py"),
                         "export", name, model_dir], check=True,
                        capture_output=True)
+        if args.quantize:
+            log("%s: quantizing (%s)" % (name, args.quantize))
+            subprocess.run([sys.executable, os.path.join(HERE, "quantize.py"),
+                            args.quantize, model_dir], check=True)
         for peer in peers:
             entry = results[name][peer]
             try:

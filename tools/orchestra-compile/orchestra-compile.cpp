@@ -125,6 +125,11 @@ static cl::list<std::string> bindInputs(
              "Slice's starts, ...) to the value in a .npy file; it becomes "
              "a constant and leaves the artifact's inputs"),
     cl::value_desc("NAME=FILE.npy"), cl::cat(category));
+static cl::list<std::string>
+    dims("dim",
+         cl::desc("Compile an ONNX model's symbolic dimension NAME (e.g. a "
+                  "dynamic batch) for the one size SIZE"),
+         cl::value_desc("NAME=SIZE"), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
                            cl::init(false), cl::cat(category));
 static cl::opt<bool>
@@ -183,6 +188,32 @@ readBindings(MLIRContext *context) {
     bindings[name] = *value;
   }
   return bindings;
+}
+
+/// Parses the --dim options.
+static FailureOr<llvm::StringMap<int64_t>> readDims() {
+  llvm::StringMap<int64_t> sizes;
+  for (const std::string &option : dims) {
+    auto [name, size] = StringRef(option).split('=');
+    int64_t value;
+    if (name.empty() || size.empty() || size.getAsInteger(10, value) ||
+        value < 0) {
+      llvm::errs() << "orchestra-compile: error: --dim expects NAME=SIZE "
+                      "with a size of 0 or more, got '"
+                   << option << "'";
+      if (size.contains(".."))
+        llvm::errs() << " (ranges of sizes are not supported yet: compile "
+                        "for one size)";
+      llvm::errs() << "\n";
+      return failure();
+    }
+    if (!sizes.try_emplace(name, value).second) {
+      llvm::errs() << "orchestra-compile: error: --dim " << name
+                   << " is given twice\n";
+      return failure();
+    }
+  }
+  return sizes;
 }
 
 /// One line per memory space: peak bytes with and without reuse.
@@ -298,8 +329,12 @@ int main(int argc, char **argv) {
         readBindings(&context);
     if (failed(bindings))
       return 1;
+    FailureOr<llvm::StringMap<int64_t>> pinnedDims = readDims();
+    if (failed(pinnedDims))
+      return 1;
     onnx_import::ImportOptions importOptions;
     importOptions.bindableInputs = std::move(*bindings);
+    importOptions.pinnedDims = std::move(*pinnedDims);
     FailureOr<onnx_import::ImportResult> imported = onnx_import::importModel(
         &context, input->getBuffer(), inputFilename, importOptions);
     if (failed(imported))
@@ -311,11 +346,19 @@ int main(int argc, char **argv) {
                      << "' was not needed as a constant and stays an "
                         "input\n";
     }
+    for (const std::string &option : dims) {
+      StringRef name = StringRef(option).split('=').first;
+      if (!llvm::is_contained(imported->usedDims, name) && !quiet)
+        llvm::errs() << "orchestra-compile: warning: no graph input has a "
+                        "dimension named '"
+                     << name << "'\n";
+    }
     module = std::move(imported->module);
   } else {
-    if (!bindInputs.empty()) {
-      llvm::errs() << "orchestra-compile: error: --bind-input applies to "
-                      "ONNX models\n";
+    if (!bindInputs.empty() || !dims.empty()) {
+      llvm::errs() << "orchestra-compile: error: "
+                   << (bindInputs.empty() ? "--dim" : "--bind-input")
+                   << " applies to ONNX models\n";
       return 1;
     }
     // Nesting deep enough to exhaust the parser's stack is refused first.

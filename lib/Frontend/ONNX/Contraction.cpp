@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Matrix products (MatMul, Gemm, MatMulInteger, QLinearMatMul, Einsum) and
-// convolutions (Conv, ConvInteger, ConvTranspose).
+// convolutions (Conv, ConvInteger, QLinearConv, ConvTranspose). The QLinear
+// ops end with `requantize` (Quantization.cpp).
 //
 // The common cases become named linalg ops, which the CPU strategy tiles:
 // linalg.matmul (2-D products, batches with a shared right operand stacked
@@ -487,58 +488,23 @@ LogicalResult convertMatMulInteger(NodeContext &ctx) {
 }
 
 /// QLinearMatMul: the i32 product of the zero-point-adjusted operands,
-/// requantized as round_half_even(acc * (a_scale * b_scale / y_scale)) +
-/// y_zero_point, saturated to the output type.
+/// requantized (`requantize`). B's scale and zero point may hold one value
+/// per column.
 LogicalResult convertQLinearMatMul(NodeContext &ctx) {
-  for (unsigned index : {1u, 4u, 6u, 7u}) {
+  for (unsigned index : {1u, 4u, 6u, 7u})
     if (!ctx.hasInput(index))
       return ctx.emitError() << "input " << index << " is missing";
-    if (ctx.getInputType(index).getNumElements() != 1)
-      return ctx.unsupported("per-axis scales or output zero point");
-  }
-  for (unsigned index : {1u, 4u, 6u})
-    if (ctx.getInputDType(index) != onnx::TensorProto::FLOAT)
-      return ctx.unsupported("scales that are not float");
-  OnnxDType outputDType = ctx.getInputDType(7);
-  if (outputDType != onnx::TensorProto::INT8 &&
-      outputDType != onnx::TensorProto::UINT8)
-    return ctx.unsupported(Twine("output type ") +
-                           getOnnxDTypeName(outputDType));
+  if (ctx.getInputType(1).getNumElements() != 1 ||
+      ctx.getInputType(2).getNumElements() != 1)
+    return ctx.unsupported("a per-row scale or zero point of A");
   FailureOr<Value> acc = buildIntegerMatMul(ctx, 0, 2, 3, 5);
   if (failed(acc))
     return failure();
-  SmallVector<Value> operands{*acc};
-  for (unsigned index : {1u, 4u, 6u, 7u}) {
-    Value scalar = ctx.getInput(index);
-    SmallVector<int64_t> dims =
-        llvm::to_vector(llvm::seq<int64_t>(0, ctx.getInputRank(index)));
-    operands.push_back(dropUnitDims(ctx, scalar, dims));
-  }
-  bool isUnsigned = outputDType == onnx::TensorProto::UINT8;
-  Type f32 = ctx.getBuilder().getF32Type();
-  FailureOr<Value> result = buildElementwise(
-      ctx, operands, ctx.getBuilder().getI8Type(),
-      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-        Value multiplier = arith::DivFOp::create(
-            b, loc, arith::MulFOp::create(b, loc, args[1], args[2]), args[3]);
-        Value value = arith::MulFOp::create(
-            b, loc, arith::SIToFPOp::create(b, loc, f32, args[0]), multiplier);
-        value = math::RoundEvenOp::create(b, loc, value);
-        value = arith::AddFOp::create(
-            b, loc, value,
-            castScalar(b, loc, args[4], outputDType, onnx::TensorProto::FLOAT));
-        auto bound = [&](double v) {
-          return arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, v));
-        };
-        value = arith::MaximumFOp::create(b, loc, value,
-                                          bound(isUnsigned ? 0 : -128));
-        value = arith::MinimumFOp::create(b, loc, value,
-                                          bound(isUnsigned ? 255 : 127));
-        return castScalar(b, loc, value, onnx::TensorProto::FLOAT, outputDType);
-      });
+  FailureOr<Value> result =
+      requantize(ctx, *acc, {1, 4}, getTensorType(*acc).getRank() - 1, 6, 7);
   if (failed(result))
     return failure();
-  ctx.setOutput(0, *result, outputDType);
+  ctx.setOutput(0, *result, ctx.getInputDType(7));
   return success();
 }
 
@@ -829,10 +795,10 @@ checkConvolutionOperands(NodeContext &ctx, Value input,
   return kernel;
 }
 
-/// Conv (and ConvInteger on the zero-point-adjusted i32 operands): pad
-/// with zeros, then convolve into the broadcast bias.
-LogicalResult emitConvolution(NodeContext &ctx, Value input, Value filter,
-                              Value bias, OnnxDType dtype) {
+/// Conv (and ConvInteger, QLinearConv on the zero-point-adjusted i32
+/// operands): pad with zeros, then convolve into the broadcast bias.
+FailureOr<Value> buildConvolutionNode(NodeContext &ctx, Value input,
+                                      Value filter, Value bias) {
   int64_t group = ctx.getAttrInt("group", 1);
   ArrayRef<int64_t> inputShape = getTensorType(input).getShape();
   // A filter of rank 0 is refused by checkConvolutionOperands (found by the
@@ -857,19 +823,21 @@ LogicalResult emitConvolution(NodeContext &ctx, Value input, Value filter,
   SmallVector<int64_t> shape{inputShape[0], outChannels};
   shape.append(geometry->output);
   Value init = buildConvolutionInit(ctx, shape, elementType, bias);
-  ctx.setOutput(0,
-                buildConvolution(ctx, padded, filter, init, group,
-                                 geometry->strides, geometry->dilations),
-                dtype);
-  return success();
+  return buildConvolution(ctx, padded, filter, init, group, geometry->strides,
+                          geometry->dilations);
 }
 
 LogicalResult convertConv(NodeContext &ctx) {
   FailureOr<OnnxDType> dtype = getCommonDType(ctx, {0, 1, 2}, false);
   if (failed(dtype))
     return failure();
-  return emitConvolution(ctx, ctx.getInput(0), ctx.getInput(1),
-                         ctx.hasInput(2) ? ctx.getInput(2) : Value(), *dtype);
+  FailureOr<Value> result =
+      buildConvolutionNode(ctx, ctx.getInput(0), ctx.getInput(1),
+                           ctx.hasInput(2) ? ctx.getInput(2) : Value());
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result, *dtype);
+  return success();
 }
 
 /// ConvInteger: (x - x_zero_point) * (w - w_zero_point) in i32; the
@@ -882,8 +850,42 @@ LogicalResult convertConvInteger(NodeContext &ctx) {
   FailureOr<Value> filter = subtractZeroPoint(ctx, 1, 3, 0);
   if (failed(filter))
     return failure();
-  return emitConvolution(ctx, *input, *filter, Value(),
-                         onnx::TensorProto::INT32);
+  FailureOr<Value> result = buildConvolutionNode(ctx, *input, *filter, Value());
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result, onnx::TensorProto::INT32);
+  return success();
+}
+
+/// QLinearConv: ConvInteger's i32 convolution (x's zero point a scalar, w's
+/// one per output channel or a scalar) plus the optional i32 bias,
+/// requantized with x_scale * w_scale[m] / y_scale.
+LogicalResult convertQLinearConv(NodeContext &ctx) {
+  for (unsigned index : {1u, 2u, 4u, 5u, 6u, 7u})
+    if (!ctx.hasInput(index))
+      return ctx.emitError() << "input " << index << " is missing";
+  if (ctx.getInputType(1).getNumElements() != 1 ||
+      ctx.getInputType(2).getNumElements() != 1)
+    return ctx.emitError() << "x_scale and x_zero_point must be scalars";
+  if (ctx.hasInput(8) && ctx.getInputDType(8) != onnx::TensorProto::INT32)
+    return ctx.emitError() << "the bias has type "
+                           << getOnnxDTypeName(ctx.getInputDType(8))
+                           << "; expects int32";
+  FailureOr<Value> input = subtractZeroPoint(ctx, 0, 2, 0);
+  if (failed(input))
+    return failure();
+  FailureOr<Value> filter = subtractZeroPoint(ctx, 3, 5, 0);
+  if (failed(filter))
+    return failure();
+  FailureOr<Value> acc = buildConvolutionNode(
+      ctx, *input, *filter, ctx.hasInput(8) ? ctx.getInput(8) : Value());
+  if (failed(acc))
+    return failure();
+  FailureOr<Value> result = requantize(ctx, *acc, {1, 4}, 1, 6, 7);
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result, ctx.getInputDType(7));
+  return success();
 }
 
 int64_t floorDiv(int64_t value, int64_t divisor) {
@@ -1049,5 +1051,6 @@ void onnx_import::registerContractionConverters(ConverterRegistry &registry) {
   registry.add("Einsum", {12}, convertEinsum);
   registry.add("Conv", {1, 11}, convertConv);
   registry.add("ConvInteger", {10}, convertConvInteger);
+  registry.add("QLinearConv", {10}, convertQLinearConv);
   registry.add("ConvTranspose", {1, 11}, convertConvTranspose);
 }

@@ -103,6 +103,7 @@ void registerShapeConverters(ConverterRegistry &registry);
 void registerDataMovementConverters(ConverterRegistry &registry);
 void registerControlFlowConverters(ConverterRegistry &registry);
 void registerRecurrentConverters(ConverterRegistry &registry);
+void registerQuantizationConverters(ConverterRegistry &registry);
 
 /// A value of the graph as the converters see it.
 struct ImportedValue {
@@ -270,6 +271,17 @@ Value hardSigmoidOf(OpBuilder &b, Location loc, Value x, Value alpha,
 /// (float to int truncates toward zero, to bool is `!= 0`).
 Value castScalar(OpBuilder &builder, Location loc, Value scalar, OnnxDType from,
                  OnnxDType to);
+
+/// Requantizes the i32 `accumulator` of a QLinear op (Quantization.cpp):
+/// saturate(round_half_even(acc * multiplier) + zero point), where the f32
+/// multiplier is the product of the node inputs `scales` divided by the node
+/// input `outputScale`, and the zero point (node input `outputZeroPoint`)
+/// gives the output type (int8 or uint8). A scale may hold one value per
+/// index of the accumulator's dimension `channelAxis` (-1: none may).
+FailureOr<Value> requantize(NodeContext &ctx, Value accumulator,
+                            llvm::ArrayRef<unsigned> scales,
+                            int64_t channelAxis, unsigned outputScale,
+                            unsigned outputZeroPoint);
 
 /// Converts a tensor between ONNX element types elementwise.
 Value castTensor(NodeContext &ctx, Value tensor, OnnxDType from, OnnxDType to);

@@ -52,6 +52,7 @@ const ConverterRegistry &onnx_import::getConverterRegistry() {
     registerDataMovementConverters(r);
     registerControlFlowConverters(r);
     registerRecurrentConverters(r);
+    registerQuantizationConverters(r);
     return r;
   }();
   return registry;

@@ -179,6 +179,8 @@ private:
   SmallVector<std::map<std::string, int>> opsets;
   /// Graph inputs bound to constants.
   std::vector<std::string> bound;
+  /// The pinned dimensions (ImportOptions::pinnedDims) that were used.
+  std::vector<std::string> usedDims;
   /// Number of nodes imported so far (for unique names of unnamed nodes).
   unsigned nodeCounter = 0;
 };
@@ -291,12 +293,26 @@ ModelImporter::getValueInfoType(const onnx::ValueInfoProto &info,
   }
   SmallVector<int64_t> shape;
   for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
+    if (dim.has_dim_param() && !dim.dim_param().empty() &&
+        !dim.has_dim_value()) {
+      auto pinned = options.pinnedDims.find(dim.dim_param());
+      if (pinned != options.pinnedDims.end()) {
+        if (!llvm::is_contained(usedDims, dim.dim_param()))
+          usedDims.push_back(dim.dim_param());
+        shape.push_back(pinned->second);
+        continue;
+      }
+      emitModelError() << "unsupported: graph input '" << info.name()
+                       << "' has a dynamic dimension '" << dim.dim_param()
+                       << "' (only static shapes are supported; compile for "
+                          "one size with --dim "
+                       << dim.dim_param() << "=SIZE)";
+      return failure();
+    }
     if (!dim.has_dim_value() || dim.dim_value() < 0) {
       emitModelError() << "unsupported: graph input '" << info.name()
-                       << "' has a dynamic dimension"
-                       << (dim.has_dim_param() ? " '" + dim.dim_param() + "'"
-                                               : std::string())
-                       << " (only static shapes are supported)";
+                       << "' has a dynamic dimension without a name (only "
+                          "static shapes are supported)";
       return failure();
     }
     shape.push_back(dim.dim_value());
@@ -795,6 +811,7 @@ FailureOr<ImportResult> ModelImporter::run() {
     return emitModelError()
            << "internal error: the imported IR does not verify";
   result.boundInputs = bound;
+  result.usedDims = usedDims;
   result.module = std::move(owned);
   return result;
 }

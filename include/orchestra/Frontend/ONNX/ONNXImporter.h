@@ -34,6 +34,10 @@ struct ImportOptions {
   /// that are not needed as constants stay arguments. The attributes must
   /// have the input's element type (signless integers).
   llvm::StringMap<DenseElementsAttr> bindableInputs;
+  /// Sizes of symbolic dimensions (`orchestra-compile --dim NAME=SIZE`): a
+  /// graph input dimension whose `dim_param` is NAME gets the static size
+  /// SIZE. Other symbolic dimensions are refused (design note 0017).
+  llvm::StringMap<int64_t> pinnedDims;
   /// Initializers and constants larger than this many bytes become
   /// `dense_resource` blobs instead of inline `dense` attributes.
   size_t resourceThresholdBytes = 1024;
@@ -42,6 +46,8 @@ struct ImportOptions {
 /// What an import produced beyond the module.
 struct ImportResult {
   OwningOpRef<ModuleOp> module;
+  /// The names of `pinnedDims` that some graph input used.
+  std::vector<std::string> usedDims;
   /// Graph inputs that were bound to constants, in graph order.
   std::vector<std::string> boundInputs;
   /// Graph inputs that remain function arguments, in argument order.
