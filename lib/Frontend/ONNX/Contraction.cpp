@@ -827,7 +827,65 @@ FailureOr<Value> buildConvolutionNode(NodeContext &ctx, Value input,
                           geometry->dilations);
 }
 
+/// True when the integer constant `attr` (or null) holds only zeros.
+bool isAllZero(DenseElementsAttr attr) {
+  return !attr || llvm::all_of(attr.getValues<APInt>(),
+                               [](const APInt &v) { return v.isZero(); });
+}
+
+/// A Conv of a QDQ group (design note 0018): the activation dequantized
+/// per tensor from int8/uint8, the weights a constant dequantized with
+/// zero point 0 (per tensor or per output channel), the bias absent or
+/// dequantized from int32 with the scale x_scale * w_scale (as ONNX
+/// Runtime's quantizer writes it). Builds the i32 convolution, whose float
+/// output is acc * x_scale * w_scale[m] and which a QuantizeLinear
+/// requantizes as ONNX Runtime's fused QLinearConv does. False (nothing
+/// built) when the operands are not of that form.
+FailureOr<bool> convertQuantizedConv(NodeContext &ctx) {
+  using Kind = QuantizedOrigin::Kind;
+  const QuantizedOrigin *x = ctx.getQuantizedOrigin(0, Kind::Dequantized);
+  const QuantizedOrigin *w = ctx.getQuantizedOrigin(1, Kind::Dequantized);
+  auto isByte = [](const QuantizedOrigin *origin) {
+    return origin->integer->dtype == onnx::TensorProto::INT8 ||
+           origin->integer->dtype == onnx::TensorProto::UINT8;
+  };
+  if (!x || !w || !isByte(x) || !isByte(w) || x->axis >= 0 ||
+      !w->integer->constant || w->axis > 0 || !isAllZero(w->zeroPoint) ||
+      w->integer->type.getRank() < 3)
+    return false;
+  float xScale = *x->scale.getValues<float>().begin();
+  SmallVector<float> scales;
+  for (float wScale : w->scale.getValues<float>())
+    scales.push_back(xScale * wScale);
+  Value bias;
+  if (ctx.hasInput(2)) {
+    const QuantizedOrigin *b = ctx.getQuantizedOrigin(2, Kind::Dequantized);
+    if (!b || b->integer->dtype != onnx::TensorProto::INT32 ||
+        !isAllZero(b->zeroPoint))
+      return false;
+    SmallVector<float> biasScales =
+        llvm::to_vector(b->scale.getValues<float>());
+    size_t channels = w->integer->type.getDimSize(0);
+    if (biasScales.size() != 1 && biasScales.size() != channels)
+      return false;
+    for (size_t c = 0; c < channels; ++c) {
+      float expected = scales[scales.size() == 1 ? 0 : c];
+      float actual = biasScales[biasScales.size() == 1 ? 0 : c];
+      if (std::abs(actual - expected) > 1e-6f * std::abs(expected))
+        return false;
+    }
+    bias = getZeroAdjustedI32(ctx, *b);
+  }
+  FailureOr<Value> acc = buildConvolutionNode(
+      ctx, getZeroAdjustedI32(ctx, *x), getZeroAdjustedI32(ctx, *w), bias);
+  if (failed(acc) || failed(setAccumulatedOutput(ctx, *acc, scales, 1)))
+    return failure();
+  return true;
+}
+
 LogicalResult convertConv(NodeContext &ctx) {
+  if (FailureOr<bool> done = convertQuantizedConv(ctx); failed(done) || *done)
+    return failure(failed(done));
   FailureOr<OnnxDType> dtype = getCommonDType(ctx, {0, 1, 2}, false);
   if (failed(dtype))
     return failure();

@@ -34,6 +34,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -105,6 +106,31 @@ void registerControlFlowConverters(ConverterRegistry &registry);
 void registerRecurrentConverters(ConverterRegistry &registry);
 void registerQuantizationConverters(ConverterRegistry &registry);
 
+struct ImportedValue;
+
+/// Where a float value of a quantized (QDQ) graph comes from, so that the
+/// contractions and QuantizeLinear consuming it can compute on integers as
+/// ONNX Runtime's fused QDQ kernels do (Quantization.cpp, design note 0018).
+struct QuantizedOrigin {
+  enum class Kind {
+    /// The output of a DequantizeLinear: (integer - zeroPoint) * scale.
+    Dequantized,
+    /// The output of an integer contraction: accumulator * scale.
+    Accumulated,
+  };
+  Kind kind;
+  /// Dequantized: the int8/uint8/int32 operand (the importer's own record,
+  /// which outlives the node).
+  ImportedValue *integer = nullptr;
+  /// Accumulated: the i32 sums.
+  Value accumulator;
+  /// f32; one value, or one per index of `axis`.
+  DenseElementsAttr scale;
+  /// Dequantized only; as many values as `scale`; null means zero.
+  DenseElementsAttr zeroPoint;
+  int64_t axis = -1;
+};
+
 /// A value of the graph as the converters see it.
 struct ImportedValue {
   /// The MLIR value; null while the value is only known as a constant (it is
@@ -119,6 +145,8 @@ struct ImportedValue {
   DenseElementsAttr bindable;
   /// For graph inputs: the name (to report bindings).
   std::string graphInputName;
+  /// In a quantized graph: how the value was computed from integers.
+  std::shared_ptr<const QuantizedOrigin> quantized;
 };
 
 /// Maximum number of elements of a constant that converters fold through
@@ -207,6 +235,17 @@ public:
   void setConstantOutput(unsigned index, ElementsAttr value, OnnxDType dtype);
   /// Forwards an imported value unchanged (Identity, If on a constant).
   void setOutput(unsigned index, const ImportedValue &value);
+  /// Records how output `index` (defined already) was computed from
+  /// integers.
+  void setQuantizedOrigin(unsigned index,
+                          std::shared_ptr<const QuantizedOrigin> origin);
+  /// The input's QuantizedOrigin of `kind`, or null.
+  const QuantizedOrigin *getQuantizedOrigin(unsigned index,
+                                            QuantizedOrigin::Kind kind) const;
+  /// Input `index`'s own record (e.g. for a QuantizedOrigin).
+  ImportedValue *getImportedInputRecord(unsigned index);
+  /// A recorded value as an MLIR value (constants are materialized here).
+  Value materialize(ImportedValue &value);
 
   /// Imports the nodes of a subgraph inline (its names are looked up in the
   /// enclosing scopes too) and returns its outputs.
@@ -282,6 +321,16 @@ FailureOr<Value> requantize(NodeContext &ctx, Value accumulator,
                             llvm::ArrayRef<unsigned> scales,
                             int64_t channelAxis, unsigned outputScale,
                             unsigned outputZeroPoint);
+
+/// The integers of a Dequantized origin minus its zero point, as an i32
+/// tensor (a constant, folded here whatever its size, when the integers
+/// are).
+Value getZeroAdjustedI32(NodeContext &ctx, const QuantizedOrigin &origin);
+/// Defines output 0 as float(accumulator) * scales (one value, or one per
+/// index of the accumulator's dimension `axis`) and records that origin, so
+/// that a QuantizeLinear of it requantizes the i32 sums.
+LogicalResult setAccumulatedOutput(NodeContext &ctx, Value accumulator,
+                                   llvm::ArrayRef<float> scales, int64_t axis);
 
 /// Converts a tensor between ONNX element types elementwise.
 Value castTensor(NodeContext &ctx, Value tensor, OnnxDType from, OnnxDType to);

@@ -848,6 +848,32 @@ Value NodeContext::getInput(unsigned index) {
   return importer.materialize(*importer.lookup(node.input(index)));
 }
 
+ImportedValue *NodeContext::getImportedInputRecord(unsigned index) {
+  assert(hasInput(index) && "absent input");
+  return importer.lookup(node.input(index));
+}
+
+Value NodeContext::materialize(ImportedValue &value) {
+  return importer.materialize(value);
+}
+
+void NodeContext::setQuantizedOrigin(
+    unsigned index, std::shared_ptr<const QuantizedOrigin> origin) {
+  if (!hasOutput(index))
+    return;
+  if (ImportedValue *value = importer.lookup(node.output(index)))
+    value->quantized = std::move(origin);
+}
+
+const QuantizedOrigin *
+NodeContext::getQuantizedOrigin(unsigned index,
+                                QuantizedOrigin::Kind kind) const {
+  if (!hasInput(index))
+    return nullptr;
+  const QuantizedOrigin *origin = getImportedInput(index).quantized.get();
+  return origin && origin->kind == kind ? origin : nullptr;
+}
+
 RankedTensorType NodeContext::getInputType(unsigned index) const {
   return getImportedInput(index).type;
 }

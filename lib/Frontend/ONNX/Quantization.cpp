@@ -126,6 +126,68 @@ Value roundAndSaturate(OpBuilder &b, Location loc, Value value, Value zeroPoint,
   return castScalar(b, loc, value, onnx::TensorProto::FLOAT, dtype);
 }
 
+/// saturate(round_half_even(float(acc) * multiplier) + zero), `multiplier`
+/// and `zero` broadcasting against `acc` (i32).
+FailureOr<Value> requantizeWith(NodeContext &ctx, Value acc,
+                                const TensorOperand &multiplier,
+                                const TensorOperand &zero,
+                                OnnxDType outputDType) {
+  FailureOr<Type> resultType = ctx.getElementTypeOrError(outputDType);
+  if (failed(resultType))
+    return failure();
+  return buildElementwise(
+      ctx, {acc, materialize(ctx, multiplier), materialize(ctx, zero)},
+      *resultType, [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        Value value = arith::MulFOp::create(
+            b, loc,
+            castScalar(b, loc, args[0], onnx::TensorProto::INT32,
+                       onnx::TensorProto::FLOAT),
+            args[1]);
+        return roundAndSaturate(
+            b, loc, value,
+            castScalar(b, loc, args[2], outputDType, onnx::TensorProto::FLOAT),
+            outputDType);
+      });
+}
+
+/// QuantizeLinear of an integer contraction's output (a QDQ group): the
+/// contraction's i32 sums requantized with accScale[c] / y_scale, as ONNX
+/// Runtime's fused kernel (QLinearConv) computes them. False when the
+/// input has no such origin or the parameters are not constants per tensor.
+FailureOr<bool> requantizeAccumulated(NodeContext &ctx,
+                                      const QuantizationParams &params,
+                                      OnnxDType yType) {
+  const QuantizedOrigin *origin =
+      ctx.getQuantizedOrigin(0, QuantizedOrigin::Kind::Accumulated);
+  if (!origin || params.axis >= 0 || !params.scale.constant ||
+      (params.zeroPoint && !params.zeroPoint->constant))
+    return false;
+  float outputScale = *params.scale.constant.getValues<float>().begin();
+  SmallVector<float> multipliers;
+  for (float scale : origin->scale.getValues<float>())
+    multipliers.push_back(scale / outputScale);
+  int64_t rank = ctx.getInputRank(0);
+  auto multiplierType = RankedTensorType::get({int64_t(multipliers.size())},
+                                              ctx.getBuilder().getF32Type());
+  TensorOperand multiplier =
+      alignParam(ctx,
+                 TensorOperand::folded(DenseElementsAttr::get(
+                     multiplierType, ArrayRef<float>(multipliers))),
+                 rank, origin->axis);
+  Type zeroType = *ctx.getElementTypeOrError(yType);
+  TensorOperand zero = params.zeroPoint
+                           ? reshapeOperand(ctx, *params.zeroPoint, {})
+                           : TensorOperand::folded(DenseElementsAttr::get(
+                                 RankedTensorType::get({}, zeroType),
+                                 IntegerAttr::get(zeroType, 0).getValue()));
+  FailureOr<Value> result =
+      requantizeWith(ctx, origin->accumulator, multiplier, zero, yType);
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result, yType);
+  return true;
+}
+
 /// y = saturate(round_half_even(x / scale) + zero_point). The output type is
 /// the zero point's, uint8 without one.
 LogicalResult convertQuantizeLinear(NodeContext &ctx) {
@@ -141,6 +203,9 @@ LogicalResult convertQuantizeLinear(NodeContext &ctx) {
   FailureOr<QuantizationParams> params = getParams(ctx, yType);
   if (failed(params))
     return failure();
+  if (FailureOr<bool> done = requantizeAccumulated(ctx, *params, yType);
+      failed(done) || *done)
+    return failure(failed(done));
   int64_t rank = ctx.getInputRank(0);
   SmallVector<TensorOperand> operands{
       getOperand(ctx, 0), alignParam(ctx, params->scale, rank, params->axis)};
@@ -249,8 +314,22 @@ LogicalResult convertDequantizeLinear(NodeContext &ctx) {
        llvm::any_of(getIntValues(params->zeroPoint->constant),
                     [](int64_t zero) { return zero != 0; })))
     return ctx.emitError() << "an int32 input must have a zero point of 0";
+  // The integers it came from, for a contraction or a QuantizeLinear that
+  // computes on them (QDQ groups; constant parameters only).
+  std::shared_ptr<QuantizedOrigin> origin;
+  if (params->scale.constant &&
+      (!params->zeroPoint || params->zeroPoint->constant)) {
+    origin = std::make_shared<QuantizedOrigin>();
+    origin->kind = QuantizedOrigin::Kind::Dequantized;
+    origin->integer = ctx.getImportedInputRecord(0);
+    origin->scale = params->scale.constant;
+    origin->zeroPoint =
+        params->zeroPoint ? params->zeroPoint->constant : DenseElementsAttr();
+    origin->axis = params->axis;
+  }
   if (ElementsAttr folded = foldDequantize(ctx, *params, xType)) {
     ctx.setConstantOutput(0, folded, onnx::TensorProto::FLOAT);
+    ctx.setQuantizedOrigin(0, origin);
     return success();
   }
   int64_t rank = ctx.getInputRank(0);
@@ -273,6 +352,7 @@ LogicalResult convertDequantizeLinear(NodeContext &ctx) {
   if (failed(result))
     return failure();
   setResult(ctx, 0, *result, onnx::TensorProto::FLOAT);
+  ctx.setQuantizedOrigin(0, origin);
   return success();
 }
 
@@ -328,22 +408,113 @@ FailureOr<Value> onnx_import::requantize(NodeContext &ctx, Value accumulator,
     return failure();
   TensorOperand zero =
       reshapeOperand(ctx, getOperand(ctx, outputZeroPoint), {});
-  FailureOr<Type> resultType = ctx.getElementTypeOrError(outputDType);
-  if (failed(resultType))
-    return failure();
-  return buildElementwise(
-      ctx, {accumulator, materialize(ctx, *multiplier), materialize(ctx, zero)},
-      *resultType, [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-        Value value = arith::MulFOp::create(
-            b, loc,
-            castScalar(b, loc, args[0], onnx::TensorProto::INT32,
-                       onnx::TensorProto::FLOAT),
-            args[1]);
-        return roundAndSaturate(
-            b, loc, value,
-            castScalar(b, loc, args[2], outputDType, onnx::TensorProto::FLOAT),
-            outputDType);
+  return requantizeWith(ctx, accumulator, *multiplier, zero, outputDType);
+}
+
+Value onnx_import::getZeroAdjustedI32(NodeContext &ctx,
+                                      const QuantizedOrigin &origin) {
+  ImportedValue &integer = *origin.integer;
+  OnnxDType dtype = integer.dtype;
+  constexpr OnnxDType i32 = onnx::TensorProto::INT32;
+  SmallVector<int32_t> zeros;
+  if (origin.zeroPoint)
+    for (const APInt &value : origin.zeroPoint.getValues<APInt>())
+      zeros.push_back(isUnsignedDType(dtype) ? value.getZExtValue()
+                                             : value.getSExtValue());
+  ArrayRef<int64_t> shape = integer.type.getShape();
+  int64_t inner = 1, axisSize = 1;
+  if (origin.axis >= 0) {
+    axisSize = shape[origin.axis];
+    for (int64_t d = origin.axis + 1; d < int64_t(shape.size()); ++d)
+      inner *= shape[d];
+  }
+  auto type = RankedTensorType::get(shape, ctx.getBuilder().getI32Type());
+  // A constant (weights): folded here, whatever its size.
+  bool splat = false;
+  ArrayRef<char> bytes = integer.constant ? getRawBytes(integer.constant, splat)
+                                          : ArrayRef<char>();
+  size_t width = dtype == i32 ? 4 : 1;
+  int64_t count = type.getNumElements();
+  if (!bytes.empty() && bytes.size() == (splat ? 1 : size_t(count)) * width) {
+    std::vector<int32_t> values(count);
+    for (int64_t i = 0; i < count; ++i) {
+      size_t at = splat ? 0 : size_t(i);
+      int32_t q;
+      if (dtype == i32)
+        std::memcpy(&q, bytes.data() + at * 4, 4);
+      else if (isUnsignedDType(dtype))
+        q = static_cast<uint8_t>(bytes[at]);
+      else
+        q = static_cast<int8_t>(bytes[at]);
+      values[i] =
+          zeros.empty()
+              ? q
+              : q - zeros[origin.axis >= 0 ? (i / inner) % axisSize : 0];
+    }
+    ElementsAttr folded;
+    if (count <= kMaxFoldElements) {
+      folded = DenseElementsAttr::get(type, ArrayRef<int32_t>(values));
+    } else {
+      ArrayRef<char> raw(reinterpret_cast<const char *>(values.data()),
+                         values.size() * sizeof(int32_t));
+      folded = DenseResourceElementsAttr::get(
+          type, "zero_adjusted",
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(int32_t)));
+    }
+    return arith::ConstantOp::create(ctx.getBuilder(), ctx.getLoc(),
+                                     cast<TypedAttr>(folded));
+  }
+  Value value = ctx.materialize(integer);
+  SmallVector<Value> operands{value};
+  if (!zeros.empty()) {
+    auto zeroType = RankedTensorType::get({int64_t(zeros.size())},
+                                          ctx.getBuilder().getI32Type());
+    operands.push_back(materialize(
+        ctx, alignParam(ctx,
+                        TensorOperand::folded(DenseElementsAttr::get(
+                            zeroType, ArrayRef<int32_t>(zeros))),
+                        shape.size(), origin.axis)));
+  }
+  return *buildElementwise(
+      ctx, operands, ctx.getBuilder().getI32Type(),
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        Value q = castScalar(b, loc, args[0], dtype, i32);
+        return args.size() > 1 ? arith::SubIOp::create(b, loc, q, args[1]) : q;
       });
+}
+
+LogicalResult onnx_import::setAccumulatedOutput(NodeContext &ctx,
+                                                Value accumulator,
+                                                ArrayRef<float> scales,
+                                                int64_t axis) {
+  int64_t rank = cast<RankedTensorType>(accumulator.getType()).getRank();
+  if (scales.size() == 1)
+    axis = -1;
+  auto scaleType = RankedTensorType::get({int64_t(scales.size())},
+                                         ctx.getBuilder().getF32Type());
+  auto scaleAttr = DenseElementsAttr::get(scaleType, scales);
+  TensorOperand scale =
+      alignParam(ctx, TensorOperand::folded(scaleAttr), rank, axis);
+  FailureOr<Value> value = buildElementwise(
+      ctx, {accumulator, materialize(ctx, scale)},
+      ctx.getBuilder().getF32Type(),
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        return arith::MulFOp::create(b, loc,
+                                     castScalar(b, loc, args[0],
+                                                onnx::TensorProto::INT32,
+                                                onnx::TensorProto::FLOAT),
+                                     args[1]);
+      });
+  if (failed(value))
+    return failure();
+  ctx.setOutput(0, *value, onnx::TensorProto::FLOAT);
+  auto origin = std::make_shared<QuantizedOrigin>();
+  origin->kind = QuantizedOrigin::Kind::Accumulated;
+  origin->accumulator = accumulator;
+  origin->scale = scaleAttr;
+  origin->axis = axis;
+  ctx.setQuantizedOrigin(0, std::move(origin));
+  return success();
 }
 
 void onnx_import::registerQuantizationConverters(ConverterRegistry &registry) {

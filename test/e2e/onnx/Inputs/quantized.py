@@ -188,9 +188,15 @@ def qlinear_matmul(rng):
         {"a": a}, None
 
 
-def qdq_conv(rng):
+def qdq_conv(integer_output):
+    return lambda rng: qdq_conv_graph(rng, integer_output)
+
+
+def qdq_conv_graph(rng, integer_output):
     """What ONNX Runtime's static quantizer writes: Q/DQ pairs around a
-    float Conv (weights per channel, bias int32), then Relu and MatMul."""
+    float Conv (weights per channel, bias int32). OrchestraOS computes the
+    group on integers as ONNX Runtime's fused QLinearConv does, so the
+    quantized output (`integer_output`) must match exactly."""
     x = rng.standard_normal((1, 3, 10, 10)).astype(np.float32)
     w = quantized(rng, (8, 3, 3, 3), S8)
     w_scale = (rng.random(8) * 0.01 + 0.002).astype(np.float32)
@@ -215,6 +221,9 @@ def qdq_conv(rng):
         helper.make_node("DequantizeLinear", ["cq", "y_scale", "y_zero"],
                          ["y"]),
     ]
+    if integer_output:
+        return model(nodes[:-1], [("x", F32, x.shape)], [("cq", U8)],
+                     inits), {"x": x}, None
     return model(nodes, [("x", F32, x.shape)], [("y", F32)], inits), \
         {"x": x}, float(y_scale)
 
@@ -235,7 +244,8 @@ CASES = {
     "qlinear_conv_grouped_no_bias": qlinear_conv(S8, True, group=2,
                                                  bias=False),
     "qlinear_matmul_per_column": qlinear_matmul,
-    "qdq_conv": qdq_conv,
+    "qdq_conv": qdq_conv(False),
+    "qdq_conv_integer_output": qdq_conv(True),
 }
 
 
