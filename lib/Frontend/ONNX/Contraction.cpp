@@ -283,7 +283,12 @@ FailureOr<Value> buildMatMul(NodeContext &ctx, Value lhs, Value rhs) {
   return dropUnitDims(ctx, result, promoted);
 }
 
+FailureOr<bool> convertQuantizedMatMul(NodeContext &ctx, bool isGemm);
+
 LogicalResult convertMatMul(NodeContext &ctx) {
+  if (FailureOr<bool> done = convertQuantizedMatMul(ctx, /*isGemm=*/false);
+      failed(done) || *done)
+    return failure(failed(done));
   FailureOr<OnnxDType> dtype = getCommonDType(ctx, {0, 1}, true);
   if (failed(dtype))
     return failure();
@@ -297,6 +302,9 @@ LogicalResult convertMatMul(NodeContext &ctx) {
 /// Gemm: alpha * A' * B' + beta * C with A', B' optionally transposed (as
 /// matmul indexing maps) and C broadcast to the result (unidirectionally).
 LogicalResult convertGemm(NodeContext &ctx) {
+  if (FailureOr<bool> done = convertQuantizedMatMul(ctx, /*isGemm=*/true);
+      failed(done) || *done)
+    return failure(failed(done));
   FailureOr<OnnxDType> dtype = getCommonDType(ctx, {0, 1, 2}, true);
   if (failed(dtype))
     return failure();
@@ -833,52 +841,114 @@ bool isAllZero(DenseElementsAttr attr) {
                                [](const APInt &v) { return v.isZero(); });
 }
 
-/// A Conv of a QDQ group (design note 0018): the activation dequantized
-/// per tensor from int8/uint8, the weights a constant dequantized with
-/// zero point 0 (per tensor or per output channel), the bias absent or
-/// dequantized from int32 with the scale x_scale * w_scale (as ONNX
-/// Runtime's quantizer writes it). Builds the i32 convolution, whose float
-/// output is acc * x_scale * w_scale[m] and which a QuantizeLinear
-/// requantizes as ONNX Runtime's fused QLinearConv does. False (nothing
-/// built) when the operands are not of that form.
-FailureOr<bool> convertQuantizedConv(NodeContext &ctx) {
+bool isByteOrigin(const QuantizedOrigin *origin) {
+  return origin->integer->dtype == onnx::TensorProto::INT8 ||
+         origin->integer->dtype == onnx::TensorProto::UINT8;
+}
+
+/// The operands of a contraction in a QDQ group (design note 0018): the
+/// activation (input 0) dequantized per tensor from int8/uint8, the weights
+/// (input 1, rank `weightRank` or more) a constant dequantized with zero
+/// point 0, per tensor or per index of `channelAxis`, the bias (input
+/// `biasIndex`, if present) dequantized from int32 at the scale
+/// x_scale * w_scale (as ONNX Runtime's quantizer writes it). Sets the
+/// i32 operands and the output scales x_scale * w_scale[c]; false when the
+/// node is not of that form.
+struct QuantizedOperands {
+  Value input, weights, bias;
+  SmallVector<float> scales;
+};
+bool matchQuantizedContraction(NodeContext &ctx, int64_t weightRank,
+                               int64_t channelAxis, unsigned biasIndex,
+                               QuantizedOperands &operands) {
   using Kind = QuantizedOrigin::Kind;
   const QuantizedOrigin *x = ctx.getQuantizedOrigin(0, Kind::Dequantized);
   const QuantizedOrigin *w = ctx.getQuantizedOrigin(1, Kind::Dequantized);
-  auto isByte = [](const QuantizedOrigin *origin) {
-    return origin->integer->dtype == onnx::TensorProto::INT8 ||
-           origin->integer->dtype == onnx::TensorProto::UINT8;
-  };
-  if (!x || !w || !isByte(x) || !isByte(w) || x->axis >= 0 ||
-      !w->integer->constant || w->axis > 0 || !isAllZero(w->zeroPoint) ||
-      w->integer->type.getRank() < 3)
+  if (!x || !w || !isByteOrigin(x) || !isByteOrigin(w) || x->axis >= 0 ||
+      !w->integer->constant || !isAllZero(w->zeroPoint) ||
+      w->integer->type.getRank() < weightRank ||
+      (w->axis >= 0 && w->axis != channelAxis))
     return false;
   float xScale = *x->scale.getValues<float>().begin();
-  SmallVector<float> scales;
+  operands.scales.clear();
   for (float wScale : w->scale.getValues<float>())
-    scales.push_back(xScale * wScale);
-  Value bias;
-  if (ctx.hasInput(2)) {
-    const QuantizedOrigin *b = ctx.getQuantizedOrigin(2, Kind::Dequantized);
+    operands.scales.push_back(xScale * wScale);
+  operands.bias = Value();
+  if (ctx.hasInput(biasIndex)) {
+    const QuantizedOrigin *b =
+        ctx.getQuantizedOrigin(biasIndex, Kind::Dequantized);
     if (!b || b->integer->dtype != onnx::TensorProto::INT32 ||
-        !isAllZero(b->zeroPoint))
+        !isAllZero(b->zeroPoint) || b->integer->type.getRank() != 1)
       return false;
     SmallVector<float> biasScales =
         llvm::to_vector(b->scale.getValues<float>());
-    size_t channels = w->integer->type.getDimSize(0);
+    size_t channels = w->integer->type.getDimSize(channelAxis);
     if (biasScales.size() != 1 && biasScales.size() != channels)
       return false;
     for (size_t c = 0; c < channels; ++c) {
-      float expected = scales[scales.size() == 1 ? 0 : c];
+      float expected = operands.scales[operands.scales.size() == 1 ? 0 : c];
       float actual = biasScales[biasScales.size() == 1 ? 0 : c];
       if (std::abs(actual - expected) > 1e-6f * std::abs(expected))
         return false;
     }
-    bias = getZeroAdjustedI32(ctx, *b);
+    operands.bias = getZeroAdjustedI32(ctx, *b);
   }
-  FailureOr<Value> acc = buildConvolutionNode(
-      ctx, getZeroAdjustedI32(ctx, *x), getZeroAdjustedI32(ctx, *w), bias);
-  if (failed(acc) || failed(setAccumulatedOutput(ctx, *acc, scales, 1)))
+  operands.input = getZeroAdjustedI32(ctx, *x);
+  operands.weights = getZeroAdjustedI32(ctx, *w);
+  return true;
+}
+
+/// A Conv of a QDQ group: the i32 convolution, whose float output is
+/// acc * x_scale * w_scale[m] and which a QuantizeLinear requantizes as ONNX
+/// Runtime's fused QLinearConv does. False (nothing built) when the
+/// operands are not of that form.
+FailureOr<bool> convertQuantizedConv(NodeContext &ctx) {
+  QuantizedOperands operands;
+  if (!matchQuantizedContraction(ctx, 3, 0, 2, operands))
+    return false;
+  FailureOr<Value> acc = buildConvolutionNode(ctx, operands.input,
+                                              operands.weights, operands.bias);
+  if (failed(acc) ||
+      failed(setAccumulatedOutput(ctx, *acc, operands.scales, 1)))
+    return failure();
+  return true;
+}
+
+/// A MatMul with 2-D weights, or a Gemm (alpha = beta = 1, A not
+/// transposed), of a QDQ group: as convertQuantizedConv, the weights'
+/// scales per column of the product.
+FailureOr<bool> convertQuantizedMatMul(NodeContext &ctx, bool isGemm) {
+  bool transB = false;
+  if (isGemm) {
+    if (ctx.getAttrFloat("alpha", 1) != 1 || ctx.getAttrFloat("beta", 1) != 1 ||
+        ctx.getAttrInt("transA", 0) != 0 || ctx.getInputRank(0) != 2)
+      return false;
+    transB = ctx.getAttrInt("transB", 0) != 0;
+  }
+  if (ctx.getInputRank(1) != 2)
+    return false;
+  QuantizedOperands operands;
+  if (!matchQuantizedContraction(ctx, 2, transB ? 0 : 1, isGemm ? 2 : ~0u,
+                                 operands))
+    return false;
+  Value weights = operands.weights;
+  if (transB)
+    weights = materialize(
+        ctx, transposeOperand(ctx, TensorOperand::runtime(weights), {1, 0}));
+  FailureOr<Value> acc = buildMatMul(ctx, operands.input, weights);
+  if (failed(acc))
+    return failure();
+  if (operands.bias) {
+    acc = buildElementwise(
+        ctx, {*acc, operands.bias}, ctx.getBuilder().getI32Type(),
+        [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          return arith::AddIOp::create(b, loc, args[0], args[1]);
+        });
+    if (failed(acc))
+      return failure();
+  }
+  int64_t rank = getTensorType(*acc).getRank();
+  if (failed(setAccumulatedOutput(ctx, *acc, operands.scales, rank - 1)))
     return failure();
   return true;
 }

@@ -228,6 +228,46 @@ def qdq_conv_graph(rng, integer_output):
         {"x": x}, float(y_scale)
 
 
+def qdq_matmul(gemm):
+    """A QDQ MatMul (3-D activation, weights per column) or Gemm (transB,
+    weights per row of B, bias int32): the quantized output must match
+    ONNX Runtime's fused kernel exactly."""
+    def build(rng):
+        shape = (6, 20) if gemm else (2, 6, 20)
+        x = rng.standard_normal(shape).astype(np.float32)
+        w = quantized(rng, (12, 20) if gemm else (20, 12), S8)
+        w_scale = (rng.random(12) * 0.01 + 0.002).astype(np.float32)
+        x_scale = np.float32(0.03)
+        inits = [("x_scale", np.array(x_scale)),
+                 ("x_zero", np.array(120, np.uint8)), ("w", w),
+                 ("w_scale", w_scale), ("w_zero", np.zeros(12, np.int8)),
+                 ("y_scale", np.array(0.04, np.float32)),
+                 ("y_zero", np.array(-3, np.int8))]
+        nodes = [
+            helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"],
+                             ["xq"]),
+            helper.make_node("DequantizeLinear", ["xq", "x_scale", "x_zero"],
+                             ["xd"]),
+            helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zero"],
+                             ["wd"], axis=0 if gemm else 1)]
+        if gemm:
+            inits += [("b", rng.integers(-900, 900, 12).astype(np.int32)),
+                      ("b_scale", (x_scale * w_scale).astype(np.float32)),
+                      ("b_zero", np.zeros(12, np.int32))]
+            nodes += [
+                helper.make_node("DequantizeLinear", ["b", "b_scale",
+                                                      "b_zero"], ["bd"],
+                                 axis=0),
+                helper.make_node("Gemm", ["xd", "wd", "bd"], ["c"], transB=1)]
+        else:
+            nodes.append(helper.make_node("MatMul", ["xd", "wd"], ["c"]))
+        nodes.append(helper.make_node("QuantizeLinear",
+                                      ["c", "y_scale", "y_zero"], ["y"]))
+        return model(nodes, [("x", F32, x.shape)], [("y", S8)], inits), \
+            {"x": x}, None
+    return build
+
+
 CASES = {
     "quantize_u8": quantize_per_tensor(U8, 10),
     "quantize_s8": quantize_per_tensor(S8, -5),
@@ -246,6 +286,8 @@ CASES = {
     "qlinear_matmul_per_column": qlinear_matmul,
     "qdq_conv": qdq_conv(False),
     "qdq_conv_integer_output": qdq_conv(True),
+    "qdq_matmul": qdq_matmul(False),
+    "qdq_gemm": qdq_matmul(True),
 }
 
 
