@@ -36,9 +36,9 @@ using namespace mlir::orchestra::onnx_import;
 
 namespace {
 
-/// The scale and zero point of a QuantizeLinear or DequantizeLinear whose
-/// quantized operand (input `quantized`, or the output when absent) has
-/// type `dtype`: both scalars (per tensor) or 1-D along `axis` of `x`.
+/// The scale and zero point (inputs 1 and 2) of a QuantizeLinear or
+/// DequantizeLinear: scalars (per tensor), or 1-D with one value per index
+/// of `axis` of x (input 0).
 struct QuantizationParams {
   TensorOperand scale;
   /// Null when the node has no zero point (zero).
@@ -244,6 +244,66 @@ ArrayRef<char> getRawBytes(ElementsAttr constant, bool &splat) {
   return {};
 }
 
+/// The zero points of an integer type `dtype` as i32 (zeros when null).
+SmallVector<int32_t> getZeroPoints(DenseElementsAttr zeroPoint, OnnxDType dtype,
+                                   size_t count) {
+  SmallVector<int32_t> zeros(count, 0);
+  if (zeroPoint)
+    for (auto [zero, value] : llvm::zip(zeros, zeroPoint.getValues<APInt>()))
+      zero =
+          isUnsignedDType(dtype) ? value.getZExtValue() : value.getSExtValue();
+  return zeros;
+}
+
+/// `fn(i, q - zeros[c])` for every element i of the int8/uint8/int32
+/// constant `integer` (q its value, c its index along `axis`, or 0 when
+/// axis < 0); false when the constant's bytes are not at hand.
+bool forEachZeroAdjusted(ElementsAttr integer, OnnxDType dtype,
+                         ArrayRef<int32_t> zeros, int64_t axis,
+                         function_ref<void(int64_t, int32_t, int64_t)> fn) {
+  bool splat;
+  ArrayRef<char> bytes = getRawBytes(integer, splat);
+  auto shaped = cast<ShapedType>(integer.getType());
+  int64_t count = shaped.getNumElements();
+  size_t width = dtype == onnx::TensorProto::INT32 ? 4 : 1;
+  if (bytes.empty() || bytes.size() != (splat ? 1 : size_t(count)) * width)
+    return false;
+  // Elements per index of the axis, and the axis' size.
+  int64_t inner = 1, axisSize = 1;
+  if (axis >= 0) {
+    axisSize = shaped.getDimSize(axis);
+    for (int64_t d = axis + 1; d < shaped.getRank(); ++d)
+      inner *= shaped.getDimSize(d);
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    size_t at = splat ? 0 : size_t(i);
+    int32_t q;
+    if (width == 4)
+      std::memcpy(&q, bytes.data() + at * 4, 4);
+    else if (isUnsignedDType(dtype))
+      q = static_cast<uint8_t>(bytes[at]);
+    else
+      q = static_cast<int8_t>(bytes[at]);
+    int64_t c = axis >= 0 ? (i / inner) % axisSize : 0;
+    fn(i, q - zeros[c], c);
+  }
+  return true;
+}
+
+/// A constant of `type` holding `values`: inline up to kMaxFoldElements
+/// elements, else a `dense_resource` blob named `blobName`.
+template <typename T>
+ElementsAttr makeConstant(RankedTensorType type, ArrayRef<T> values,
+                          StringRef blobName) {
+  if (values.size() <= size_t(kMaxFoldElements))
+    return DenseElementsAttr::get(type, values);
+  ArrayRef<char> raw(reinterpret_cast<const char *>(values.data()),
+                     values.size() * sizeof(T));
+  return DenseResourceElementsAttr::get(
+      type, blobName,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(T)));
+}
+
 /// DequantizeLinear of a constant x with constant parameters, computed here
 /// (whatever x's size); null when some operand is not a constant.
 ElementsAttr foldDequantize(NodeContext &ctx, const QuantizationParams &params,
@@ -252,52 +312,23 @@ ElementsAttr foldDequantize(NodeContext &ctx, const QuantizationParams &params,
   if (!x || !params.scale.constant ||
       (params.zeroPoint && !params.zeroPoint->constant))
     return nullptr;
-  bool splat;
-  ArrayRef<char> bytes = getRawBytes(x, splat);
-  auto xShaped = cast<ShapedType>(x.getType());
-  int64_t count = xShaped.getNumElements();
-  size_t width = xType == onnx::TensorProto::INT32 ? 4 : 1;
-  if (bytes.size() != (splat ? 1 : size_t(count)) * width)
-    return nullptr;
   SmallVector<float> scales =
       llvm::to_vector(params.scale.constant.getValues<float>());
-  SmallVector<int32_t> zeros(scales.size(), 0);
-  if (params.zeroPoint)
-    for (auto [zero, value] :
-         llvm::zip(zeros, params.zeroPoint->constant.getValues<APInt>()))
-      zero = xType == onnx::TensorProto::UINT8 ? value.getZExtValue()
-                                               : value.getSExtValue();
-  // Elements per index of the axis, and the axis' size.
-  int64_t inner = 1, axisSize = 1;
-  if (params.axis >= 0) {
-    axisSize = xShaped.getDimSize(params.axis);
-    for (int64_t d = params.axis + 1; d < xShaped.getRank(); ++d)
-      inner *= xShaped.getDimSize(d);
-  }
-  std::vector<float> values(count);
-  for (int64_t i = 0; i < count; ++i) {
-    size_t at = splat ? 0 : size_t(i);
-    int32_t q;
-    if (xType == onnx::TensorProto::INT32)
-      std::memcpy(&q, bytes.data() + at * 4, 4);
-    else if (xType == onnx::TensorProto::INT8)
-      q = static_cast<int8_t>(bytes[at]);
-    else
-      q = static_cast<uint8_t>(bytes[at]);
-    int64_t c = params.axis >= 0 ? (i / inner) % axisSize : 0;
-    // The same operations as the runtime code: an i32 difference, then
-    // one f32 product.
-    values[i] = static_cast<float>(q - zeros[c]) * scales[c];
-  }
-  auto type =
-      RankedTensorType::get(xShaped.getShape(), ctx.getBuilder().getF32Type());
-  if (count <= kMaxFoldElements)
-    return DenseElementsAttr::get(type, ArrayRef<float>(values));
-  ArrayRef<char> raw(reinterpret_cast<const char *>(values.data()),
-                     values.size() * sizeof(float));
-  return DenseResourceElementsAttr::get(
-      type, "dequantized",
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(float)));
+  SmallVector<int32_t> zeros = getZeroPoints(
+      params.zeroPoint ? params.zeroPoint->constant : DenseElementsAttr(),
+      xType, scales.size());
+  auto shaped = cast<ShapedType>(x.getType());
+  std::vector<float> values(shaped.getNumElements());
+  // The same operations as the runtime code: an i32 difference, then one
+  // f32 product.
+  if (!forEachZeroAdjusted(x, xType, zeros, params.axis,
+                           [&](int64_t i, int32_t q, int64_t c) {
+                             values[i] = static_cast<float>(q) * scales[c];
+                           }))
+    return nullptr;
+  return makeConstant(
+      RankedTensorType::get(shaped.getShape(), ctx.getBuilder().getF32Type()),
+      ArrayRef<float>(values), "dequantized");
 }
 
 /// y = (x - zero_point) * scale, in f32.
@@ -416,64 +447,30 @@ Value onnx_import::getZeroAdjustedI32(NodeContext &ctx,
   ImportedValue &integer = *origin.integer;
   OnnxDType dtype = integer.dtype;
   constexpr OnnxDType i32 = onnx::TensorProto::INT32;
-  SmallVector<int32_t> zeros;
-  if (origin.zeroPoint)
-    for (const APInt &value : origin.zeroPoint.getValues<APInt>())
-      zeros.push_back(isUnsignedDType(dtype) ? value.getZExtValue()
-                                             : value.getSExtValue());
-  ArrayRef<int64_t> shape = integer.type.getShape();
-  int64_t inner = 1, axisSize = 1;
-  if (origin.axis >= 0) {
-    axisSize = shape[origin.axis];
-    for (int64_t d = origin.axis + 1; d < int64_t(shape.size()); ++d)
-      inner *= shape[d];
-  }
-  auto type = RankedTensorType::get(shape, ctx.getBuilder().getI32Type());
+  SmallVector<int32_t> zeros =
+      getZeroPoints(origin.zeroPoint, dtype, origin.scale.getNumElements());
+  auto type = RankedTensorType::get(integer.type.getShape(),
+                                    ctx.getBuilder().getI32Type());
   // A constant (weights): folded here, whatever its size.
-  bool splat = false;
-  ArrayRef<char> bytes = integer.constant ? getRawBytes(integer.constant, splat)
-                                          : ArrayRef<char>();
-  size_t width = dtype == i32 ? 4 : 1;
-  int64_t count = type.getNumElements();
-  if (!bytes.empty() && bytes.size() == (splat ? 1 : size_t(count)) * width) {
-    std::vector<int32_t> values(count);
-    for (int64_t i = 0; i < count; ++i) {
-      size_t at = splat ? 0 : size_t(i);
-      int32_t q;
-      if (dtype == i32)
-        std::memcpy(&q, bytes.data() + at * 4, 4);
-      else if (isUnsignedDType(dtype))
-        q = static_cast<uint8_t>(bytes[at]);
-      else
-        q = static_cast<int8_t>(bytes[at]);
-      values[i] =
-          zeros.empty()
-              ? q
-              : q - zeros[origin.axis >= 0 ? (i / inner) % axisSize : 0];
-    }
-    ElementsAttr folded;
-    if (count <= kMaxFoldElements) {
-      folded = DenseElementsAttr::get(type, ArrayRef<int32_t>(values));
-    } else {
-      ArrayRef<char> raw(reinterpret_cast<const char *>(values.data()),
-                         values.size() * sizeof(int32_t));
-      folded = DenseResourceElementsAttr::get(
-          type, "zero_adjusted",
-          HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(int32_t)));
-    }
-    return arith::ConstantOp::create(ctx.getBuilder(), ctx.getLoc(),
-                                     cast<TypedAttr>(folded));
+  if (integer.constant) {
+    std::vector<int32_t> values(type.getNumElements());
+    if (forEachZeroAdjusted(
+            integer.constant, dtype, zeros, origin.axis,
+            [&](int64_t i, int32_t q, int64_t) { values[i] = q; }))
+      return arith::ConstantOp::create(
+          ctx.getBuilder(), ctx.getLoc(),
+          cast<TypedAttr>(
+              makeConstant(type, ArrayRef<int32_t>(values), "zero_adjusted")));
   }
-  Value value = ctx.materialize(integer);
-  SmallVector<Value> operands{value};
-  if (!zeros.empty()) {
+  SmallVector<Value> operands{ctx.materialize(integer)};
+  if (origin.zeroPoint) {
     auto zeroType = RankedTensorType::get({int64_t(zeros.size())},
                                           ctx.getBuilder().getI32Type());
     operands.push_back(materialize(
         ctx, alignParam(ctx,
                         TensorOperand::folded(DenseElementsAttr::get(
                             zeroType, ArrayRef<int32_t>(zeros))),
-                        shape.size(), origin.axis)));
+                        type.getRank(), origin.axis)));
   }
   return *buildElementwise(
       ctx, operands, ctx.getBuilder().getI32Type(),
