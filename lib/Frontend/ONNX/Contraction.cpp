@@ -804,9 +804,12 @@ checkConvolutionOperands(NodeContext &ctx, Value input,
 }
 
 /// Conv (and ConvInteger, QLinearConv on the zero-point-adjusted i32
-/// operands): pad with zeros, then convolve into the broadcast bias.
+/// operands): pad with zeros (or `padValue`), then convolve into the
+/// broadcast bias (of `accumulatorType`, by default the input's).
 FailureOr<Value> buildConvolutionNode(NodeContext &ctx, Value input,
-                                      Value filter, Value bias) {
+                                      Value filter, Value bias,
+                                      Value padValue = {},
+                                      Type accumulatorType = {}) {
   int64_t group = ctx.getAttrInt("group", 1);
   ArrayRef<int64_t> inputShape = getTensorType(input).getShape();
   // A filter of rank 0 is refused by checkConvolutionOperands (found by the
@@ -827,10 +830,12 @@ FailureOr<Value> buildConvolutionNode(NodeContext &ctx, Value input,
   low.append(geometry->padsBegin);
   high.append(geometry->padsEnd);
   Value padded =
-      buildPad(ctx, input, low, high, ctx.createScalar(elementType, 0));
+      buildPad(ctx, input, low, high,
+               padValue ? padValue : ctx.createScalar(elementType, 0));
   SmallVector<int64_t> shape{inputShape[0], outChannels};
   shape.append(geometry->output);
-  Value init = buildConvolutionInit(ctx, shape, elementType, bias);
+  Value init = buildConvolutionInit(
+      ctx, shape, accumulatorType ? accumulatorType : elementType, bias);
   return buildConvolution(ctx, padded, filter, init, group, geometry->strides,
                           geometry->dilations);
 }
@@ -855,8 +860,14 @@ bool isByteOrigin(const QuantizedOrigin *origin) {
 /// i32 operands and the output scales x_scale * w_scale[c]; false when the
 /// node is not of that form.
 struct QuantizedOperands {
-  Value input, weights, bias;
+  const QuantizedOrigin *input, *weights, *bias;
   SmallVector<float> scales;
+  /// The operands minus their zero points, as i32 (the bias null when
+  /// absent).
+  std::tuple<Value, Value, Value> getI32(NodeContext &ctx) const {
+    return {getZeroAdjustedI32(ctx, *input), getZeroAdjustedI32(ctx, *weights),
+            bias ? getZeroAdjustedI32(ctx, *bias) : Value()};
+  }
 };
 bool matchQuantizedContraction(NodeContext &ctx, int64_t weightRank,
                                int64_t channelAxis, unsigned biasIndex,
@@ -873,7 +884,9 @@ bool matchQuantizedContraction(NodeContext &ctx, int64_t weightRank,
   operands.scales.clear();
   for (float wScale : w->scale.getValues<float>())
     operands.scales.push_back(xScale * wScale);
-  operands.bias = Value();
+  operands.input = x;
+  operands.weights = w;
+  operands.bias = nullptr;
   if (ctx.hasInput(biasIndex)) {
     const QuantizedOrigin *b =
         ctx.getQuantizedOrigin(biasIndex, Kind::Dequantized);
@@ -891,11 +904,65 @@ bool matchQuantizedContraction(NodeContext &ctx, int64_t weightRank,
       if (std::abs(actual - expected) > 1e-6f * std::abs(expected))
         return false;
     }
-    operands.bias = getZeroAdjustedI32(ctx, *b);
+    operands.bias = b;
   }
-  operands.input = getZeroAdjustedI32(ctx, *x);
-  operands.weights = getZeroAdjustedI32(ctx, *w);
   return true;
+}
+
+/// The i32 sums of a 2-D QDQ convolution computed on the 8-bit integers
+/// themselves (a quarter of the memory traffic of widened operands): the
+/// activation as int8 (uint8 shifted by x ^ 0x80, its zero point by -128),
+/// padded with its zero point zx, times the int8 weights, into the bias
+/// minus zx * sum(w[m]) -- the zero point's share of every window, which
+/// the padding makes the same at every output position. Null when the
+/// operands are not of that form (uint8 weights, not 2-D).
+FailureOr<Value> buildByteConvolution(NodeContext &ctx,
+                                      const QuantizedOperands &operands) {
+  const QuantizedOrigin &x = *operands.input;
+  const QuantizedOrigin &w = *operands.weights;
+  if (w.integer->dtype != onnx::TensorProto::INT8 ||
+      w.integer->type.getRank() != 4)
+    return Value();
+  std::optional<std::vector<int32_t>> weights = getZeroAdjustedValues(w);
+  std::optional<std::vector<int32_t>> bias;
+  if (operands.bias)
+    bias = getZeroAdjustedValues(*operands.bias);
+  if (!weights || (operands.bias && !bias))
+    return Value();
+  bool isUnsigned = x.integer->dtype == onnx::TensorProto::UINT8;
+  int32_t zero = 0;
+  if (x.zeroPoint) {
+    const APInt &value = *x.zeroPoint.getValues<APInt>().begin();
+    zero = isUnsigned ? value.getZExtValue() : value.getSExtValue();
+  }
+  if (isUnsigned)
+    zero -= 128;
+  int64_t channels = w.integer->type.getDimSize(0);
+  int64_t perChannel = weights->size() / channels;
+  SmallVector<int32_t> init(channels);
+  for (int64_t m = 0; m < channels; ++m) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < perChannel; ++k)
+      sum += (*weights)[m * perChannel + k];
+    int64_t value = (bias ? (*bias)[m] : 0) - int64_t(zero) * sum;
+    // The sums wrap in i32 like the widened computation's.
+    init[m] = static_cast<int32_t>(static_cast<uint32_t>(value));
+  }
+  OpBuilder &b = ctx.getBuilder();
+  Type i8 = b.getI8Type();
+  Value input = ctx.materialize(*x.integer);
+  if (isUnsigned)
+    input = *buildElementwise(
+        ctx, {input}, i8, [](OpBuilder &b, Location loc, ValueRange args) {
+          Value flip = arith::ConstantOp::create(
+              b, loc, b.getIntegerAttr(args[0].getType(), 0x80));
+          return Value(arith::XOrIOp::create(b, loc, args[0], flip));
+        });
+  auto initType = RankedTensorType::get({channels}, b.getI32Type());
+  Value initBias = arith::ConstantOp::create(
+      b, ctx.getLoc(), DenseElementsAttr::get(initType, ArrayRef(init)));
+  return buildConvolutionNode(ctx, input, ctx.materialize(*w.integer), initBias,
+                              ctx.createScalar(i8, zero), b.getI32Type());
 }
 
 /// A Conv of a QDQ group: the i32 convolution, whose float output is
@@ -906,8 +973,15 @@ FailureOr<bool> convertQuantizedConv(NodeContext &ctx) {
   QuantizedOperands operands;
   if (!matchQuantizedContraction(ctx, 3, 0, 2, operands))
     return false;
-  FailureOr<Value> acc = buildConvolutionNode(ctx, operands.input,
-                                              operands.weights, operands.bias);
+  if (FailureOr<Value> acc = buildByteConvolution(ctx, operands);
+      failed(acc) || *acc) {
+    if (failed(acc) ||
+        failed(setAccumulatedOutput(ctx, *acc, operands.scales, 1)))
+      return failure();
+    return true;
+  }
+  auto [input, weights, bias] = operands.getI32(ctx);
+  FailureOr<Value> acc = buildConvolutionNode(ctx, input, weights, bias);
   if (failed(acc) ||
       failed(setAccumulatedOutput(ctx, *acc, operands.scales, 1)))
     return failure();
@@ -931,16 +1005,16 @@ FailureOr<bool> convertQuantizedMatMul(NodeContext &ctx, bool isGemm) {
   if (!matchQuantizedContraction(ctx, 2, transB ? 0 : 1, isGemm ? 2 : ~0u,
                                  operands))
     return false;
-  Value weights = operands.weights;
+  auto [input, weights, bias] = operands.getI32(ctx);
   if (transB)
     weights = materialize(
         ctx, transposeOperand(ctx, TensorOperand::runtime(weights), {1, 0}));
-  FailureOr<Value> acc = buildMatMul(ctx, operands.input, weights);
+  FailureOr<Value> acc = buildMatMul(ctx, input, weights);
   if (failed(acc))
     return failure();
-  if (operands.bias) {
+  if (bias) {
     acc = buildElementwise(
-        ctx, {*acc, operands.bias}, ctx.getBuilder().getI32Type(),
+        ctx, {*acc, bias}, ctx.getBuilder().getI32Type(),
         [](OpBuilder &b, Location loc, ValueRange args) -> Value {
           return arith::AddIOp::create(b, loc, args[0], args[1]);
         });

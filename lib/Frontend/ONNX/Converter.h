@@ -326,6 +326,10 @@ FailureOr<Value> requantize(NodeContext &ctx, Value accumulator,
 /// tensor (a constant, folded here whatever its size, when the integers
 /// are).
 Value getZeroAdjustedI32(NodeContext &ctx, const QuantizedOrigin &origin);
+/// The integers of a Dequantized origin whose integers are a constant,
+/// minus its zero point; nullopt otherwise.
+std::optional<std::vector<int32_t>>
+getZeroAdjustedValues(const QuantizedOrigin &origin);
 /// Defines output 0 as float(accumulator) * scales (one value, or one per
 /// index of the accumulator's dimension `axis`) and records that origin, so
 /// that a QuantizeLinear of it requantizes the i32 sums.

@@ -442,6 +442,21 @@ FailureOr<Value> onnx_import::requantize(NodeContext &ctx, Value accumulator,
   return requantizeWith(ctx, accumulator, *multiplier, zero, outputDType);
 }
 
+std::optional<std::vector<int32_t>>
+onnx_import::getZeroAdjustedValues(const QuantizedOrigin &origin) {
+  const ImportedValue &integer = *origin.integer;
+  if (!integer.constant)
+    return std::nullopt;
+  SmallVector<int32_t> zeros = getZeroPoints(origin.zeroPoint, integer.dtype,
+                                             origin.scale.getNumElements());
+  std::vector<int32_t> values(integer.type.getNumElements());
+  if (!forEachZeroAdjusted(
+          integer.constant, integer.dtype, zeros, origin.axis,
+          [&](int64_t i, int32_t q, int64_t) { values[i] = q; }))
+    return std::nullopt;
+  return values;
+}
+
 Value onnx_import::getZeroAdjustedI32(NodeContext &ctx,
                                       const QuantizedOrigin &origin) {
   ImportedValue &integer = *origin.integer;
@@ -452,16 +467,12 @@ Value onnx_import::getZeroAdjustedI32(NodeContext &ctx,
   auto type = RankedTensorType::get(integer.type.getShape(),
                                     ctx.getBuilder().getI32Type());
   // A constant (weights): folded here, whatever its size.
-  if (integer.constant) {
-    std::vector<int32_t> values(type.getNumElements());
-    if (forEachZeroAdjusted(
-            integer.constant, dtype, zeros, origin.axis,
-            [&](int64_t i, int32_t q, int64_t) { values[i] = q; }))
-      return arith::ConstantOp::create(
-          ctx.getBuilder(), ctx.getLoc(),
-          cast<TypedAttr>(
-              makeConstant(type, ArrayRef<int32_t>(values), "zero_adjusted")));
-  }
+  if (std::optional<std::vector<int32_t>> values =
+          getZeroAdjustedValues(origin))
+    return arith::ConstantOp::create(
+        ctx.getBuilder(), ctx.getLoc(),
+        cast<TypedAttr>(
+            makeConstant(type, ArrayRef<int32_t>(*values), "zero_adjusted")));
   SmallVector<Value> operands{ctx.materialize(integer)};
   if (origin.zeroPoint) {
     auto zeroType = RankedTensorType::get({int64_t(zeros.size())},

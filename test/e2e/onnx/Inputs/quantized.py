@@ -188,11 +188,11 @@ def qlinear_matmul(rng):
         {"a": a}, None
 
 
-def qdq_conv(integer_output):
-    return lambda rng: qdq_conv_graph(rng, integer_output)
+def qdq_conv(integer_output, activation=U8):
+    return lambda rng: qdq_conv_graph(rng, integer_output, activation)
 
 
-def qdq_conv_graph(rng, integer_output):
+def qdq_conv_graph(rng, integer_output, activation):
     """What ONNX Runtime's static quantizer writes: Q/DQ pairs around a
     float Conv (weights per channel, bias int32). OrchestraOS computes the
     group on integers as ONNX Runtime's fused QLinearConv does, so the
@@ -203,7 +203,8 @@ def qdq_conv_graph(rng, integer_output):
     x_scale = np.float32(0.02)
     b_scale = (x_scale * w_scale).astype(np.float32)
     y_scale = np.float32(0.05)
-    inits = [("x_scale", np.array(x_scale)), ("x_zero", np.array(128, np.uint8)),
+    x_zero = np.array(128 if activation == U8 else -5, NP[activation])
+    inits = [("x_scale", np.array(x_scale)), ("x_zero", x_zero),
              ("w", w), ("w_scale", w_scale), ("w_zero", np.zeros(8, np.int8)),
              ("b", rng.integers(-2000, 2000, 8).astype(np.int32)),
              ("b_scale", b_scale), ("b_zero", np.zeros(8, np.int32)),
@@ -286,6 +287,7 @@ CASES = {
     "qlinear_matmul_per_column": qlinear_matmul,
     "qdq_conv": qdq_conv(False),
     "qdq_conv_integer_output": qdq_conv(True),
+    "qdq_conv_int8_activation": qdq_conv(True, S8),
     "qdq_matmul": qdq_matmul(False),
     "qdq_gemm": qdq_matmul(True),
 }
