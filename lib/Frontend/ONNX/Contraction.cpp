@@ -16,10 +16,12 @@
 // convolutions, Einsum) is a sum-of-products linalg.generic. Integer
 // products wrap like the ONNX reference.
 //
-// Size: about 1,000 lines, kept in one file because the products and the
+// Size: about 1,250 lines, kept in one file because the products and the
 // convolutions share the layout helpers (transposes as indexing maps, batch
-// stacking, the integer variants' zero points); the next contraction family
-// goes into a file of its own.
+// stacking, the integer variants' zero points) and the QDQ forms below
+// build on both (about 200 lines; the scalar arithmetic of quantization is
+// in Quantization.cpp); the next contraction family goes into a file of
+// its own.
 //
 //===----------------------------------------------------------------------===//
 
