@@ -34,6 +34,8 @@
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::orchestra;
 using namespace mlir::orchestra::onnx_import;
@@ -866,9 +868,13 @@ struct QuantizedOperands {
   SmallVector<float> scales;
   /// The operands minus their zero points, as i32 (the bias null when
   /// absent).
-  std::tuple<Value, Value, Value> getI32(NodeContext &ctx) const {
-    return {getZeroAdjustedI32(ctx, *input), getZeroAdjustedI32(ctx, *weights),
-            bias ? getZeroAdjustedI32(ctx, *bias) : Value()};
+  FailureOr<std::tuple<Value, Value, Value>> getI32(NodeContext &ctx) const {
+    FailureOr<Value> x = getZeroAdjustedI32(ctx, *input);
+    FailureOr<Value> w = getZeroAdjustedI32(ctx, *weights);
+    FailureOr<Value> b = bias ? getZeroAdjustedI32(ctx, *bias) : Value();
+    if (failed(x) || failed(w) || failed(b))
+      return failure();
+    return std::make_tuple(*x, *w, *b);
   }
 };
 bool matchQuantizedContraction(NodeContext &ctx, int64_t weightRank,
@@ -897,17 +903,34 @@ bool matchQuantizedContraction(NodeContext &ctx, int64_t weightRank,
       return false;
     SmallVector<float> biasScales =
         llvm::to_vector(b->scale.getValues<float>());
-    size_t channels = w->integer->type.getDimSize(channelAxis);
-    if (biasScales.size() != 1 && biasScales.size() != channels)
+    int64_t channels = w->integer->type.getDimSize(channelAxis);
+    // One value per channel (a bias of another length is the float
+    // converter's to diagnose), with |bias| < 2^30 (below).
+    if (b->integer->type.getDimSize(0) != channels ||
+        (biasScales.size() != 1 && int64_t(biasScales.size()) != channels))
       return false;
-    for (size_t c = 0; c < channels; ++c) {
+    std::optional<std::vector<int32_t>> biasValues = getZeroAdjustedValues(*b);
+    if (!biasValues || llvm::any_of(*biasValues, [](int32_t v) {
+          return v <= -(1 << 30) || v >= (1 << 30);
+        }))
+      return false;
+    for (int64_t c = 0; c < channels; ++c) {
       float expected = operands.scales[operands.scales.size() == 1 ? 0 : c];
       float actual = biasScales[biasScales.size() == 1 ? 0 : c];
-      if (std::abs(actual - expected) > 1e-6f * std::abs(expected))
+      if (!std::isfinite(expected) ||
+          !(std::abs(actual - expected) <= 1e-6f * std::abs(expected)))
         return false;
     }
     operands.bias = b;
   }
+  // The i32 sums must not wrap where the float graph does not: at most
+  // 255 * 128 per product (2^30 for the bias) bounds the sums below 2^31
+  // for up to 32,896 products per output.
+  int64_t perOutput =
+      w->integer->type.getNumElements() /
+      std::max<int64_t>(1, w->integer->type.getDimSize(channelAxis));
+  if (perOutput > 32896)
+    return false;
   return true;
 }
 
@@ -946,20 +969,25 @@ FailureOr<Value> buildByteConvolution(NodeContext &ctx,
     int64_t sum = 0;
     for (int64_t k = 0; k < perChannel; ++k)
       sum += (*weights)[m * perChannel + k];
-    int64_t value = (bias ? (*bias)[m] : 0) - int64_t(zero) * sum;
-    // The sums wrap in i32 like the widened computation's.
-    init[m] = static_cast<int32_t>(static_cast<uint32_t>(value));
+    // Below 2^31 in magnitude: matchQuantizedContraction bounds the bias
+    // and the number of products.
+    init[m] =
+        static_cast<int32_t>((bias ? (*bias)[m] : 0) - int64_t(zero) * sum);
   }
   OpBuilder &b = ctx.getBuilder();
   Type i8 = b.getI8Type();
   Value input = ctx.materialize(*x.integer);
-  if (isUnsigned)
-    input = *buildElementwise(
+  if (isUnsigned) {
+    FailureOr<Value> shifted = buildElementwise(
         ctx, {input}, i8, [](OpBuilder &b, Location loc, ValueRange args) {
           Value flip = arith::ConstantOp::create(
               b, loc, b.getIntegerAttr(args[0].getType(), 0x80));
           return Value(arith::XOrIOp::create(b, loc, args[0], flip));
         });
+    if (failed(shifted))
+      return failure();
+    input = *shifted;
+  }
   auto initType = RankedTensorType::get({channels}, b.getI32Type());
   Value initBias = arith::ConstantOp::create(
       b, ctx.getLoc(), DenseElementsAttr::get(initType, ArrayRef(init)));
@@ -982,7 +1010,10 @@ FailureOr<bool> convertQuantizedConv(NodeContext &ctx) {
       return failure();
     return true;
   }
-  auto [input, weights, bias] = operands.getI32(ctx);
+  FailureOr<std::tuple<Value, Value, Value>> i32 = operands.getI32(ctx);
+  if (failed(i32))
+    return failure();
+  auto [input, weights, bias] = *i32;
   FailureOr<Value> acc = buildConvolutionNode(ctx, input, weights, bias);
   if (failed(acc) ||
       failed(setAccumulatedOutput(ctx, *acc, operands.scales, 1)))
@@ -1007,7 +1038,10 @@ FailureOr<bool> convertQuantizedMatMul(NodeContext &ctx, bool isGemm) {
   if (!matchQuantizedContraction(ctx, 2, transB ? 0 : 1, isGemm ? 2 : ~0u,
                                  operands))
     return false;
-  auto [input, weights, bias] = operands.getI32(ctx);
+  FailureOr<std::tuple<Value, Value, Value>> i32 = operands.getI32(ctx);
+  if (failed(i32))
+    return failure();
+  auto [input, weights, bias] = *i32;
   if (transB)
     weights = materialize(
         ctx, transposeOperand(ctx, TensorOperand::runtime(weights), {1, 0}));

@@ -325,7 +325,8 @@ FailureOr<Value> requantize(NodeContext &ctx, Value accumulator,
 /// The integers of a Dequantized origin minus its zero point, as an i32
 /// tensor (a constant, folded here whatever its size, when the integers
 /// are).
-Value getZeroAdjustedI32(NodeContext &ctx, const QuantizedOrigin &origin);
+FailureOr<Value> getZeroAdjustedI32(NodeContext &ctx,
+                                    const QuantizedOrigin &origin);
 /// The integers of a Dequantized origin whose integers are a constant,
 /// minus its zero point; nullopt otherwise.
 std::optional<std::vector<int32_t>>

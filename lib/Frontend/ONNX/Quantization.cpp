@@ -66,7 +66,8 @@ FailureOr<QuantizationParams> getParams(NodeContext &ctx, OnnxDType quantized) {
                  // Opset 10 allows scalars only; a 1-element 1-D scale is
                  // per tensor there and everywhere.
                  !(scaleShape[0] == 1);
-  if (scaleShape.size() > 1 || (scaleShape.size() == 1 && rank == 0))
+  if (scaleShape.size() > 1 ||
+      (scaleShape.size() == 1 && rank == 0 && scaleShape[0] != 1))
     return ctx.emitError() << "the scale must be a scalar or 1-D along an "
                               "axis of the input";
   if (perAxis) {
@@ -174,12 +175,14 @@ FailureOr<bool> requantizeAccumulated(NodeContext &ctx,
                  TensorOperand::folded(DenseElementsAttr::get(
                      multiplierType, ArrayRef<float>(multipliers))),
                  rank, origin->axis);
-  Type zeroType = *ctx.getElementTypeOrError(yType);
+  FailureOr<Type> zeroType = ctx.getElementTypeOrError(yType);
+  if (failed(zeroType))
+    return failure();
   TensorOperand zero = params.zeroPoint
                            ? reshapeOperand(ctx, *params.zeroPoint, {})
                            : TensorOperand::folded(DenseElementsAttr::get(
-                                 RankedTensorType::get({}, zeroType),
-                                 IntegerAttr::get(zeroType, 0).getValue()));
+                                 RankedTensorType::get({}, *zeroType),
+                                 IntegerAttr::get(*zeroType, 0).getValue()));
   FailureOr<Value> result =
       requantizeWith(ctx, origin->accumulator, multiplier, zero, yType);
   if (failed(result))
@@ -344,7 +347,8 @@ LogicalResult convertDequantizeLinear(NodeContext &ctx) {
       (!params->zeroPoint->constant ||
        llvm::any_of(getIntValues(params->zeroPoint->constant),
                     [](int64_t zero) { return zero != 0; })))
-    return ctx.emitError() << "an int32 input must have a zero point of 0";
+    return ctx.emitError()
+           << "an int32 input must have a zero point that is a constant 0";
   // The integers it came from, for a contraction or a QuantizeLinear that
   // computes on them (QDQ groups; constant parameters only).
   std::shared_ptr<QuantizedOrigin> origin;
@@ -394,8 +398,11 @@ FailureOr<Value> onnx_import::requantize(NodeContext &ctx, Value accumulator,
                                          int64_t channelAxis,
                                          unsigned outputScale,
                                          unsigned outputZeroPoint) {
+  if (!ctx.hasInput(outputZeroPoint))
+    return ctx.emitError() << "the output zero point (input " << outputZeroPoint
+                           << ") is missing";
   OnnxDType outputDType = ctx.getInputDType(outputZeroPoint);
-  if (!ctx.hasInput(outputZeroPoint) || !isQuantizedDType(outputDType))
+  if (!isQuantizedDType(outputDType))
     return ctx.emitError() << "unsupported: output type "
                            << getOnnxDTypeName(outputDType)
                            << " (expects int8 or uint8)";
@@ -457,8 +464,9 @@ onnx_import::getZeroAdjustedValues(const QuantizedOrigin &origin) {
   return values;
 }
 
-Value onnx_import::getZeroAdjustedI32(NodeContext &ctx,
-                                      const QuantizedOrigin &origin) {
+FailureOr<Value>
+onnx_import::getZeroAdjustedI32(NodeContext &ctx,
+                                const QuantizedOrigin &origin) {
   ImportedValue &integer = *origin.integer;
   OnnxDType dtype = integer.dtype;
   constexpr OnnxDType i32 = onnx::TensorProto::INT32;
@@ -469,10 +477,10 @@ Value onnx_import::getZeroAdjustedI32(NodeContext &ctx,
   // A constant (weights): folded here, whatever its size.
   if (std::optional<std::vector<int32_t>> values =
           getZeroAdjustedValues(origin))
-    return arith::ConstantOp::create(
+    return Value(arith::ConstantOp::create(
         ctx.getBuilder(), ctx.getLoc(),
         cast<TypedAttr>(
-            makeConstant(type, ArrayRef<int32_t>(*values), "zero_adjusted")));
+            makeConstant(type, ArrayRef<int32_t>(*values), "zero_adjusted"))));
   SmallVector<Value> operands{ctx.materialize(integer)};
   if (origin.zeroPoint) {
     auto zeroType = RankedTensorType::get({int64_t(zeros.size())},
@@ -483,7 +491,7 @@ Value onnx_import::getZeroAdjustedI32(NodeContext &ctx,
                             zeroType, ArrayRef<int32_t>(zeros))),
                         type.getRank(), origin.axis)));
   }
-  return *buildElementwise(
+  return buildElementwise(
       ctx, operands, ctx.getBuilder().getI32Type(),
       [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
         Value q = castScalar(b, loc, args[0], dtype, i32);

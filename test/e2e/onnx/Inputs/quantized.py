@@ -8,9 +8,9 @@ compiled for the host, run, and compared with ONNX Runtime.
     quantized.py list            prints the case names
 
 Integer outputs must match exactly. Float outputs of single ops (and of a
-MatMul, whose sums may add in another order) within 1e-5 + 1e-4 |x|; those of QDQ graphs, which ONNX Runtime runs as integer
-kernels and OrchestraOS may run in float, within one quantization step of
-the graph's last QuantizeLinear.
+MatMul, whose sums may add in another order) within 1e-5 + 1e-4 |x|;
+the dequantized output of a QDQ graph within one quantization step (both
+compute its groups on integers, so it is in fact exact).
 
 The inputs put values on rounding ties (k + 0.5 steps), past both ends of
 the integer range and at zero.
@@ -188,26 +188,33 @@ def qlinear_matmul(rng):
         {"a": a}, None
 
 
-def qdq_conv(integer_output, activation=U8):
-    return lambda rng: qdq_conv_graph(rng, integer_output, activation)
+def qdq_conv(integer_output, activation=U8, **conv):
+    return lambda rng: qdq_conv_graph(rng, integer_output, activation, conv)
 
 
-def qdq_conv_graph(rng, integer_output, activation):
+def qdq_conv_graph(rng, integer_output, activation, conv):
     """What ONNX Runtime's static quantizer writes: Q/DQ pairs around a
     float Conv (weights per channel, bias int32). OrchestraOS computes the
     group on integers as ONNX Runtime's fused QLinearConv does, so the
-    quantized output (`integer_output`) must match exactly."""
-    x = rng.standard_normal((1, 3, 10, 10)).astype(np.float32)
-    w = quantized(rng, (8, 3, 3, 3), S8)
-    w_scale = (rng.random(8) * 0.01 + 0.002).astype(np.float32)
+    quantized output (`integer_output`) must match exactly. `conv`: the
+    Conv's attributes (default: pads 1)."""
+    conv = dict(conv or {"pads": [1, 1, 1, 1]})
+    channels = conv.pop("channels", 3)
+    group = conv.get("group", 1)
+    x = rng.standard_normal((1, channels, 10, 10)).astype(np.float32)
+    outputs = 8 if group == 1 else channels if group == channels \
+        else 2 * channels
+    w = quantized(rng, (outputs, channels // group, 3, 3), S8)
+    w_scale = (rng.random(outputs) * 0.01 + 0.002).astype(np.float32)
     x_scale = np.float32(0.02)
     b_scale = (x_scale * w_scale).astype(np.float32)
     y_scale = np.float32(0.05)
     x_zero = np.array(128 if activation == U8 else -5, NP[activation])
     inits = [("x_scale", np.array(x_scale)), ("x_zero", x_zero),
-             ("w", w), ("w_scale", w_scale), ("w_zero", np.zeros(8, np.int8)),
-             ("b", rng.integers(-2000, 2000, 8).astype(np.int32)),
-             ("b_scale", b_scale), ("b_zero", np.zeros(8, np.int32)),
+             ("w", w), ("w_scale", w_scale),
+             ("w_zero", np.zeros(outputs, np.int8)),
+             ("b", rng.integers(-2000, 2000, outputs).astype(np.int32)),
+             ("b_scale", b_scale), ("b_zero", np.zeros(outputs, np.int32)),
              ("y_scale", np.array(y_scale)), ("y_zero", np.array(128, np.uint8))]
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"], ["xq"]),
@@ -217,7 +224,7 @@ def qdq_conv_graph(rng, integer_output, activation):
                          axis=0),
         helper.make_node("DequantizeLinear", ["b", "b_scale", "b_zero"], ["bd"],
                          axis=0),
-        helper.make_node("Conv", ["xd", "wd", "bd"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["xd", "wd", "bd"], ["c"], **conv),
         helper.make_node("QuantizeLinear", ["c", "y_scale", "y_zero"], ["cq"]),
         helper.make_node("DequantizeLinear", ["cq", "y_scale", "y_zero"],
                          ["y"]),
@@ -288,6 +295,11 @@ CASES = {
     "qdq_conv": qdq_conv(False),
     "qdq_conv_integer_output": qdq_conv(True),
     "qdq_conv_int8_activation": qdq_conv(True, S8),
+    "qdq_conv_depthwise_strided": qdq_conv(True, S8, channels=4, group=4,
+                                           strides=[2, 1], dilations=[1, 2],
+                                           pads=[2, 0, 1, 1]),
+    "qdq_conv_grouped_same": qdq_conv(True, U8, channels=6, group=2,
+                                      strides=[2, 2], auto_pad="SAME_UPPER"),
     "qdq_matmul": qdq_matmul(False),
     "qdq_gemm": qdq_matmul(True),
 }
