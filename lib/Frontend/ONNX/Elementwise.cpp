@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cfloat>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::orchestra;
@@ -33,12 +34,20 @@ namespace {
 // Scalar helpers
 //===----------------------------------------------------------------------===//
 
-/// A scalar constant of a float or integer type.
+/// A scalar constant of a float or integer type. For an integer type the
+/// value is truncated toward zero and saturated to the i64 range (a NaN is
+/// 0), never converted out of range.
 Value constant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
-  return arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+  int64_t integer = 0;
+  if (value >= 0x1p63)
+    integer = INT64_MAX;
+  else if (value < -0x1p63)
+    integer = INT64_MIN;
+  else if (!std::isnan(value))
+    integer = static_cast<int64_t>(value);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, integer));
 }
 
 Value add(OpBuilder &b, Location loc, Value lhs, Value rhs) {
@@ -400,9 +409,10 @@ LogicalResult convertFloatPredicate(NodeContext &ctx) {
 /// (runtime scalars or absent).
 LogicalResult convertClip(NodeContext &ctx) {
   OnnxDType dtype = ctx.getInputDType(0);
-  if (failed(checkClass(ctx, dtype, kNumeric)))
-    return failure();
   bool fromAttrs = ctx.getSinceVersion() < 11;
+  // Clip-6 (bounds as float attributes) is defined on floats only.
+  if (failed(checkClass(ctx, dtype, fromAttrs ? kFloat : kNumeric)))
+    return failure();
   SmallVector<unsigned> inputs = {0};
   bool hasMin = fromAttrs || ctx.hasInput(1);
   bool hasMax = fromAttrs || ctx.hasInput(2);
