@@ -5,6 +5,7 @@ the tools on one case, and the command line over the cases.
                            per case, exit status 1 if any does not match
     SCRIPT list            prints the case names
 """
+import os
 import subprocess
 import sys
 
@@ -24,6 +25,23 @@ def run_tools(commands):
         if result.returncode != 0:
             return "%s failed: %s" % (command[0], result.stderr.strip())
     return None
+
+
+def compile_and_run(model_path, feeds, case_dir):
+    """Compiles MODEL_PATH for the host and runs it on FEEDS (name -> array,
+    saved as .npy in CASE_DIR); returns (why it failed or None, the folder
+    of output_<k>.npy)."""
+    import numpy as np
+
+    artifact = os.path.join(case_dir, "model.orcx")
+    out_dir = os.path.join(case_dir, "out")
+    run = ["orchestra-run", artifact, "--output-dir", out_dir, "--quiet"]
+    for feed, value in feeds.items():
+        path = os.path.join(case_dir, feed + ".npy")
+        np.save(path, value)
+        run += ["--input", "%s=%s" % (feed, path)]
+    return run_tools([["orchestra-compile", model_path, "--topology", "host",
+                       "-o", artifact, "--quiet"], run]), out_dir
 
 
 def main(cases, run_case):

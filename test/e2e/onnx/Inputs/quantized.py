@@ -344,16 +344,8 @@ def run_case(name, build, directory):
     onnx.save(m, model_path)
     expected = reference(model_path, feeds,
                          not getattr(build, "unoptimized_reference", False))
-    artifact = os.path.join(case_dir, "model.orcx")
-    out_dir = os.path.join(case_dir, "out")
-    run = ["orchestra-run", artifact, "--output-dir", out_dir, "--quiet"]
-    for feed, value in feeds.items():
-        np.save(os.path.join(case_dir, feed + ".npy"), value)
-        run += ["--input", "%s=%s" % (feed, os.path.join(case_dir,
-                                                         feed + ".npy"))]
-    problem = case_runner.run_tools([
-        ["orchestra-compile", model_path, "--topology", "host", "-o",
-         artifact, "--quiet"], run])
+    problem, out_dir = case_runner.compile_and_run(model_path, feeds,
+                                                   case_dir)
     if problem:
         return problem
     for k, want in enumerate(expected):

@@ -176,16 +176,8 @@ def run_case(name, spec, directory):
     model_path = os.path.join(case_dir, "model.onnx")
     feeds, outputs = build(spec, model_path, spec["layout"])
     expected = reference(spec, case_dir)
-    artifact = os.path.join(case_dir, "model.orcx")
-    out_dir = os.path.join(case_dir, "out")
-    run = ["orchestra-run", artifact, "--output-dir", out_dir, "--quiet"]
-    for feed, value in feeds.items():
-        np.save(os.path.join(case_dir, feed + ".npy"), value)
-        run += ["--input", "%s=%s" % (feed, os.path.join(case_dir,
-                                                         feed + ".npy"))]
-    problem = case_runner.run_tools([
-        ["orchestra-compile", model_path, "--topology", "host", "-o",
-         artifact, "--quiet"], run])
+    problem, out_dir = case_runner.compile_and_run(model_path, feeds,
+                                                   case_dir)
     if problem:
         return problem
     for k, (name_k, want) in enumerate(zip(outputs, expected)):
