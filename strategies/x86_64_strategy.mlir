@@ -282,6 +282,67 @@ module attributes {transform.with_named_sequence} {
         : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  // Register tiles of an 8-bit matmul for transform.orchestra.cpu_int8_dot:
+  // 7 rows x `%columns` columns over the whole of K, the column loop
+  // outside the row loop, both peeled; then the canonicalization that makes
+  // the sizes of single partial tiles static, and the op on every tile
+  // (one it refuses stays a matmul for the generic path).
+  transform.named_sequence @matmul_int8_dot_tiles(
+      %mm: !transform.any_op {transform.consumed},
+      %columns: !transform.param<i64> {transform.readonly}) {
+    %func = transform.get_parent_op %mm {op_name = "func.func"}
+        : (!transform.any_op) -> !transform.any_op
+    %t, %l:2 = transform.structured.tile_using_for %mm
+        tile_sizes [7, %columns, 0] interchange = [1, 0, 2]
+        : (!transform.any_op, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %outer = transform.cast %l#0 : !transform.any_op to !transform.op<"scf.for">
+    %inner = transform.cast %l#1 : !transform.any_op to !transform.op<"scf.for">
+    transform.include @peel_if_needed failures(suppress) (%inner)
+        : (!transform.op<"scf.for">) -> ()
+    transform.include @peel_if_needed failures(suppress) (%outer)
+        : (!transform.op<"scf.for">) -> ()
+    transform.apply_patterns to %func {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %tiles_512 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.int8_dot = 512 : i64} in %func
+        : (!transform.any_op) -> !transform.any_op
+    %tiles_256 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.int8_dot = 256 : i64} in %func
+        : (!transform.any_op) -> !transform.any_op
+    %tiles = transform.merge_handles %tiles_512, %tiles_256 : !transform.any_op
+    transform.foreach %tiles : !transform.any_op {
+    ^bb0(%tile: !transform.any_op):
+      transform.sequence %tile : !transform.any_op failures(suppress) {
+      ^bb1(%x: !transform.any_op):
+        transform.orchestra.cpu_int8_dot %x : !transform.any_op
+      }
+    }
+    transform.yield
+  }
+  // Register tiles of an 8-bit convolution for
+  // transform.orchestra.cpu_int8_dot: one output row, 7 columns and
+  // `%channels` output channels, with all the filter taps and input
+  // channels; the column and channel loops peeled like
+  // @conv_nhwc_register_tiles'.
+  transform.named_sequence @conv_int8_dot_tiles(
+      %c: !transform.any_op {transform.consumed},
+      %channels: !transform.param<i64> {transform.readonly}) {
+    // (n, oh, ow, f, kh, kw, c)
+    %t, %l:4 = transform.structured.tile_using_for %c
+        tile_sizes [1, 1, 7, %channels, 0, 0, 0]
+        : (!transform.any_op, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op,
+            !transform.any_op, !transform.any_op)
+    %lf = transform.cast %l#3 : !transform.any_op to !transform.op<"scf.for">
+    %lw = transform.cast %l#2 : !transform.any_op to !transform.op<"scf.for">
+    transform.include @peel_if_needed failures(suppress) (%lf)
+        : (!transform.op<"scf.for">) -> ()
+    transform.include @peel_if_needed failures(suppress) (%lw)
+        : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   // Tuned matmuls (orchestra-tune, docs/Tuning.md): the tuning cache names
   // one of the variants below for a matmul shape, and
   // orchestra-apply-tuning-cache puts its name on the op as
@@ -954,8 +1015,35 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
 
-    // 2. Register tiles of the contractions: first the matmuls a tuning
-    //    cache chose a variant for, then all the others.
+    // 2. Register tiles of the contractions: first the 8-bit matmuls on a
+    //    CPU with VNNI, then the matmuls a tuning cache chose a variant
+    //    for, then all the others. An 8-bit matmul (tagged
+    //    `orchestra.int8_dot` with the vector width by
+    //    orchestra-cpu-tag-tiling) gets register tiles of 7 rows and two
+    //    vectors of columns (32 at 512 bits, 16 at 256) over the whole of
+    //    K, column tiles outside row tiles so that a tile's K x 32 bytes of
+    //    B stay in L1 while every row tile reads them, remainders peeled;
+    //    transform.orchestra.cpu_int8_dot computes each with dot-product
+    //    instructions. A tile the op refuses stays a matmul for the
+    //    generic path below.
+    %mm_int8_512 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.int8_dot = 512 : i64} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %mm_int8_512 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      %columns = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.include @matmul_int8_dot_tiles failures(propagate)
+          (%mm, %columns) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %mm_int8_256 = transform.structured.match ops{["linalg.matmul"]}
+        attributes{orchestra.int8_dot = 256 : i64} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %mm_int8_256 : !transform.any_op {
+    ^bb0(%mm: !transform.any_op):
+      %columns = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.include @matmul_int8_dot_tiles failures(propagate)
+          (%mm, %columns) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
     %tuned_b128x128_r8x32 = transform.structured.match ops{["linalg.matmul"]}
         attributes{orchestra.tile_variant = "b128x128_r8x32"} in %module
         : (!transform.any_op) -> !transform.any_op
@@ -1305,6 +1393,35 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
                                     !transform.any_op)
     }
+    // 8-bit convolutions on a CPU with VNNI (tagged
+    // `orchestra.int8_dot` with the vector width by
+    // orchestra-cpu-tag-tiling): register tiles of one output row, 7
+    // columns and two vectors of output channels (32 at 512 bits, 16 at
+    // 256), remainders peeled, each computed with dot-product instructions
+    // over all its filter taps and input channels
+    // (transform.orchestra.cpu_int8_dot: the filter read as it is, the
+    // accumulators in registers). A tile the op refuses stays a
+    // convolution, which the generic path below computes.
+    %convs_int8_512 = transform.structured.match
+        ops{["linalg.conv_2d_nhwc_hwcf"]}
+        attributes{orchestra.int8_dot = 512 : i64} in %elementwise
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %convs_int8_512 : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      %lanes = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.include @conv_int8_dot_tiles failures(propagate)
+          (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %convs_int8_256 = transform.structured.match
+        ops{["linalg.conv_2d_nhwc_hwcf"]}
+        attributes{orchestra.int8_dot = 256 : i64} in %elementwise
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %convs_int8_256 : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      %lanes = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.include @conv_int8_dot_tiles failures(propagate)
+          (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
     %convs_nhwc_16 = transform.structured.match
         ops{["linalg.conv_2d_nhwc_hwcf"]}
         attributes{orchestra.conv_channels_16} in %elementwise
@@ -1364,6 +1481,23 @@ module attributes {transform.with_named_sequence} {
     transform.apply_patterns to %elementwise {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
+    // The 8-bit register tiles, after the canonicalization that makes the
+    // sizes of single partial tiles static.
+    %int8_tiles_512 = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]}
+        attributes{orchestra.int8_dot = 512 : i64} in %elementwise
+        : (!transform.any_op) -> !transform.any_op
+    %int8_tiles_256 = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]}
+        attributes{orchestra.int8_dot = 256 : i64} in %elementwise
+        : (!transform.any_op) -> !transform.any_op
+    %int8_tiles = transform.merge_handles %int8_tiles_512, %int8_tiles_256
+        : !transform.any_op
+    transform.foreach %int8_tiles : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      transform.sequence %c : !transform.any_op failures(suppress) {
+      ^bb1(%x: !transform.any_op):
+        transform.orchestra.cpu_int8_dot %x : !transform.any_op
+      }
+    }
     %windowed = transform.structured.match
         ops{["linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf",
              "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.pooling_nchw_max",

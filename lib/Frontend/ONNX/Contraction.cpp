@@ -477,11 +477,101 @@ FailureOr<Value> subtractZeroPoint(NodeContext &ctx, unsigned index,
       });
 }
 
+/// The i32 product of MatMulInteger's (and QLinearMatMul's) operands on
+/// their 8-bit values, when B is a constant int8 matrix whose zero point is
+/// 0 and A's zero point is one value (of any origin): a uint8 A shifted to
+/// int8 (a ^ 0x80 = a - 128), the i8 x i8 -> i32 matmul, plus B's column
+/// sums (a constant) times (128 - za), or -za for an int8 A. Since
+/// sum (a - za) b = sum (a - 128) b + (128 - za) sum b, this is exactly the
+/// product of the zero-point-adjusted operands in i32 (both wrap alike);
+/// the matmul reads bytes, not 32-bit integers, and runs on the CPU's
+/// dot-product instructions where it has them. Value() when the operands
+/// are not of that form.
+FailureOr<Value> buildByteMatMul(NodeContext &ctx, unsigned lhs,
+                                 unsigned lhsZero, unsigned rhs,
+                                 unsigned rhsZero) {
+  OnnxDType lhsType = ctx.getInputDType(lhs);
+  DenseElementsAttr weights = ctx.getConstantInput(rhs);
+  if ((lhsType != onnx::TensorProto::UINT8 &&
+       lhsType != onnx::TensorProto::INT8) ||
+      ctx.getInputDType(rhs) != onnx::TensorProto::INT8 || !weights ||
+      ctx.getInputRank(rhs) != 2 || ctx.getInputRank(lhs) < 2)
+    return Value();
+  if (ctx.hasInput(rhsZero)) {
+    DenseElementsAttr zero = ctx.getConstantInput(rhsZero);
+    if (!zero || ctx.getInputDType(rhsZero) != onnx::TensorProto::INT8 ||
+        llvm::any_of(zero.getValues<APInt>(),
+                     [](const APInt &value) { return !value.isZero(); }))
+      return Value();
+  }
+  bool hasLhsZero = ctx.hasInput(lhsZero);
+  if (hasLhsZero && (ctx.getInputType(lhsZero).getNumElements() != 1 ||
+                     ctx.getInputDType(lhsZero) != lhsType))
+    return Value();
+  ArrayRef<int64_t> lhsShape = ctx.getInputShape(lhs);
+  ArrayRef<int64_t> rhsShape = ctx.getInputShape(rhs);
+  int64_t k = rhsShape[0], n = rhsShape[1];
+  if (lhsShape.back() != k)
+    return Value();
+
+  SmallVector<int32_t> columnSums(n, 0);
+  for (auto [index, value] : llvm::enumerate(weights.getValues<APInt>()))
+    columnSums[index % n] += static_cast<int32_t>(value.getSExtValue());
+  OpBuilder &b = ctx.getBuilder();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  bool isUnsigned = lhsType == onnx::TensorProto::UINT8;
+  Value input = ctx.getInput(lhs);
+  if (isUnsigned) {
+    FailureOr<Value> shifted = buildElementwise(
+        ctx, {input}, i8, [](OpBuilder &b, Location loc, ValueRange args) {
+          Value flip = arith::ConstantOp::create(
+              b, loc, b.getIntegerAttr(args[0].getType(), 0x80));
+          return Value(arith::XOrIOp::create(b, loc, args[0], flip));
+        });
+    if (failed(shifted))
+      return failure();
+    input = *shifted;
+  }
+  Value rows = collapseDims(ctx, input, 0, lhsShape.size() - 1);
+  Value product = createMatmul(
+      ctx, rows, ctx.getInput(rhs),
+      createZeros(ctx, {getTensorType(rows).getDimSize(0), n}, i32));
+  if (lhsShape.size() > 2)
+    product = expandDim(ctx, product, 0, lhsShape.drop_back());
+
+  // + (128 - za) * sum b (uint8 A), - za * sum b (int8 A).
+  Value sums = arith::ConstantOp::create(
+      b, ctx.getLoc(),
+      DenseElementsAttr::get(RankedTensorType::get({n}, i32),
+                             ArrayRef(columnSums)));
+  if (!hasLhsZero && !isUnsigned)
+    return product;
+  SmallVector<Value> operands = {product, sums};
+  if (hasLhsZero)
+    operands.push_back(ctx.getInput(lhsZero));
+  return buildElementwise(
+      ctx, operands, i32,
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        Value offset = arith::ConstantOp::create(
+            b, loc, b.getI32IntegerAttr(isUnsigned ? 128 : 0));
+        if (hasLhsZero)
+          offset = arith::SubIOp::create(
+              b, loc, offset,
+              castScalar(b, loc, args[2], lhsType, onnx::TensorProto::INT32));
+        Value correction = arith::MulIOp::create(b, loc, offset, args[1]);
+        return arith::AddIOp::create(b, loc, args[0], correction);
+      });
+}
+
 /// The i32 product of MatMulInteger's (and QLinearMatMul's) operands with
-/// their zero points subtracted (per row of A, per column of B).
+/// their zero points subtracted (per row of A, per column of B): on the
+/// 8-bit values where buildByteMatMul can, else in i32.
 FailureOr<Value> buildIntegerMatMul(NodeContext &ctx, unsigned lhs,
                                     unsigned lhsZero, unsigned rhs,
                                     unsigned rhsZero) {
+  if (FailureOr<Value> bytes = buildByteMatMul(ctx, lhs, lhsZero, rhs, rhsZero);
+      failed(bytes) || *bytes)
+    return bytes;
   FailureOr<Value> lhsValue = subtractZeroPoint(ctx, lhs, lhsZero, -2);
   if (failed(lhsValue))
     return failure();

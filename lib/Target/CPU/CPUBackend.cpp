@@ -7,6 +7,7 @@
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/Backend.h"
 #include "orchestra/Target/CPU/Passes.h"
+#include "orchestra/Target/CPU/TransformOps/CPUTransformOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -74,6 +75,7 @@ TargetBackend mlir::orchestra::getCPUBackend() {
   TargetBackend backend;
   backend.name = "CPU";
   backend.registerPasses = cpu::registerOrchestraCPUPasses;
+  backend.registerDialects = cpu::registerTransformDialectExtension;
   backend.collectTunableOps = collectTunableMatmuls;
   backend.getTuningBenchmark = getMatmulBenchmark;
   return backend;

@@ -60,11 +60,12 @@ namespace {
 /// ISA extensions whose absence makes code fault (SIGILL); the runtime
 /// checks these against the running CPU before loading a binary.
 constexpr llvm::StringLiteral kCheckedFeatures[] = {
-    "sse3",       "ssse3",    "sse4.1",   "sse4.2",     "popcnt",
-    "avx",        "avx2",     "fma",      "f16c",       "bmi",
-    "bmi2",       "lzcnt",    "movbe",    "avx512f",    "avx512cd",
-    "avx512bw",   "avx512dq", "avx512vl", "avx512vnni", "avx512bf16",
-    "avx512fp16", "avxvnni",  "amx-tile", "amx-bf16",   "amx-int8"};
+    "sse3",       "ssse3",      "sse4.1",   "sse4.2",     "popcnt",
+    "avx",        "avx2",       "fma",      "f16c",       "bmi",
+    "bmi2",       "lzcnt",      "movbe",    "avx512f",    "avx512cd",
+    "avx512bw",   "avx512dq",   "avx512vl", "avx512vbmi", "avx512vnni",
+    "avx512bf16", "avx512fp16", "avxvnni",  "amx-tile",   "amx-bf16",
+    "amx-int8"};
 
 /// Removes the files of a compilation when it ends.
 struct TempFiles {

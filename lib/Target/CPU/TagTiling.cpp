@@ -8,6 +8,7 @@
 #include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
 #include "orchestra/Dialect/Orchestra/Utils/Tiling.h"
 #include "orchestra/Target/CPU/AttrNames.h"
+#include "orchestra/Target/CPU/CPUDescription.h"
 #include "orchestra/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -162,6 +163,46 @@ static void tagFusionRoot(func::FuncOp func) {
   root->setAttr(tag, UnitAttr::get(ctx));
 }
 
+/// The vector width (bits) of the 8-bit dot products (VNNI) the kernels of
+/// `module` may use: 512 with AVX-512 VNNI, 256 with AVX-VNNI (or AVX-512
+/// VNNI and VL), 0 without either.
+static int64_t getInt8DotWidth(ModuleOp module) {
+  std::string error;
+  FailureOr<cpu::CPUDescription> description = cpu::CPUDescription::get(
+      module->getAttrOfType<DictionaryAttr>(attr::kTarget), "", "", error);
+  // An unknown CPU is reported where the binary is emitted.
+  if (failed(description))
+    return 0;
+  if (description->hasFeature("avx512vnni") &&
+      description->hasFeature("avx512bw"))
+    return 512;
+  if (description->hasFeature("avxvnni") ||
+      (description->hasFeature("avx512vnni") &&
+       description->hasFeature("avx512vl")))
+    return 256;
+  return 0;
+}
+
+/// Whether `op` is a 2-D channels-last convolution or a row-major matmul
+/// that multiplies 8-bit integers into 32-bit sums.
+static bool isInt8Contraction(linalg::LinalgOp op) {
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
+    if (!linalg::MatmulOp::isDefaultIndexingMaps(
+            matmul.getIndexingMapsAttr()) ||
+        matmul.getCast() != linalg::TypeFn::cast_signed)
+      return false;
+  } else if (!isa<linalg::Conv2DNhwcHwcfOp>(op)) {
+    return false;
+  }
+  auto elementType = [](Value value) {
+    return cast<ShapedType>(value.getType()).getElementType();
+  };
+  return op.getNumDpsInputs() == 2 &&
+         elementType(op.getDpsInputs()[0]).isInteger(8) &&
+         elementType(op.getDpsInputs()[1]).isInteger(8) &&
+         elementType(op.getDpsInits()[0]).isInteger(32);
+}
+
 /// Tags channels-last convolutions with the width of their register tiles
 /// (`orchestra.conv_channels_32` or `_16`): 32 output channels, unless that
 /// leaves a remainder that is not a power of two (24 of MobileNetV2's 24
@@ -170,8 +211,11 @@ static void tagFusionRoot(func::FuncOp func) {
 /// one group's output channels: the strategy computes it one group at a
 /// time, as dense convolutions that keep the tag. A 3-D convolution keeps
 /// its tag too when the strategy rewrites each of its depth slices as a 2-D
-/// one.
-static void tagConvolutionTiles(func::FuncOp func) {
+/// one. A 2-D 8-bit convolution or matmul (i8 x i8 -> i32) on a CPU with
+/// VNNI is tagged `orchestra.int8_dot` with the vector width instead: the
+/// strategy computes its register tiles with dot-product instructions.
+static void tagConvolutionTiles(func::FuncOp func,
+                                llvm::function_ref<int64_t()> int8DotWidth) {
   MLIRContext *ctx = func.getContext();
   auto tagWidth = [&](Operation *conv, int64_t channels) {
     int64_t remainder = channels % 32;
@@ -182,6 +226,12 @@ static void tagConvolutionTiles(func::FuncOp func) {
                   UnitAttr::get(ctx));
   };
   func.walk([&](linalg::LinalgOp op) {
+    if (isInt8Contraction(op))
+      if (int64_t width = int8DotWidth()) {
+        op->setAttr(cpu::attr::kInt8Dot,
+                    IntegerAttr::get(IntegerType::get(ctx, 64), width));
+        return;
+      }
     if (isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv3DNdhwcDhwcfOp>(op)) {
       auto output = cast<ShapedType>(op.getDpsInitOperand(0)->get().getType());
       tagWidth(op, output.getShape().back());
@@ -198,9 +248,15 @@ class CPUTagTilingPass
     : public orchestra::cpu::impl::CPUTagTilingBase<CPUTagTilingPass> {
 public:
   void runOnOperation() override {
+    std::optional<int64_t> int8DotWidth;
+    auto getWidth = [&] {
+      if (!int8DotWidth)
+        int8DotWidth = getInt8DotWidth(getOperation());
+      return *int8DotWidth;
+    };
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       tagFusionRoot(func);
-      tagConvolutionTiles(func);
+      tagConvolutionTiles(func, getWidth);
     }
   }
 };

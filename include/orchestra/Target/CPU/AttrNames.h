@@ -53,6 +53,11 @@ inline constexpr llvm::StringLiteral kConvChannels16 =
     "orchestra.conv_channels_16";
 inline constexpr llvm::StringLiteral kConvChannels32 =
     "orchestra.conv_channels_32";
+/// An 8-bit convolution or matmul (i8 x i8 -> i32) whose register tiles the
+/// strategy computes with the VNNI dot-product instruction
+/// (`transform.orchestra.cpu_int8_dot`): the vector width in bits, 512
+/// or 256.
+inline constexpr llvm::StringLiteral kInt8Dot = "orchestra.int8_dot";
 
 // orchestra-cpu-select-tiles: the tile a tagged root gets.
 inline constexpr llvm::StringLiteral kTileRows = "orchestra.tile_rows";

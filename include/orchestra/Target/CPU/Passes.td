@@ -42,7 +42,12 @@ def CPUTagTiling : Pass<"orchestra-cpu-tag-tiling", "::mlir::ModuleOp"> {
     `orchestra.conv_channels_16` when 32-channel tiles leave a remainder
     that is not a power of two (24 of MobileNetV2's 24 channels), which LLVM
     splits into vectors badly. For a grouped convolution the width is that
-    of one group's output channels.
+    of one group's output channels. A 2-D 8-bit convolution (i8 x i8 ->
+    i32) gets `orchestra.int8_dot` instead, and so does an 8-bit row-major
+    `linalg.matmul`, when the module's CPU (its
+    `orchestra.target`'s `cpu` and `features`, else the compiling machine's)
+    has the VNNI dot-product instructions: the vector width, 512 (AVX-512
+    VNNI) or 256 (AVX-VNNI), for `transform.orchestra.cpu_int8_dot`.
 
     ```mlir
     // Before (a kernel of orchestra-outline-tasks):

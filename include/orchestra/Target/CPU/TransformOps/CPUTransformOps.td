@@ -1,0 +1,81 @@
+//===- CPUTransformOps.td - CPU transform ops ----------------*- tablegen -*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// The transform ops of the x86-64 strategy script (strategies/x86_64_strategy.mlir)
+// that upstream's transform dialect has no equivalent of: the 8-bit
+// dot-product (VNNI) register tiles of integer convolutions and matmuls. Registered by
+// the CPU backend only (getCPUBackend).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_TARGET_CPU_TRANSFORMOPS_TD
+#define ORCHESTRA_TARGET_CPU_TRANSFORMOPS_TD
+
+include "mlir/Dialect/Transform/IR/TransformDialect.td"
+include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+def CPUInt8DotOp : TransformDialectOp<"orchestra.cpu_int8_dot", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    TransformEachOpTrait,
+    TransformOpInterface]> {
+  let summary = "Computes a register tile of an 8-bit contraction with VNNI";
+  let description = [{
+    Replaces a register tile of an 8-bit contraction (i8 x i8 -> i32, on
+    static tensors) by vector code whose multiply-accumulates are the x86
+    8-bit dot-product instruction `vpdpbusd`: each instruction adds, to each
+    32-bit lane, the four products of four unsigned bytes with four signed
+    bytes. The tile is either
+
+    * a channels-last convolution, `linalg.conv_2d_nhwc_hwcf`, of output
+      shape `1 x 1 x OW x F` (one image, one output row; any filter size,
+      stride and dilation; any input channel count), or
+    * a `linalg.matmul` (row-major, no transposition or broadcast) of
+      output shape `OW x F`, which is a 1x1 convolution of its rows,
+
+    with OW <= 8 columns (rows) and F <= 4 vectors of channels, at most 24
+    accumulators.
+
+    The op carries `orchestra.int8_dot` (written by `orchestra-cpu-tag-tiling`
+    when the kernel module's CPU has VNNI): the vector width, 512 (AVX-512
+    VNNI, 16 lanes) or 256 (AVX-VNNI or AVX-512 VNNI with VL, 8 lanes).
+
+    The generated code loops over the filter rows, the filter columns and
+    the input channels four at a time (the reduction dimension of a matmul),
+    with the `OW x ceil(F / lanes)` accumulators as loop-carried vectors:
+
+    * the four filter rows of the step (`4 x F` bytes, read from the HWCF
+      filter or the K x N right-hand side as it is) are interleaved into
+      `lanes x 4` bytes per vector with two shuffles (one `vpermi2b` each
+      where the CPU has VBMI), so that no packed copy of the filter is
+      needed;
+    * each column's four input bytes are broadcast to every lane; since
+      `vpdpbusd`'s first operand is unsigned, the signed input is shifted by
+      `x ^ 0x80` (`x + 128`), and each vector of channels keeps a correction
+      accumulator, `vpdpbusd(corr, 0x80.., w)`, which the result subtracts at
+      the end: `sum (x + 128) w - sum 128 w = sum x w` exactly, in 32-bit
+      arithmetic that wraps like the contraction's.
+
+    Input channels beyond the last multiple of four and output channels
+    beyond `F` are read as zeros, so they add nothing; the output's extra
+    lanes are not written. Emits a silenceable failure, naming the reason,
+    when the op does not have this form: the strategy then leaves it to
+    the generic path.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter,
+        ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results,
+        ::mlir::transform::TransformState &state);
+  }];
+}
+
+#endif // ORCHESTRA_TARGET_CPU_TRANSFORMOPS_TD

@@ -1,0 +1,418 @@
+//===- CPUTransformOps.cpp - CPU transform dialect extension --------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// The op definitions, the extension that registers them, and the rewrite of
+// `transform.orchestra.cpu_int8_dot`: a register tile of an 8-bit
+// convolution or matmul as VNNI dot products (design note 0018, decision 4).
+//
+//===----------------------------------------------------------------------===//
+
+// The transform dialect's extension registration checks, in builds with
+// assertions, that every op implements the transform interfaces, through a
+// function that libMLIR.so has only when it was built with assertions too;
+// the distributions' libMLIR.so is not. This file compiles without them.
+#ifndef NDEBUG
+#define NDEBUG
+#endif
+
+#include "orchestra/Target/CPU/TransformOps/CPUTransformOps.h"
+#include "orchestra/Target/CPU/AttrNames.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <functional>
+
+using namespace mlir;
+
+#define GET_OP_CLASSES
+#include "orchestra/Target/CPU/TransformOps/CPUTransformOps.cpp.inc"
+
+namespace {
+/// The intrinsics that the CPU strategy calls (`llvm.call_intrinsic`) and
+/// that only compute on their operands.
+constexpr llvm::StringLiteral kPureIntrinsics[] = {
+    "llvm.x86.avx512.vpdpbusd.512", "llvm.x86.avx512.vpdpbusd.256"};
+
+/// The memory effects of `llvm.call_intrinsic`, which upstream leaves
+/// unknown, so that the buffer deallocation pipeline (after the strategy)
+/// refuses the kernels that call one: none for kPureIntrinsics, a read and a
+/// write of any memory for every other intrinsic.
+struct CallIntrinsicMemoryEffects
+    : public MemoryEffectOpInterface::ExternalModel<CallIntrinsicMemoryEffects,
+                                                    LLVM::CallIntrinsicOp> {
+  void
+  getEffects(Operation *op,
+             SmallVectorImpl<MemoryEffects::EffectInstance> &effects) const {
+    if (llvm::is_contained(kPureIntrinsics,
+                           cast<LLVM::CallIntrinsicOp>(op).getIntrin()))
+      return;
+    effects.emplace_back(MemoryEffects::Read::get());
+    effects.emplace_back(MemoryEffects::Write::get());
+  }
+};
+
+/// The most accumulators a tile may keep in the 32 vector registers of
+/// AVX-512, leaving room for the step's filter vectors, the correction
+/// accumulators and the broadcast input.
+constexpr int64_t kMaxAccumulators = 24;
+constexpr int64_t kMaxColumns = 8;
+constexpr int64_t kMaxChannelVectors = 4;
+
+/// The builder of one tile's code: `lanes` 32-bit lanes per vector.
+class Int8DotTileBuilder {
+public:
+  Int8DotTileBuilder(RewriterBase &rewriter, Location loc, int64_t lanes)
+      : b(rewriter), loc(loc), lanes(lanes),
+        accType(VectorType::get({lanes}, b.getI32Type())),
+        bytesType(VectorType::get({4 * lanes}, b.getI8Type())),
+        intrinsic(b.getStringAttr(lanes == 16 ? kPureIntrinsics[0]
+                                              : kPureIntrinsics[1])) {}
+
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+
+  /// acc + the dot products of the unsigned bytes of `a` and the signed
+  /// bytes of `w`, four per lane.
+  Value dot(Value acc, Value a, Value w) {
+    return LLVM::CallIntrinsicOp::create(b, loc, accType, intrinsic,
+                                         ValueRange{acc, a, w})
+        .getResult(0);
+  }
+
+  /// The `lanes x 4` bytes of channel vector `v` from the four filter rows
+  /// `rows` (each `width` bytes): byte 4 f + j is row j's byte
+  /// v * lanes + f.
+  Value interleave(ArrayRef<Value> rows, int64_t width, int64_t v) {
+    SmallVector<int64_t> concat(2 * width);
+    for (int64_t i = 0; i < 2 * width; ++i)
+      concat[i] = i;
+    Value low = vector::ShuffleOp::create(b, loc, rows[0], rows[1], concat);
+    Value high = vector::ShuffleOp::create(b, loc, rows[2], rows[3], concat);
+    SmallVector<int64_t> mask;
+    for (int64_t f = 0; f < lanes; ++f)
+      for (int64_t j = 0; j < 4; ++j)
+        mask.push_back((j < 2 ? j * width : 2 * width + (j - 2) * width) +
+                       v * lanes + f);
+    return vector::ShuffleOp::create(b, loc, low, high, mask);
+  }
+
+  /// The four bytes `bytes` (vector<4xi8>) shifted to unsigned (x ^ 0x80)
+  /// and broadcast to every lane.
+  Value broadcastUnsigned(Value bytes) {
+    auto quad = VectorType::get({4}, b.getI8Type());
+    Value flip = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(quad, b.getI8IntegerAttr(-128)));
+    Value shifted = arith::XOrIOp::create(b, loc, bytes, flip);
+    Value word = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), shifted);
+    Value scalar = vector::ExtractOp::create(b, loc, word, int64_t(0));
+    Value splat = vector::BroadcastOp::create(b, loc, accType, scalar);
+    return vector::BitCastOp::create(b, loc, bytesType, splat);
+  }
+
+  RewriterBase &b;
+  Location loc;
+  int64_t lanes;
+  VectorType accType;
+  VectorType bytesType;
+  StringAttr intrinsic;
+};
+} // namespace
+
+namespace {
+/// A register tile of an 8-bit contraction, seen as a convolution: a
+/// matmul tile is a 1x1 convolution of its rows ("columns" below).
+struct Int8DotOperands {
+  Value input, filter, init;
+  int64_t columns = 0, channelsOut = 0, channels = 0;
+  int64_t filterRows = 1, filterColumns = 1;
+  int64_t columnStride = 1, rowDilation = 1, columnDilation = 1;
+  bool isConvolution = false;
+  /// Whether the output channels are fewer than `channelsOut` (its bound)
+  /// on some runs.
+  bool dynamicChannels = false;
+};
+} // namespace
+
+/// The operands of `target`, a register tile of an i8 x i8 -> i32
+/// `linalg.conv_2d_nhwc_hwcf` (one image, one output row) or `linalg.matmul`
+/// (row-major operands) on static tensors; a failure names what is not so.
+static FailureOr<Int8DotOperands> matchInt8Dot(Operation *target,
+                                               std::string &why) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
+  Int8DotOperands operands;
+  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(target)) {
+    operands.isConvolution = true;
+    SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+    operands.columnStride = strides[1];
+    operands.rowDilation = dilations[0];
+    operands.columnDilation = dilations[1];
+  } else if (auto matmul = dyn_cast<linalg::MatmulOp>(target)) {
+    if (!linalg::MatmulOp::isDefaultIndexingMaps(
+            matmul.getIndexingMapsAttr()) ||
+        matmul.getCast() != linalg::TypeFn::cast_signed) {
+      why = "the matmul transposes, broadcasts or casts unsigned";
+      return failure();
+    }
+  } else {
+    why = "the payload op is not a linalg.conv_2d_nhwc_hwcf or linalg.matmul";
+    return failure();
+  }
+  if (!linalgOp.hasPureTensorSemantics()) {
+    why = "it is not on tensors";
+    return failure();
+  }
+  operands.input = linalgOp.getDpsInputs()[0];
+  operands.filter = linalgOp.getDpsInputs()[1];
+  operands.init = linalgOp.getDpsInits()[0];
+  auto inputType = dyn_cast<RankedTensorType>(operands.input.getType());
+  auto filterType = dyn_cast<RankedTensorType>(operands.filter.getType());
+  auto initType = dyn_cast<RankedTensorType>(operands.init.getType());
+  // Static shapes, but for the output channels (a parallel tile's
+  // remainder), which need a constant bound.
+  auto staticButLast = [](RankedTensorType type) {
+    return type &&
+           llvm::none_of(type.getShape().drop_back(), ShapedType::isDynamic);
+  };
+  if (!inputType || !inputType.hasStaticShape() || !staticButLast(filterType) ||
+      !staticButLast(initType)) {
+    why = "its shapes are not static";
+    return failure();
+  }
+  if (!inputType.getElementType().isInteger(8) ||
+      !filterType.getElementType().isInteger(8) ||
+      !initType.getElementType().isInteger(32)) {
+    why = "it does not multiply i8 by i8 into i32";
+    return failure();
+  }
+  ArrayRef<int64_t> outShape = initType.getShape();
+  ArrayRef<int64_t> filterShape = filterType.getShape();
+  if (operands.isConvolution) {
+    if (outShape[0] != 1 || outShape[1] != 1) {
+      why = "the tile has more than one image or output row";
+      return failure();
+    }
+    operands.filterRows = filterShape[0];
+    operands.filterColumns = filterShape[1];
+  }
+  operands.channelsOut = outShape.back();
+  if (ShapedType::isDynamic(operands.channelsOut)) {
+    FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB,
+        ValueBoundsConstraintSet::Variable(operands.init, outShape.size() - 1),
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (failed(bound)) {
+      why = "its output channels have no constant bound";
+      return failure();
+    }
+    operands.channelsOut = *bound;
+    operands.dynamicChannels = true;
+  }
+  operands.columns = outShape[outShape.size() - 2];
+  operands.channels = filterShape[filterShape.size() - 2];
+  return operands;
+}
+
+DiagnosedSilenceableFailure
+transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
+                                    Operation *target,
+                                    transform::ApplyToEachResultList &results,
+                                    transform::TransformState &state) {
+  auto fail = [&](const Twine &why) {
+    DiagnosedSilenceableFailure diag =
+        emitSilenceableError()
+        << "cannot compute the tile with 8-bit dot products: " << why;
+    diag.attachNote(target->getLoc()) << "tile";
+    return diag;
+  };
+  std::string why;
+  FailureOr<Int8DotOperands> match = matchInt8Dot(target, why);
+  if (failed(match))
+    return fail(why);
+  const Int8DotOperands &tile = *match;
+  auto width =
+      target->getAttrOfType<IntegerAttr>(orchestra::cpu::attr::kInt8Dot);
+  if (!width || (width.getInt() != 512 && width.getInt() != 256))
+    return fail("it has no `orchestra.int8_dot` width of 512 or 256");
+  int64_t lanes = width.getInt() / 32;
+  int64_t vectors = llvm::divideCeil(tile.channelsOut, lanes);
+  if (tile.columns > kMaxColumns || vectors > kMaxChannelVectors ||
+      tile.columns * vectors > kMaxAccumulators)
+    return fail("the tile has more than 8 columns, 4 vectors of channels or "
+                "24 accumulators");
+
+  Location loc = target->getLoc();
+  rewriter.setInsertionPoint(target);
+  Int8DotTileBuilder build(rewriter, loc, lanes);
+  int64_t width8 = vectors * lanes;
+  Value zero = build.index(0);
+  Value zeroI8 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getI8IntegerAttr(0));
+  Value zeroI32 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+  // The output's indices of column m, channel vector v.
+  auto outputIndices = [&](int64_t m, int64_t v) -> SmallVector<Value> {
+    Value column = build.index(m), channel = build.index(v * lanes);
+    if (tile.isConvolution)
+      return {zero, zero, column, channel};
+    return {column, channel};
+  };
+  auto whole = [&](int64_t v) {
+    return SmallVector<bool>{!tile.dynamicChannels &&
+                             (v + 1) * lanes <= tile.channelsOut};
+  };
+
+  // The accumulators (by column, then channel vector), then the
+  // corrections, one per channel vector.
+  SmallVector<Value> initial;
+  for (int64_t m = 0; m < tile.columns; ++m)
+    for (int64_t v = 0; v < vectors; ++v)
+      initial.push_back(vector::TransferReadOp::create(
+          rewriter, loc, build.accType, tile.init, outputIndices(m, v), zeroI32,
+          ArrayRef<bool>(whole(v))));
+  Value zeroAcc = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(build.accType, rewriter.getI32IntegerAttr(0)));
+  initial.append(vectors, zeroAcc);
+
+  bool wholeQuads = tile.channels % 4 == 0;
+  auto quadType = VectorType::get({4}, rewriter.getI8Type());
+  auto rowsType = VectorType::get({4, width8}, rewriter.getI8Type());
+  int64_t filterRank = tile.isConvolution ? 4 : 2;
+  AffineMap rowsMap =
+      AffineMap::getMinorIdentityMap(filterRank, 2, rewriter.getContext());
+  Value unsignedOffset = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(build.bytesType, rewriter.getI8IntegerAttr(-128)));
+  // One step: the filter bytes of tap (kh, kw) and four input channels
+  // from c, `lanes x 4` per channel vector, against each column's four
+  // input bytes.
+  auto step = [&](Value kh, Value kw, Value c4,
+                  ValueRange carried) -> SmallVector<Value> {
+    Value c = arith::MulIOp::create(rewriter, loc, c4, build.index(4));
+    SmallVector<Value> filterIndices = {c, zero};
+    if (tile.isConvolution)
+      filterIndices = {kh, kw, c, zero};
+    Value rows = vector::TransferReadOp::create(
+        rewriter, loc, rowsType, tile.filter, filterIndices, zeroI8, rowsMap,
+        ArrayRef<bool>{wholeQuads,
+                       !tile.dynamicChannels && tile.channelsOut == width8});
+    SmallVector<Value> row;
+    for (int64_t j = 0; j < 4; ++j)
+      row.push_back(vector::ExtractOp::create(rewriter, loc, rows, j));
+    SmallVector<Value> weights;
+    for (int64_t v = 0; v < vectors; ++v)
+      weights.push_back(build.interleave(row, width8, v));
+
+    SmallVector<Value> next(carried.begin(), carried.end());
+    Value inputRow =
+        arith::MulIOp::create(rewriter, loc, kh, build.index(tile.rowDilation));
+    Value inputColumn = arith::MulIOp::create(rewriter, loc, kw,
+                                              build.index(tile.columnDilation));
+    for (int64_t m = 0; m < tile.columns; ++m) {
+      Value column = arith::AddIOp::create(rewriter, loc, inputColumn,
+                                           build.index(m * tile.columnStride));
+      SmallVector<Value> inputIndices = {column, c};
+      if (tile.isConvolution)
+        inputIndices = {zero, inputRow, column, c};
+      Value bytes = vector::TransferReadOp::create(
+          rewriter, loc, quadType, tile.input, inputIndices, zeroI8,
+          ArrayRef<bool>{wholeQuads});
+      Value broadcast = build.broadcastUnsigned(bytes);
+      for (int64_t v = 0; v < vectors; ++v) {
+        Value &acc = next[m * vectors + v];
+        acc = build.dot(acc, broadcast, weights[v]);
+      }
+    }
+    for (int64_t v = 0; v < vectors; ++v) {
+      Value &correction = next[tile.columns * vectors + v];
+      correction = build.dot(correction, unsignedOffset, weights[v]);
+    }
+    return next;
+  };
+  // The loops over the filter's rows and columns and the input channels by
+  // four, outermost first.
+  SmallVector<int64_t> tripCounts = {
+      tile.filterRows, tile.filterColumns,
+      static_cast<int64_t>(llvm::divideCeil(tile.channels, 4))};
+  SmallVector<Value> ivs;
+  std::function<SmallVector<Value>(size_t, ValueRange)> loop =
+      [&](size_t depth, ValueRange carried) -> SmallVector<Value> {
+    if (depth == tripCounts.size())
+      return step(ivs[0], ivs[1], ivs[2], carried);
+    auto forOp =
+        scf::ForOp::create(rewriter, loc, zero, build.index(tripCounts[depth]),
+                           build.index(1), carried);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forOp.getBody());
+    ivs.push_back(forOp.getInductionVar());
+    SmallVector<Value> yielded = loop(depth + 1, forOp.getRegionIterArgs());
+    ivs.pop_back();
+    scf::YieldOp::create(rewriter, loc, yielded);
+    return SmallVector<Value>(forOp.getResults());
+  };
+  SmallVector<Value> sums = loop(0, initial);
+
+  Value result = tile.init;
+  for (int64_t m = 0; m < tile.columns; ++m)
+    for (int64_t v = 0; v < vectors; ++v) {
+      Value exact = arith::SubIOp::create(rewriter, loc, sums[m * vectors + v],
+                                          sums[tile.columns * vectors + v]);
+      result = vector::TransferWriteOp::create(rewriter, loc, exact, result,
+                                               outputIndices(m, v),
+                                               ArrayRef<bool>(whole(v)))
+                   .getResult();
+    }
+  rewriter.replaceOp(target, result);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::CPUInt8DotOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::modifiesPayload(effects);
+}
+
+namespace {
+class CPUTransformDialectExtension
+    : public transform::TransformDialectExtension<
+          CPUTransformDialectExtension> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CPUTransformDialectExtension)
+
+  using Base::Base;
+
+  void init() {
+    declareGeneratedDialect<arith::ArithDialect>();
+    declareGeneratedDialect<LLVM::LLVMDialect>();
+    declareGeneratedDialect<scf::SCFDialect>();
+    declareGeneratedDialect<vector::VectorDialect>();
+    registerTransformOps<
+#define GET_OP_LIST
+#include "orchestra/Target/CPU/TransformOps/CPUTransformOps.cpp.inc"
+        >();
+  }
+};
+} // namespace
+
+void mlir::orchestra::cpu::registerTransformDialectExtension(
+    DialectRegistry &registry) {
+  registry.addExtensions<CPUTransformDialectExtension>();
+  registry.addExtension(+[](MLIRContext *ctx, LLVM::LLVMDialect *) {
+    LLVM::CallIntrinsicOp::attachInterface<CallIntrinsicMemoryEffects>(*ctx);
+  });
+}
