@@ -308,7 +308,9 @@ bool shouldFoldReshapeAroundGroupedConv(OpOperand *fused) {
 /// Whether `op` is elementwise in the sense the layout patterns need: every
 /// loop parallel, one result written through the identity map, its initial
 /// value unread, every input read through a projected permutation (the
-/// identity, or a broadcast such as a per-channel bias).
+/// identity, or a broadcast such as a per-channel bias, whose map may have
+/// constant 0 results: a [C, 1, 1] per-channel scale of a quantized model
+/// read as (n, c, h, w) -> (c, 0, 0)).
 bool isLayoutAgnosticElementwise(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumParallelLoops() != op.getNumLoops())
@@ -319,8 +321,15 @@ bool isLayoutAgnosticElementwise(linalg::GenericOp op) {
     return false;
   return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
     return isa<RankedTensorType>(input->get().getType()) &&
-           op.getMatchingIndexingMap(input).isProjectedPermutation();
+           op.getMatchingIndexingMap(input).isProjectedPermutation(
+               /*allowZeroInResults=*/true);
   });
+}
+
+/// Whether an input of an elementwise op of `rank` loops read through `map`
+/// is full-rank (one element per iteration), not a broadcast.
+static bool readsEveryElement(AffineMap map, unsigned rank) {
+  return map.getNumResults() == rank && map.isPermutation();
 }
 
 /// A copy of the elementwise `op` over `inputs` read through `maps`, whose
@@ -368,7 +377,7 @@ struct SinkTransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
     std::optional<SmallVector<int64_t>> permutation;
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(input);
-      if (map.getNumResults() != rank)
+      if (!readsEveryElement(map, rank))
         continue;
       auto transpose = input->get().getDefiningOp<linalg::TransposeOp>();
       if (!map.isIdentity() || !transpose)
@@ -390,7 +399,7 @@ struct SinkTransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
     SmallVector<AffineMap> maps;
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(input);
-      if (map.getNumResults() == rank) {
+      if (readsEveryElement(map, rank)) {
         inputs.push_back(
             input->get().getDefiningOp<linalg::TransposeOp>().getInput());
         maps.push_back(map);
@@ -459,7 +468,8 @@ struct FoldTransposeOfBroadcast : OpRewritePattern<linalg::TransposeOp> {
       return rewriter.notifyMatchFailure(transposeOp, "not a broadcast");
     unsigned rank = producer.getNumLoops();
     if (llvm::any_of(producer.getDpsInputOperands(), [&](OpOperand *input) {
-          return producer.getMatchingIndexingMap(input).getNumResults() == rank;
+          return readsEveryElement(producer.getMatchingIndexingMap(input),
+                                   rank);
         }))
       return rewriter.notifyMatchFailure(transposeOp, "a full-rank input");
     // Result loop e_k runs over the producer's dimension p[k]: d_{p[k]} =

@@ -365,3 +365,44 @@ func.func @patches(%x: tensor<1x3x5x4xf32>, %w: tensor<8x3x2x2xf32>) -> tensor<1
       ins(%x, %w : tensor<1x3x5x4xf32>, tensor<8x3x2x2xf32>) outs(%f : tensor<1x8x2x2xf32>) -> tensor<1x8x2x2xf32>
   return %c : tensor<1x8x2x2xf32>
 }
+
+// -----
+
+// The requantization between two 8-bit convolutions of a quantized model
+// reads its per-channel scale [C, 1, 1] through (n, c, h, w) -> (c, 0, 0):
+// a broadcast like a bias, so the channels-last layout flows through it
+// (and through the shift to int8 and the padding with the zero point) to
+// the next convolution: no transpose between the two.
+// CHECK-LABEL: func.func @quantized_chain
+// CHECK:         %[[C1:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK:         %[[Q:.*]] = linalg.generic {{.*}} ins(%[[C1]], %{{.*}} : tensor<1x6x6x8xi32>, tensor<8x1x1xf32>)
+// CHECK:         %[[P:.*]] = tensor.pad %[[Q]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[P]], %{{.*}} : tensor<1x8x8x8xi8>, tensor<3x3x8x8xi8>)
+// CHECK:         linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+#qid = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#qscale = affine_map<(n, c, h, w) -> (c, 0, 0)>
+func.func @quantized_chain(%x: tensor<1x8x6x6xi8>, %w: tensor<8x8x1x1xi8>, %w2: tensor<8x8x3x3xi8>, %s: tensor<8x1x1xf32>) -> tensor<1x8x6x6xi32> {
+  %zero = arith.constant 0 : i32
+  %z8 = arith.constant 0 : i8
+  %e = tensor.empty() : tensor<1x8x6x6xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<1x8x6x6xi32>) -> tensor<1x8x6x6xi32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x8x6x6xi8>, tensor<8x8x1x1xi8>) outs(%f : tensor<1x8x6x6xi32>) -> tensor<1x8x6x6xi32>
+  %e8 = tensor.empty() : tensor<1x8x6x6xi8>
+  %q = linalg.generic {indexing_maps = [#qid, #qscale, #qid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1, %s : tensor<1x8x6x6xi32>, tensor<8x1x1xf32>) outs(%e8 : tensor<1x8x6x6xi8>) {
+  ^bb0(%a: i32, %scale: f32, %o: i8):
+    %af = arith.sitofp %a : i32 to f32
+    %m = arith.mulf %af, %scale : f32
+    %r = math.roundeven %m : f32
+    %i = arith.fptosi %r : f32 to i8
+    linalg.yield %i : i8
+  } -> tensor<1x8x6x6xi8>
+  %p = tensor.pad %q low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z8 : i8
+  } : tensor<1x8x6x6xi8> to tensor<1x8x8x8xi8>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w2 : tensor<1x8x8x8xi8>, tensor<8x8x3x3xi8>) outs(%f : tensor<1x8x6x6xi32>) -> tensor<1x8x6x6xi32>
+  return %c2 : tensor<1x8x6x6xi32>
+}
