@@ -77,6 +77,12 @@ for candidate in ["/usr/bin/python3", shutil.which("python3")]:
 config.substitutions.append((
     "%{node_sweep_sample}",
     "--sample 8" if config.orchestra_sanitizers else ""))
+# The host's own conformance run (onnx/conformance.test, every node,
+# PyTorch and simple test compiled and run on the CPU) runs one test in two
+# there; the plain build runs it whole.
+config.substitutions.append((
+    "%{conformance_sample}",
+    "--sample 2" if config.orchestra_sanitizers else ""))
 
 # A build with ASan and UBSan (scripts/check.sh): stack traces of UBSan's
 # findings, and ASan's checks without the poisoning LLVM's headers do on

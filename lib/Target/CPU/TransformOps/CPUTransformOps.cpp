@@ -92,21 +92,26 @@ public:
         .getResult(0);
   }
 
-  /// The `lanes x 4` bytes of channel vector `v` from the four filter rows
-  /// `rows` (each `width` bytes): byte 4 f + j is row j's byte
-  /// v * lanes + f.
-  Value interleave(ArrayRef<Value> rows, int64_t width, int64_t v) {
+  /// The `vectors` channel vectors of `lanes x 4` bytes from the four
+  /// filter rows `rows` (each `vectors * lanes` bytes): byte 4 f + j of
+  /// vector v is row j's byte v * lanes + f. The rows are concatenated in
+  /// pairs, then each vector is one two-source shuffle (`vpermi2b`).
+  SmallVector<Value> interleave(ArrayRef<Value> rows, int64_t vectors) {
+    int64_t width = vectors * lanes;
     SmallVector<int64_t> concat(2 * width);
     for (int64_t i = 0; i < 2 * width; ++i)
       concat[i] = i;
     Value low = vector::ShuffleOp::create(b, loc, rows[0], rows[1], concat);
     Value high = vector::ShuffleOp::create(b, loc, rows[2], rows[3], concat);
-    SmallVector<int64_t> mask;
-    for (int64_t f = 0; f < lanes; ++f)
-      for (int64_t j = 0; j < 4; ++j)
-        mask.push_back((j < 2 ? j * width : 2 * width + (j - 2) * width) +
-                       v * lanes + f);
-    return vector::ShuffleOp::create(b, loc, low, high, mask);
+    SmallVector<Value> result;
+    for (int64_t v = 0; v < vectors; ++v) {
+      SmallVector<int64_t> mask;
+      for (int64_t f = 0; f < lanes; ++f)
+        for (int64_t j = 0; j < 4; ++j)
+          mask.push_back(j * width + v * lanes + f);
+      result.push_back(vector::ShuffleOp::create(b, loc, low, high, mask));
+    }
+    return result;
   }
 
   /// The four bytes `bytes` (vector<4xi8>) shifted to unsigned (x ^ 0x80)
@@ -130,9 +135,7 @@ public:
   VectorType bytesType;
   StringAttr intrinsic;
 };
-} // namespace
 
-namespace {
 /// A register tile of an 8-bit contraction, seen as a convolution: a
 /// matmul tile is a 1x1 convolution of its rows ("columns" below).
 struct Int8DotOperands {
@@ -314,9 +317,7 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
     SmallVector<Value> row;
     for (int64_t j = 0; j < 4; ++j)
       row.push_back(vector::ExtractOp::create(rewriter, loc, rows, j));
-    SmallVector<Value> weights;
-    for (int64_t v = 0; v < vectors; ++v)
-      weights.push_back(build.interleave(row, width8, v));
+    SmallVector<Value> weights = build.interleave(row, vectors);
 
     SmallVector<Value> next(carried.begin(), carried.end());
     Value inputRow =

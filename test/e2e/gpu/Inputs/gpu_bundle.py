@@ -52,6 +52,12 @@ PYTHON_DIR = os.path.join(ROOT, "python")
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [PYTHON_DIR] + [p for p in [os.environ.get("PYTHONPATH")] if p])
 EMULATOR = [sys.executable, "-m", "ptx_emulator"]
+# The environment of the Python tools this script starts (the emulator,
+# e2e.py), which do not load the runtime library: without the sanitized
+# build's preloaded ASan runtime (%rt_python sets LD_PRELOAD for the `run`
+# command), whose allocator would otherwise serve every allocation of theirs
+# at about twice the time.
+TOOL_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 MODELS_PY = os.path.join(ROOT, "test", "e2e", "onnx", "Inputs",
                          "torch_models.py")
 HOPPER = "test/e2e/gpu/Inputs/hopper.json"
@@ -322,19 +328,20 @@ def emulate_case(args, case, case_dir):
     inputs_dir = os.path.join(case_dir, "inputs")
     out_dir = os.path.join(case_dir, "emulated")
     subprocess.run([sys.executable, E2E, "gen", inputs_dir] + case["inputs"],
-                   check=True)
+                   check=True, env=TOOL_ENV)
     command = EMULATOR + ["run-plan", plan,
                os.path.join(case_dir, "ptx"), "--output-dir", out_dir,
                "--constants", constants]
     for spec in case["inputs"]:
         command += ["--input", os.path.join(inputs_dir,
                                             spec.split(":")[0] + ".npy")]
-    emulated = subprocess.run(command, capture_output=True, text=True)
+    emulated = subprocess.run(command, capture_output=True, text=True,
+                              env=TOOL_ENV)
     if emulated.returncode:
         text = (emulated.stdout + emulated.stderr).strip()
         return text, text
     result = subprocess.run(check_command(case, inputs_dir, out_dir),
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, env=TOOL_ENV)
     text = (emulated.stdout.strip() + "; " + result.stdout + result.stderr
             ).strip().replace("\n", "; ")
     return (None if result.returncode == 0 else text), text
@@ -398,7 +405,7 @@ def run_case(orchestra_rt, np, case, case_dir, profile=0):
     if case["kind"] == "program":
         inputs_dir = os.path.join(case_dir, "inputs")
         subprocess.run([sys.executable, E2E, "gen", inputs_dir] +
-                       case["inputs"], check=True)
+                       case["inputs"], check=True, env=TOOL_ENV)
         names = [spec.split(":")[0] for spec in case["inputs"]]
         inputs = [np.load(os.path.join(inputs_dir, n + ".npy")) for n in names]
     else:
@@ -417,7 +424,8 @@ def run_case(orchestra_rt, np, case, case_dir, profile=0):
         command = check_command(case, inputs_dir, out_dir)
     else:
         command = [sys.executable, MODELS_PY, "compare", case_dir, out_dir]
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, text=True,
+                            env=TOOL_ENV)
     text = (result.stdout + result.stderr).strip().replace("\n", "; ")
     launches = sum(e.kind == "launch" for e in events)
     detail = f"{launches} launch(es), GPU {gpu_ms:.3f} ms: {text}"
