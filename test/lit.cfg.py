@@ -83,6 +83,11 @@ config.substitutions.append((
 config.substitutions.append((
     "%{conformance_sample}",
     "--sample 2" if config.orchestra_sanitizers else ""))
+# The x86 strategy's matmul variants (e2e/matmul-variants.mlir, two compiles
+# each): one in two there.
+config.substitutions.append((
+    "%{matmul_variant_sample}",
+    "--sample 2" if config.orchestra_sanitizers else ""))
 
 # A build with ASan and UBSan (scripts/check.sh): stack traces of UBSan's
 # findings, and ASan's checks without the poisoning LLVM's headers do on

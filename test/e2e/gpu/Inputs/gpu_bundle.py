@@ -135,9 +135,11 @@ PROGRAMS = [
     ("big", "test/e2e/gpu/Inputs/mma-2048-f32acc.mlir", HOPPER_MMA,
      "a:f16:2048x256 b:f16:256x2048 bias:f32:2048",
      ["check-matmul-bias-relu", "1e-3"]),
-    # ... and the same with the Hopper defaults: warpgroup MMA.
-    ("bigwg", "test/e2e/gpu/Inputs/mma-2048-f32acc.mlir", HOPPER,
-     "a:f16:2048x256 b:f16:256x2048 bias:f32:2048",
+    # ... and with the Hopper defaults, warpgroup MMA, in 128x128 blocks too:
+    # a grid of 8x4 of them (the kernel of 2048x2048, whose 256 blocks take
+    # the emulator a minute).
+    ("bigwg", "test/e2e/gpu/Inputs/mma-512x1024-f32acc.mlir", HOPPER,
+     "a:f16:512x256 b:f16:256x1024 bias:f32:1024",
      ["check-matmul-bias-relu", "1e-3"]),
     # bf16 operands, f32 accumulation, the result rounded to bf16 (half an
     # ulp of |x| < 16 is 2^-5).

@@ -1,0 +1,2 @@
+// The translation unit that compiles cmake/OrchestraUpstreamHeaders.h into
+// the precompiled header the build reuses.
