@@ -4,12 +4,20 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Constant, Identity and If. Identity forwards its operand (no op is built);
-// If on a condition known at compile time imports the taken branch inline.
+// Constant, Identity and If. Identity forwards its operand (no op is built).
+// If on a condition known at compile time imports the taken branch inline;
+// on a condition known only at run time it becomes an scf.if whose regions
+// hold the two branches (both must give the same types). The scheduler keeps
+// such an scf.if inside one task: the branch runs inside a kernel.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Converter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace mlir::orchestra;
@@ -77,11 +85,91 @@ LogicalResult convertIdentity(NodeContext &ctx) {
   return success();
 }
 
+/// Imports `branch` into `block` (before its terminator) and replaces the
+/// terminator by an scf.yield of the branch's outputs.
+FailureOr<SmallVector<ImportedValue>>
+importBranch(NodeContext &ctx, const onnx::GraphProto &branch, Block &block) {
+  OpBuilder &builder = ctx.getBuilder();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(block.getTerminator());
+  FailureOr<SmallVector<ImportedValue>> outputs = ctx.importSubgraph(branch);
+  if (failed(outputs))
+    return failure();
+  SmallVector<Value> values;
+  for (ImportedValue &output : *outputs)
+    values.push_back(ctx.materialize(output));
+  Operation *terminator = block.getTerminator();
+  builder.setInsertionPoint(terminator);
+  scf::YieldOp::create(builder, ctx.getLoc(), values);
+  terminator->erase();
+  return outputs;
+}
+
+/// If whose condition is known only at run time: an scf.if.
+LogicalResult convertRuntimeIf(NodeContext &ctx) {
+  RankedTensorType conditionType = ctx.getInputType(0);
+  if (conditionType.getNumElements() != 1 ||
+      !conditionType.getElementType().isInteger(1))
+    return ctx.emitError() << "the condition must be one bool; it is "
+                           << conditionType;
+  const onnx::GraphProto *thenBranch = ctx.getAttrGraph("then_branch");
+  const onnx::GraphProto *elseBranch = ctx.getAttrGraph("else_branch");
+  if (!thenBranch || !elseBranch)
+    return ctx.emitError() << "missing branch attribute";
+
+  OpBuilder &builder = ctx.getBuilder();
+  Location loc = ctx.getLoc();
+  Value condition = ctx.getInput(0);
+  SmallVector<Value> indices(conditionType.getRank(),
+                             arith::ConstantIndexOp::create(builder, loc, 0));
+  Value flag = tensor::ExtractOp::create(builder, loc, condition, indices);
+  // The branches are imported into an scf.if without results, and moved
+  // into the real one once their types are known.
+  auto staging = scf::IfOp::create(builder, loc, TypeRange(), flag,
+                                   /*withElseRegion=*/true);
+  llvm::scope_exit discard([&] { staging->erase(); });
+  FailureOr<SmallVector<ImportedValue>> thenOutputs =
+      importBranch(ctx, *thenBranch, *staging.thenBlock());
+  if (failed(thenOutputs))
+    return failure();
+  FailureOr<SmallVector<ImportedValue>> elseOutputs =
+      importBranch(ctx, *elseBranch, *staging.elseBlock());
+  if (failed(elseOutputs))
+    return failure();
+  if (thenOutputs->size() != ctx.getNumOutputs() ||
+      elseOutputs->size() != ctx.getNumOutputs())
+    return ctx.emitError() << "the branches have " << thenOutputs->size()
+                           << " and " << elseOutputs->size()
+                           << " outputs; the node has " << ctx.getNumOutputs();
+  SmallVector<Type> types;
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip_equal(*thenOutputs, *elseOutputs))) {
+    auto &[thenValue, elseValue] = pair;
+    if (thenValue.type != elseValue.type ||
+        thenValue.dtype != elseValue.dtype) {
+      std::string thenType, elseType;
+      llvm::raw_string_ostream(thenType) << thenValue.type;
+      llvm::raw_string_ostream(elseType) << elseValue.type;
+      return ctx.unsupported("If whose branches give output " +
+                             std::to_string(i) + " different types (" +
+                             thenType + " and " + elseType +
+                             "): its shape would be known only at run time");
+    }
+    types.push_back(thenValue.type);
+  }
+  auto result = scf::IfOp::create(builder, loc, types, flag,
+                                  /*withElseRegion=*/true);
+  result.getThenRegion().takeBody(staging.getThenRegion());
+  result.getElseRegion().takeBody(staging.getElseRegion());
+  for (auto [i, value] : llvm::enumerate(result.getResults()))
+    ctx.setOutput(i, value, (*thenOutputs)[i].dtype);
+  return success();
+}
+
 LogicalResult convertIf(NodeContext &ctx) {
   DenseElementsAttr condition = ctx.getConstantInput(0);
   if (!condition)
-    return ctx.unsupported(
-        "If with a condition that is not known at compile time");
+    return convertRuntimeIf(ctx);
   if (condition.getNumElements() != 1)
     return ctx.emitError() << "the condition must have one element";
   bool taken = getIntValues(condition).front() != 0;
