@@ -32,7 +32,10 @@ std::string orchestra::getStrategiesDir(const CompileOptions &options) {
 }
 
 std::string orchestra::getPreparePipeline() {
-  return "func.func(convert-elementwise-to-linalg,"
+  // Branches and loops written as blocks (cf) become scf ops first: the
+  // scheduler and the kernels take one block (design/0019, decision 1).
+  return "func.func(lift-cf-to-scf,"
+         "convert-elementwise-to-linalg,"
          "orchestra-fold-empty-loops,"
          "orchestra-convert-convolutions-to-nhwc,"
          "orchestra-pretranspose-constant-operands,"

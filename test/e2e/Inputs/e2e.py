@@ -202,6 +202,13 @@ def ref_row_reductions(i):
             (a @ v).astype(np.float32)]
 
 
+def ref_control_flow(i):
+    c, n, x = load(i, "c"), int(load(i, "n")), load(i, "x")
+    branch = x + x if c else x * x
+    looped = x * np.float32(2.0) ** max(n, 0)
+    return [branch, looped + np.float32(1.0)]
+
+
 REFERENCES = {
     name[len("ref_"):]: fn for name, fn in globals().items()
     if name.startswith("ref_")
