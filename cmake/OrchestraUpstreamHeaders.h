@@ -1,4 +1,4 @@
-//===- OrchestraUpstreamHeaders.h - Precompiled upstream headers -*- C++ -*-===//
+//===- OrchestraUpstreamHeaders.h - Precompiled upstream headers *- C++ -*-===//
 //
 // The MLIR and LLVM headers most of our translation units include, compiled
 // once into a precompiled header that every C++ target of the build reuses

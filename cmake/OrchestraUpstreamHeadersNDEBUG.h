@@ -1,4 +1,4 @@
-//===- OrchestraUpstreamHeadersNDEBUG.h - The same, without assertions -*- C++ -*-===//
+//===- OrchestraUpstreamHeadersNDEBUG.h - Without assertions ---*- C++ -*-===//
 //
 // OrchestraUpstreamHeaders.h for the libraries whose files compile without
 // assertions (their targets set ORCHESTRA_WITHOUT_ASSERTIONS; each file says
