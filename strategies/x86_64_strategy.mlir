@@ -325,10 +325,15 @@ module attributes {transform.with_named_sequence} {
   // transform.orchestra.cpu_int8_dot: one output row, 7 columns and
   // `%channels` output channels, with all the filter taps and input
   // channels; the column and channel loops peeled like
-  // @conv_nhwc_register_tiles'.
+  // @conv_nhwc_register_tiles'; then, as for the matmuls, the
+  // canonicalization that makes the sizes of single partial tiles static
+  // and the op on every tile (one it refuses stays a convolution for the
+  // generic path).
   transform.named_sequence @conv_int8_dot_tiles(
       %c: !transform.any_op {transform.consumed},
       %channels: !transform.param<i64> {transform.readonly}) {
+    %func = transform.get_parent_op %c {op_name = "func.func"}
+        : (!transform.any_op) -> !transform.any_op
     // (n, oh, ow, f, kh, kw, c)
     %t, %l:4 = transform.structured.tile_using_for %c
         tile_sizes [1, 1, 7, %channels, 0, 0, 0]
@@ -341,6 +346,23 @@ module attributes {transform.with_named_sequence} {
         : (!transform.op<"scf.for">) -> ()
     transform.include @peel_if_needed failures(suppress) (%lw)
         : (!transform.op<"scf.for">) -> ()
+    transform.apply_patterns to %func {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %tiles_512 = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]}
+        attributes{orchestra.int8_dot = 512 : i64} in %func
+        : (!transform.any_op) -> !transform.any_op
+    %tiles_256 = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]}
+        attributes{orchestra.int8_dot = 256 : i64} in %func
+        : (!transform.any_op) -> !transform.any_op
+    %tiles = transform.merge_handles %tiles_512, %tiles_256 : !transform.any_op
+    transform.foreach %tiles : !transform.any_op {
+    ^bb0(%tile: !transform.any_op):
+      transform.sequence %tile : !transform.any_op failures(suppress) {
+      ^bb1(%x: !transform.any_op):
+        transform.orchestra.cpu_int8_dot %x : !transform.any_op
+      }
+    }
     transform.yield
   }
   // Tuned matmuls (orchestra-tune, docs/Tuning.md): the tuning cache names
@@ -1015,8 +1037,8 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
 
-    // 2. Register tiles of the contractions: first the 8-bit matmuls on a
-    //    CPU with VNNI, then the matmuls a tuning cache chose a variant
+    // 2. Register tiles of the contractions: first the 8-bit matmuls and
+    //    convolutions on a CPU with VNNI, then the matmuls a tuning cache chose a variant
     //    for, then all the others. An 8-bit matmul (tagged
     //    `orchestra.int8_dot` with the vector width by
     //    orchestra-cpu-tag-tiling) gets register tiles of 7 rows and two
@@ -1043,6 +1065,45 @@ module attributes {transform.with_named_sequence} {
       %columns = transform.param.constant 16 : i64 -> !transform.param<i64>
       transform.include @matmul_int8_dot_tiles failures(propagate)
           (%mm, %columns) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    // The 8-bit convolutions the same way (before step 4, which would
+    // vectorize the unpack of a packed filter they read; and before the
+    // deep convolutions' reduction tiles of step 5): register tiles of one
+    // output row, 7 columns and two vectors of output channels (32 at 512
+    // bits, 16 at 256), remainders peeled, each computed with dot-product
+    // instructions over all its filter taps and input channels.
+    %convs_int8_512 = transform.structured.match
+        ops{["linalg.conv_2d_nhwc_hwcf"]}
+        attributes{orchestra.int8_dot = 512 : i64} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %convs_int8_512 : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      %lanes = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.include @conv_int8_dot_tiles failures(propagate)
+          (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %convs_int8_256 = transform.structured.match
+        ops{["linalg.conv_2d_nhwc_hwcf"]}
+        attributes{orchestra.int8_dot = 256 : i64} in %module
+        : (!transform.any_op) -> !transform.any_op
+    transform.foreach %convs_int8_256 : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      %lanes = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.include @conv_int8_dot_tiles failures(propagate)
+          (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    // A packed filter (orchestra-cpu-pack-int8-operands) that a tile the op
+    // refused still reads as it was: its unpack becomes a transpose and a
+    // copy, which bufferize.
+    %unpacks = transform.structured.match ops{["linalg.unpack"]} in %module
+        : (!transform.any_op) -> !transform.op<"linalg.unpack">
+    transform.foreach %unpacks : !transform.op<"linalg.unpack"> {
+    ^bb0(%u: !transform.op<"linalg.unpack">):
+      %e, %t, %c, %x = transform.structured.lower_unpack %u
+          : (!transform.op<"linalg.unpack">)
+          -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">,
+              !transform.op<"tensor.collapse_shape">,
+              !transform.op<"tensor.extract_slice">)
     }
     %tuned_b128x128_r8x32 = transform.structured.match ops{["linalg.matmul"]}
         attributes{orchestra.tile_variant = "b128x128_r8x32"} in %module
@@ -1393,35 +1454,6 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
                                     !transform.any_op)
     }
-    // 8-bit convolutions on a CPU with VNNI (tagged
-    // `orchestra.int8_dot` with the vector width by
-    // orchestra-cpu-tag-tiling): register tiles of one output row, 7
-    // columns and two vectors of output channels (32 at 512 bits, 16 at
-    // 256), remainders peeled, each computed with dot-product instructions
-    // over all its filter taps and input channels
-    // (transform.orchestra.cpu_int8_dot: the filter read as it is, the
-    // accumulators in registers). A tile the op refuses stays a
-    // convolution, which the generic path below computes.
-    %convs_int8_512 = transform.structured.match
-        ops{["linalg.conv_2d_nhwc_hwcf"]}
-        attributes{orchestra.int8_dot = 512 : i64} in %elementwise
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %convs_int8_512 : !transform.any_op {
-    ^bb0(%c: !transform.any_op):
-      %lanes = transform.param.constant 32 : i64 -> !transform.param<i64>
-      transform.include @conv_int8_dot_tiles failures(propagate)
-          (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
-    }
-    %convs_int8_256 = transform.structured.match
-        ops{["linalg.conv_2d_nhwc_hwcf"]}
-        attributes{orchestra.int8_dot = 256 : i64} in %elementwise
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %convs_int8_256 : !transform.any_op {
-    ^bb0(%c: !transform.any_op):
-      %lanes = transform.param.constant 16 : i64 -> !transform.param<i64>
-      transform.include @conv_int8_dot_tiles failures(propagate)
-          (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
-    }
     %convs_nhwc_16 = transform.structured.match
         ops{["linalg.conv_2d_nhwc_hwcf"]}
         attributes{orchestra.conv_channels_16} in %elementwise
@@ -1481,23 +1513,6 @@ module attributes {transform.with_named_sequence} {
     transform.apply_patterns to %elementwise {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
-    // The 8-bit register tiles, after the canonicalization that makes the
-    // sizes of single partial tiles static.
-    %int8_tiles_512 = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]}
-        attributes{orchestra.int8_dot = 512 : i64} in %elementwise
-        : (!transform.any_op) -> !transform.any_op
-    %int8_tiles_256 = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]}
-        attributes{orchestra.int8_dot = 256 : i64} in %elementwise
-        : (!transform.any_op) -> !transform.any_op
-    %int8_tiles = transform.merge_handles %int8_tiles_512, %int8_tiles_256
-        : !transform.any_op
-    transform.foreach %int8_tiles : !transform.any_op {
-    ^bb0(%c: !transform.any_op):
-      transform.sequence %c : !transform.any_op failures(suppress) {
-      ^bb1(%x: !transform.any_op):
-        transform.orchestra.cpu_int8_dot %x : !transform.any_op
-      }
-    }
     %windowed = transform.structured.match
         ops{["linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf",
              "linalg.depthwise_conv_2d_nhwc_hwc", "linalg.pooling_nchw_max",

@@ -102,10 +102,14 @@ static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
     break;
   }
 
-  // The rest of stage 4: shared kernels and the plan's memory.
-  std::string pipeline = "orchestra-deduplicate-kernels,orchestra-plan-buffers";
-  // Tuned variants (orchestra-tune) onto the kernel ops, for stage 5.
+  // The rest of stage 4: shared kernels, the layouts of their constant
+  // operands (for the strategies) and the plan's memory.
   bool applyStrategy = options.strategy != "none";
+  std::string pipeline = "orchestra-deduplicate-kernels,";
+  if (applyStrategy)
+    pipeline += "orchestra-hoist-constant-layouts,";
+  pipeline += "orchestra-plan-buffers";
+  // Tuned variants (orchestra-tune) onto the kernel ops, for stage 5.
   if (!options.tuningCache.empty() && applyStrategy) {
     if (!llvm::sys::fs::exists(options.tuningCache)) {
       error = "tuning cache '" + options.tuningCache + "' not found";

@@ -52,6 +52,8 @@ static void printText(const TargetInfo &info, llvm::raw_ostream &os) {
   if (!info.strategyLibraries.empty())
     os << "  strategy libraries: " << llvm::join(info.strategyLibraries, ", ")
        << "\n";
+  if (!info.constantLayoutPipeline.empty())
+    os << "  constant layouts:  " << info.constantLayoutPipeline << "\n";
   if (!info.preparePipeline.empty())
     os << "  first:             " << info.preparePipeline << "\n";
   if (!info.preStrategyPipeline.empty())
@@ -93,6 +95,9 @@ static void printMarkdown(const TargetInfo &info, llvm::raw_ostream &os) {
   os << "| strategy script | " << orNotYet(info.strategyScript) << " |\n";
   if (!info.strategyLibraries.empty())
     os << "| strategy libraries | " << llvm::join(info.strategyLibraries, ", ")
+       << " |\n";
+  if (!info.constantLayoutPipeline.empty())
+    os << "| constant layouts (stage 4) | " << info.constantLayoutPipeline
        << " |\n";
   if (!info.preparePipeline.empty())
     os << "| first | " << info.preparePipeline << " |\n";

@@ -110,6 +110,13 @@ struct TargetInfo {
   /// or without its strategy, e.g. to replace the bodies of tasks that carry
   /// assembly kernels; may be empty.
   std::string preparePipeline;
+  /// Passes (textual) that run on a kernel module of this arch before the
+  /// plan's memory is laid out, when its strategy applies: they may ask for
+  /// a kernel argument in another layout (a `linalg.pack` marked
+  /// `orchestra.constant_layout`), which orchestra-hoist-constant-layouts
+  /// computes at compile time when the plan holds the argument as a
+  /// constant; may be empty.
+  std::string constantLayoutPipeline;
   /// Passes (textual) that run on a kernel module of this arch before its
   /// strategy, e.g. to record what the script matches on; may be empty.
   std::string preStrategyPipeline;

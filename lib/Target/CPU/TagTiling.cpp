@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Int8Dot.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
 #include "orchestra/Dialect/Orchestra/Utils/Tiling.h"
@@ -58,8 +59,12 @@ static StringRef getFusionRootTag(linalg::LinalgOp root,
   // whole filter, which for these deep layers is larger than the cache.
   SmallVector<Operation *> rootAndSlice = {root.getOperation()};
   llvm::append_range(rootAndSlice, slice);
+  // (Its shape: an 8-bit convolution's i32 sums are requantized to the
+  // root's 8 bits.)
   auto sharesRootOutput = [&](Operation *op) {
-    return op->getResult(0).getType() == root->getResult(0).getType();
+    auto type = dyn_cast<ShapedType>(op->getResult(0).getType());
+    auto rootType = dyn_cast<ShapedType>(root->getResult(0).getType());
+    return type && rootType && type.getShape() == rootType.getShape();
   };
   auto isGroupedConvolution = [](Operation *op) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -163,13 +168,11 @@ static void tagFusionRoot(func::FuncOp func) {
   root->setAttr(tag, UnitAttr::get(ctx));
 }
 
-/// The vector width (bits) of the 8-bit dot products (VNNI) the kernels of
-/// `module` may use: 512 with AVX-512 VNNI, 256 with AVX-VNNI (or AVX-512
-/// VNNI and VL), 0 without either.
-static int64_t getInt8DotWidth(ModuleOp module) {
+int64_t cpu::getInt8DotWidth(ModuleOp module) {
   std::string error;
   FailureOr<cpu::CPUDescription> description = cpu::CPUDescription::get(
-      module->getAttrOfType<DictionaryAttr>(attr::kTarget), "", "", error);
+      module->getAttrOfType<DictionaryAttr>(orchestra::attr::kTarget), "", "",
+      error);
   // An unknown CPU is reported where the binary is emitted.
   if (failed(description))
     return 0;
@@ -183,9 +186,7 @@ static int64_t getInt8DotWidth(ModuleOp module) {
   return 0;
 }
 
-/// Whether `op` is a 2-D channels-last convolution or a row-major matmul
-/// that multiplies 8-bit integers into 32-bit sums.
-static bool isInt8Contraction(linalg::LinalgOp op) {
+bool cpu::isInt8Contraction(linalg::LinalgOp op) {
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation())) {
     if (!linalg::MatmulOp::isDefaultIndexingMaps(
             matmul.getIndexingMapsAttr()) ||
@@ -226,7 +227,7 @@ static void tagConvolutionTiles(func::FuncOp func,
                   UnitAttr::get(ctx));
   };
   func.walk([&](linalg::LinalgOp op) {
-    if (isInt8Contraction(op))
+    if (cpu::isInt8Contraction(op))
       if (int64_t width = int8DotWidth()) {
         op->setAttr(cpu::attr::kInt8Dot,
                     IntegerAttr::get(IntegerType::get(ctx, 64), width));
@@ -251,7 +252,7 @@ public:
     std::optional<int64_t> int8DotWidth;
     auto getWidth = [&] {
       if (!int8DotWidth)
-        int8DotWidth = getInt8DotWidth(getOperation());
+        int8DotWidth = cpu::getInt8DotWidth(getOperation());
       return *int8DotWidth;
     };
     for (auto func : getOperation().getOps<func::FuncOp>()) {

@@ -29,7 +29,7 @@
 // CHECK:             scf.for %{{.*}} = %c0 to %c3
 // CHECK:               scf.for %{{.*}} = %c0 to %c3
 // CHECK:                 scf.for %{{.*}} = %c0 to %c4 {{.*}} -> (vector<16xi32>
-// CHECK:                   vector.transfer_read {{.*}} : tensor<3x3x16x32xi8>, vector<4x32xi8>
+// CHECK:                   vector.transfer_read {{.*}} : tensor<3x3x16x64xi8>, vector<4x32xi8>
 // CHECK:                   vector.shuffle {{.*}} : vector<32xi8>, vector<32xi8>
 // CHECK:                   arith.xori {{.*}} : vector<4xi8>
 // CHECK-COUNT-14:          llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
@@ -55,8 +55,32 @@
 // CHECK:             vector.transfer_read {{.*}} {in_bounds = [false, true]} : tensor<30x32xi8>, vector<4x32xi8>
 // CHECK-COUNT-16:    llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
 // CHECK-NOT:     linalg.matmul
+// A filter packed with four input channels innermost
+// (orchestra-cpu-pack-int8-operands; 6 channels padded to 8): each
+// vector's 16 channels x 4 bytes are one load, no shuffles, and the
+// unpack is gone.
+// CHECK-LABEL: func.func @packed
+// CHECK-NOT:     linalg.unpack
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2], [3, 4]] : tensor<3x3x2x24x4xi8> into tensor<3x3x2x96xi8>
+// CHECK-NOT:     vector.shuffle
+// CHECK:         vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<3x3x2x96xi8>, vector<64xi8>
+// CHECK:         vector.transfer_read %{{.*}} : tensor<3x3x2x96xi8>, vector<64xi8>
+// CHECK-NOT:     vector.shuffle
+// CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
+// CHECK-LABEL: func.func @packed_matmul
+// CHECK-NOT:     linalg.unpack
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<8x40x4xi8> into tensor<8x160xi8>
+// CHECK-NOT:     vector.shuffle
+// CHECK:         vector.transfer_read {{.*}} : tensor<8x160xi8>, vector<64xi8>
+// CHECK-NOT:     linalg.matmul
 // CHECK-LABEL: func.func @avx_vnni
 // CHECK:         llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"({{.*}}) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+// Without VNNI, a packed filter is unpacked by a transpose (tiled and
+// vectorized like any other) that bufferizes.
+// CHECK-LABEL: func.func @no_vnni_packed
+// CHECK-NOT:     linalg.unpack
+// CHECK:         vector.transfer_write {{.*}} : vector<1x1x1x1x8xi8>, tensor<3x3x2x4x32xi8>
+// CHECK-NOT:     linalg.unpack
 
 module @avx512 attributes {orchestra.arch = "x86_64", orchestra.target = {arch = "x86_64", cpu = "icelake-server", device_id = 0 : i64, num_threads = 1 : i64}} {
   func.func @whole_tiles(%x: tensor<1x16x16x16xi8>, %w2: tensor<3x3x16x64xi8>) -> tensor<1x14x14x64xi32> {
@@ -77,6 +101,25 @@ module @avx512 attributes {orchestra.arch = "x86_64", orchestra.target = {arch =
   }
   func.func @matmul(%a: tensor<37x30xi8>, %b: tensor<30x40xi8>) -> tensor<37x40xi32> {
     %zero = arith.constant 0 : i32
+    %e = tensor.empty() : tensor<37x40xi32>
+    %f = linalg.fill ins(%zero : i32) outs(%e : tensor<37x40xi32>) -> tensor<37x40xi32>
+    %m = linalg.matmul ins(%a, %b : tensor<37x30xi8>, tensor<30x40xi8>) outs(%f : tensor<37x40xi32>) -> tensor<37x40xi32>
+    return %m : tensor<37x40xi32>
+  }
+  func.func @packed(%x: tensor<1x13x13x6xi8>, %p: tensor<3x3x2x24x4xi8>) -> tensor<1x5x5x24xi32> {
+    %zero = arith.constant 0 : i32
+    %u = tensor.empty() : tensor<3x3x6x24xi8>
+    %w = linalg.unpack %p inner_dims_pos = [2] inner_tiles = [4] into %u : tensor<3x3x2x24x4xi8> -> tensor<3x3x6x24xi8>
+    %e = tensor.empty() : tensor<1x5x5x24xi32>
+    %f = linalg.fill ins(%zero : i32) outs(%e : tensor<1x5x5x24xi32>) -> tensor<1x5x5x24xi32>
+    %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+        ins(%x, %w : tensor<1x13x13x6xi8>, tensor<3x3x6x24xi8>) outs(%f : tensor<1x5x5x24xi32>) -> tensor<1x5x5x24xi32>
+    return %c : tensor<1x5x5x24xi32>
+  }
+  func.func @packed_matmul(%a: tensor<37x30xi8>, %p: tensor<8x40x4xi8>) -> tensor<37x40xi32> {
+    %zero = arith.constant 0 : i32
+    %u = tensor.empty() : tensor<30x40xi8>
+    %b = linalg.unpack %p inner_dims_pos = [0] inner_tiles = [4] into %u : tensor<8x40x4xi8> -> tensor<30x40xi8>
     %e = tensor.empty() : tensor<37x40xi32>
     %f = linalg.fill ins(%zero : i32) outs(%e : tensor<37x40xi32>) -> tensor<37x40xi32>
     %m = linalg.matmul ins(%a, %b : tensor<37x30xi8>, tensor<30x40xi8>) outs(%f : tensor<37x40xi32>) -> tensor<37x40xi32>
@@ -110,6 +153,16 @@ module @avxvnni attributes {orchestra.arch = "x86_64", orchestra.target = {arch 
 module @novnni attributes {orchestra.arch = "x86_64", orchestra.target = {arch = "x86_64", cpu = "skylake-avx512", device_id = 0 : i64, num_threads = 1 : i64}} {
   func.func @no_vnni(%x: tensor<1x9x9x8xi8>, %w: tensor<3x3x8x32xi8>) -> tensor<1x7x7x32xi32> {
     %zero = arith.constant 0 : i32
+    %e = tensor.empty() : tensor<1x7x7x32xi32>
+    %f = linalg.fill ins(%zero : i32) outs(%e : tensor<1x7x7x32xi32>) -> tensor<1x7x7x32xi32>
+    %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<1x9x9x8xi8>, tensor<3x3x8x32xi8>) outs(%f : tensor<1x7x7x32xi32>) -> tensor<1x7x7x32xi32>
+    return %c : tensor<1x7x7x32xi32>
+  }
+  func.func @no_vnni_packed(%x: tensor<1x9x9x8xi8>, %p: tensor<3x3x2x32x4xi8>) -> tensor<1x7x7x32xi32> {
+    %zero = arith.constant 0 : i32
+    %u = tensor.empty() : tensor<3x3x8x32xi8>
+    %w = linalg.unpack %p inner_dims_pos = [2] inner_tiles = [4] into %u : tensor<3x3x2x32x4xi8> -> tensor<3x3x8x32xi8>
     %e = tensor.empty() : tensor<1x7x7x32xi32>
     %f = linalg.fill ins(%zero : i32) outs(%e : tensor<1x7x7x32xi32>) -> tensor<1x7x7x32xi32>
     %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

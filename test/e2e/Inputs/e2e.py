@@ -5,6 +5,8 @@
   e2e.py check PROGRAM IN_DIR OUT_DIR  compare OUT_DIR/output_<i>.npy with
                                        the numpy reference of PROGRAM
   e2e.py compare DIR_A DIR_B           compare two runs' outputs
+  e2e.py fill-constants PROGRAM        print PROGRAM with each
+                                       dense<"random"> filled (seeded)
   e2e.py trace-overlap TRACE           the trace has tasks overlapping in
                                        time on two devices and transfers
 """
@@ -311,12 +313,41 @@ def check_example_mlp(mlir_path, input_path, out_dir):
     print("example mlp: output matches numpy")
 
 
+def fill_constants(program):
+    """Prints PROGRAM with each `dense<"random">` of an integer or float
+    tensor type replaced by seeded random elements over the type's range
+    (the weights of a test whose kernels read constants)."""
+    import re
+    rng = np.random.default_rng(0)
+    dtypes = {"i8": np.int8, "i32": np.int32, "f32": np.float32}
+
+    def random_constant(match):
+        shape = [int(d) for d in match.group(1).split("x")]
+        dtype = dtypes[match.group(2)]
+        if np.issubdtype(dtype, np.integer):
+            info = np.iinfo(dtype)
+            data = rng.integers(info.min, info.max, size=shape,
+                                endpoint=True, dtype=dtype)
+        else:
+            data = rng.standard_normal(shape).astype(dtype)
+        return (f'dense<"0x{data.tobytes().hex().upper()}"> : '
+                f"tensor<{match.group(1)}x{match.group(2)}>")
+
+    with open(program) as f:
+        text = f.read()
+    sys.stdout.write(re.sub(
+        r'dense<"random">\s*:\s*tensor<((?:\d+x)*\d+)x(i8|i32|f32)>',
+        random_constant, text))
+
+
 def main():
     command, args = sys.argv[1], sys.argv[2:]
     if command == "gen":
         gen(args[0], args[1:])
     elif command == "check":
         check(*args)
+    elif command == "fill-constants":
+        fill_constants(*args)
     elif command == "compare":
         compare_dirs(*args)
     elif command == "check-matmul-bias-relu":

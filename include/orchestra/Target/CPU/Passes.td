@@ -9,6 +9,41 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CPUPackInt8Operands
+    : Pass<"orchestra-cpu-pack-int8-operands", "::mlir::ModuleOp"> {
+  let summary = "Ask for the filters of 8-bit convolutions and matmuls in "
+                "the layout of the dot-product instructions";
+  let description = [{
+    The x86_64 constant-layout pass (stage 4, run by
+    `orchestra-hoist-constant-layouts` before the plan's memory is laid
+    out). On a CPU with VNNI (the module's `orchestra.target`, as for
+    `orchestra-cpu-tag-tiling`), a kernel argument used only as the filter
+    of 8-bit convolutions (`linalg.conv_2d_nhwc_hwcf`, i8 x i8 -> i32) or as
+    the B of 8-bit row-major matmuls is read through a `linalg.unpack` of
+    its packed form: four input channels (rows of B) innermost,
+    `[KH, KW, ceil(C/4), F, 4]` for a filter, `[ceil(K/4), N, 4]` for B,
+    zero-padded. The `linalg.pack` that makes it is marked
+    `orchestra.constant_layout`: when the plan passes a constant (the
+    weights), `orchestra-hoist-constant-layouts` packs it at compile time
+    and the kernel takes the packed argument; `vpdpbusd` then reads each
+    step's 16 output channels x 4 input channels as 64 contiguous bytes
+    (`transform.orchestra.cpu_int8_dot`), with no shuffles, and a tile's
+    filter bytes are contiguous rows of whole cache lines. Otherwise the
+    request is withdrawn and the kernel is as before.
+
+    ```mlir
+    %p = linalg.pack %w padding_value(%c0 : i8) inner_dims_pos = [2]
+        inner_tiles = [4] into %e {orchestra.constant_layout}
+        : tensor<3x3x6x24xi8> -> tensor<3x3x2x24x4xi8>
+    %f = linalg.unpack %p inner_dims_pos = [2] inner_tiles = [4] into %e2
+        : tensor<3x3x2x24x4xi8> -> tensor<3x3x6x24xi8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def CPUTagTiling : Pass<"orchestra-cpu-tag-tiling", "::mlir::ModuleOp"> {
   let summary = "Tag the fusion roots and convolutions of x86_64 kernels "
                 "with the tiling the strategy gives them";

@@ -22,9 +22,12 @@
 #include "orchestra/Target/CPU/AttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -147,8 +150,44 @@ struct Int8DotOperands {
   /// Whether the output channels are fewer than `channelsOut` (its bound)
   /// on some runs.
   bool dynamicChannels = false;
+  /// The filter with four input channels innermost that `filter` unpacks
+  /// (orchestra-cpu-pack-int8-operands: [KH, KW, C/4, F, 4], or [K/4, N, 4]
+  /// for a matmul), and the tile's first output channel in it; null when
+  /// the filter is read as it is.
+  Value packedFilter;
+  OpFoldResult packedChannelOffset;
 };
 } // namespace
+
+/// Records in `operands` the packed filter its filter unpacks, directly or
+/// through a slice of whole taps and input channels: `linalg.unpack` of four
+/// input channels (rows of B) innermost, the layout the dot products read.
+static void matchPackedFilter(Int8DotOperands &operands) {
+  Value filter = operands.filter;
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  int64_t rank = filterType.getRank();
+  OpFoldResult offset =
+      IntegerAttr::get(IndexType::get(filter.getContext()), 0);
+  if (auto slice = filter.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!slice.hasUnitStride() || slice.getSourceType().getRank() != rank)
+      return;
+    // Only the output channels may be a part.
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      if (!isConstantIntValue(slice.getMixedOffsets()[d], 0) ||
+          slice.getSourceType().getDimSize(d) != filterType.getDimSize(d))
+        return;
+    offset = slice.getMixedOffsets().back();
+    filter = slice.getSource();
+  }
+  auto unpack = filter.getDefiningOp<linalg::UnPackOp>();
+  if (!unpack || !unpack.getOuterDimsPerm().empty() ||
+      unpack.getInnerDimsPos() != ArrayRef<int64_t>{rank - 2} ||
+      unpack.getStaticInnerTiles() != ArrayRef<int64_t>{4} ||
+      !unpack.getSourceType().hasStaticShape())
+    return;
+  operands.packedFilter = unpack.getSource();
+  operands.packedChannelOffset = offset;
+}
 
 /// The operands of `target`, a register tile of an i8 x i8 -> i32
 /// `linalg.conv_2d_nhwc_hwcf` (one image, one output row) or `linalg.matmul`
@@ -227,6 +266,7 @@ static FailureOr<Int8DotOperands> matchInt8Dot(Operation *target,
   }
   operands.columns = outShape[outShape.size() - 2];
   operands.channels = filterShape[filterShape.size() - 2];
+  matchPackedFilter(operands);
   return operands;
 }
 
@@ -301,23 +341,53 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
   Value unsignedOffset = arith::ConstantOp::create(
       rewriter, loc,
       DenseElementsAttr::get(build.bytesType, rewriter.getI8IntegerAttr(-128)));
+  // A packed filter is read with the channels and their four bytes as one
+  // dimension: [KH, KW, C/4, F * 4] ([K/4, N * 4]).
+  Value packedFilter, channelOffset;
+  if (tile.packedFilter) {
+    SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
+    if (tile.isConvolution)
+      groups = {{0}, {1}, {2}, {3, 4}};
+    packedFilter = tensor::CollapseShapeOp::create(rewriter, loc,
+                                                   tile.packedFilter, groups);
+    channelOffset = getValueOrCreateConstantIndexOp(rewriter, loc,
+                                                    tile.packedChannelOffset);
+  }
   // One step: the filter bytes of tap (kh, kw) and four input channels
   // from c, `lanes x 4` per channel vector, against each column's four
   // input bytes.
   auto step = [&](Value kh, Value kw, Value c4,
                   ValueRange carried) -> SmallVector<Value> {
     Value c = arith::MulIOp::create(rewriter, loc, c4, build.index(4));
-    SmallVector<Value> filterIndices = {c, zero};
-    if (tile.isConvolution)
-      filterIndices = {kh, kw, c, zero};
-    Value rows = vector::TransferReadOp::create(
-        rewriter, loc, rowsType, tile.filter, filterIndices, zeroI8, rowsMap,
-        ArrayRef<bool>{wholeQuads,
-                       !tile.dynamicChannels && tile.channelsOut == width8});
-    SmallVector<Value> row;
-    for (int64_t j = 0; j < 4; ++j)
-      row.push_back(vector::ExtractOp::create(rewriter, loc, rows, j));
-    SmallVector<Value> weights = build.interleave(row, vectors);
+    SmallVector<Value> weights;
+    if (packedFilter) {
+      // Each vector's 16 (8) output channels x 4 input channels are
+      // contiguous: one load, masked past the last channel.
+      for (int64_t v = 0; v < vectors; ++v) {
+        Value channel = arith::AddIOp::create(rewriter, loc, channelOffset,
+                                              build.index(v * lanes));
+        Value byte =
+            arith::MulIOp::create(rewriter, loc, channel, build.index(4));
+        SmallVector<Value> indices = {c4, byte};
+        if (tile.isConvolution)
+          indices = {kh, kw, c4, byte};
+        weights.push_back(vector::TransferReadOp::create(
+            rewriter, loc, build.bytesType, packedFilter, indices, zeroI8,
+            ArrayRef<bool>(whole(v))));
+      }
+    } else {
+      SmallVector<Value> filterIndices = {c, zero};
+      if (tile.isConvolution)
+        filterIndices = {kh, kw, c, zero};
+      Value rows = vector::TransferReadOp::create(
+          rewriter, loc, rowsType, tile.filter, filterIndices, zeroI8, rowsMap,
+          ArrayRef<bool>{wholeQuads,
+                         !tile.dynamicChannels && tile.channelsOut == width8});
+      SmallVector<Value> row;
+      for (int64_t j = 0; j < 4; ++j)
+        row.push_back(vector::ExtractOp::create(rewriter, loc, rows, j));
+      weights = build.interleave(row, vectors);
+    }
 
     SmallVector<Value> next(carried.begin(), carried.end());
     Value inputRow =
@@ -401,6 +471,7 @@ public:
     declareGeneratedDialect<arith::ArithDialect>();
     declareGeneratedDialect<LLVM::LLVMDialect>();
     declareGeneratedDialect<scf::SCFDialect>();
+    declareGeneratedDialect<tensor::TensorDialect>();
     declareGeneratedDialect<vector::VectorDialect>();
     registerTransformOps<
 #define GET_OP_LIST

@@ -46,6 +46,11 @@ inline constexpr llvm::StringLiteral kArch = "orchestra.arch";
 inline constexpr llvm::StringLiteral kTarget = "orchestra.target";
 /// The calling convention of a kernel function.
 inline constexpr llvm::StringLiteral kAbi = "orchestra.abi";
+/// A `linalg.pack` of a kernel argument that asks for the argument in the
+/// packed layout when the plan holds it as a constant
+/// (orchestra-hoist-constant-layouts).
+inline constexpr llvm::StringLiteral kConstantLayout =
+    "orchestra.constant_layout";
 /// The op a kernel's tiling is rooted at, and the ops fused into it.
 inline constexpr llvm::StringLiteral kFusionRoot = "orchestra.fusion_root";
 inline constexpr llvm::StringLiteral kFusionProducer =

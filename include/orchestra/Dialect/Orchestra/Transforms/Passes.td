@@ -412,6 +412,30 @@ def DeduplicateKernels
   }];
 }
 
+def HoistConstantLayouts
+    : Pass<"orchestra-hoist-constant-layouts", "::mlir::ModuleOp"> {
+  let summary = "Lay out the plan's constant kernel operands as the "
+                "kernels read them, at compile time";
+  let description = [{
+    Pipeline stage 4, after `orchestra-deduplicate-kernels` and before
+    `orchestra-plan-buffers`. Runs, on every kernel module, its arch's
+    constant-layout passes (`TargetInfo::constantLayoutPipeline`; the CPU's
+    packs the filters of 8-bit convolutions and matmuls for its dot-product
+    instructions). Such a pass asks for a layout by reading a kernel
+    argument only through a `linalg.pack` marked `orchestra.constant_layout`
+    (the argument's only use). When every launch of the kernel passes a
+    constant (`arith.constant` of dense elements) for that argument, the
+    pack is evaluated on each constant here, the launches pass the packed
+    constants, and the kernel takes the packed type (its `orchestra.abi`
+    too): the weights are laid out once, when the model is compiled, not on
+    every run. Otherwise the mark asks for nothing: a `linalg.unpack` of the
+    pack is folded away (the kernel reads the argument as before) and the
+    mark is dropped. `orchestra-compile` runs it when the strategies apply
+    (not with `--strategy=none`): the layouts serve them.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def OutlineTasks : Pass<"orchestra-outline-tasks", "::mlir::ModuleOp"> {
   let summary = "Outline every task into a kernel function of a per-device "
                 "kernel module and replace it with orchestra.launch";
