@@ -321,6 +321,34 @@ module attributes {transform.with_named_sequence} {
     }
     transform.yield
   }
+  // An 8-bit convolution whose register tiles' filter bytes (kh x kw x C x
+  // 32) would not stay in L1: 128 or more input channels and taps in more
+  // than one row.
+  transform.named_sequence @match_deep_int8_conv(
+      %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.conv_2d_nhwc_hwcf"]
+        : !transform.any_op
+    transform.match.structured failures(propagate) %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      // (n, oh, ow, f, kh, kw, c)
+      %c = transform.match.structured.dim %s[6]
+          : (!transform.any_op) -> !transform.param<i64>
+      %deep = transform.param.constant 128 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi ge %c, %deep : !transform.param<i64>
+      %kh = transform.match.structured.dim %s[4]
+          : (!transform.any_op) -> !transform.param<i64>
+      %two = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi ge %kh, %two : !transform.param<i64>
+      %in = transform.match.structured.input %s[0]
+          : (!transform.any_op) -> !transform.any_value
+      %bits = transform.match.structured.elemental_bitwidth %in
+          : (!transform.any_value) -> !transform.param<i64>
+      %eight = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bits, %eight : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
   // Register tiles of an 8-bit convolution for
   // transform.orchestra.cpu_int8_dot: one output row, 7 columns and
   // `%channels` output channels, with all the filter taps and input
@@ -1072,6 +1100,19 @@ module attributes {transform.with_named_sequence} {
     // output row, 7 columns and two vectors of output channels (32 at 512
     // bits, 16 at 256), remainders peeled, each computed with dot-product
     // instructions over all its filter taps and input channels.
+    // A deep one (@match_deep_int8_conv) first by filter rows and 64 input
+    // channels, so that the filter bytes of a register tile (3 x 64 x 32)
+    // stay in L1 while every tile of the parallel tile's rows and columns
+    // reads them; the accumulators are read and written once per block.
+    %convs_int8_deep = transform.collect_matching @match_deep_int8_conv
+        in %module : (!transform.any_op) -> !transform.any_op
+    transform.foreach %convs_int8_deep : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      %t, %l:2 = transform.structured.tile_using_for %c
+          tile_sizes [0, 0, 0, 0, 1, 0, 64]
+          : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+                                    !transform.any_op)
+    }
     %convs_int8_512 = transform.structured.match
         ops{["linalg.conv_2d_nhwc_hwcf"]}
         attributes{orchestra.int8_dot = 512 : i64} in %module

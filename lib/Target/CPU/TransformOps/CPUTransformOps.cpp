@@ -152,31 +152,43 @@ struct Int8DotOperands {
   bool dynamicChannels = false;
   /// The filter with four input channels innermost that `filter` unpacks
   /// (orchestra-cpu-pack-int8-operands: [KH, KW, C/4, F, 4], or [K/4, N, 4]
-  /// for a matmul), and the tile's first output channel in it; null when
-  /// the filter is read as it is.
+  /// for a matmul), and the offsets (summands, per dimension of `filter`)
+  /// of the tile's filter in its unpacked form; null when the filter is
+  /// read as it is.
   Value packedFilter;
-  OpFoldResult packedChannelOffset;
+  SmallVector<SmallVector<OpFoldResult>> packedOffsets;
 };
 } // namespace
 
+/// Whether `value` is a multiple of four wherever it is computed: a
+/// constant, or the induction variable of an scf.for whose lower bound and
+/// step are.
+static bool isMultipleOfFour(OpFoldResult value) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return *constant % 4 == 0;
+  auto forOp = scf::getForInductionVarOwner(dyn_cast<Value>(value));
+  if (!forOp)
+    return false;
+  std::optional<int64_t> lower = getConstantIntValue(forOp.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(forOp.getStep());
+  return lower && step && *lower % 4 == 0 && *step % 4 == 0;
+}
+
 /// Records in `operands` the packed filter its filter unpacks, directly or
-/// through a slice of whole taps and input channels: `linalg.unpack` of four
-/// input channels (rows of B) innermost, the layout the dot products read.
+/// through slices (unit strides): `linalg.unpack` of four input channels
+/// (rows of B) innermost, the layout the dot products read. A slice's
+/// offset along the input channels must be a multiple of four.
 static void matchPackedFilter(Int8DotOperands &operands) {
   Value filter = operands.filter;
-  auto filterType = cast<RankedTensorType>(filter.getType());
-  int64_t rank = filterType.getRank();
-  OpFoldResult offset =
-      IntegerAttr::get(IndexType::get(filter.getContext()), 0);
-  if (auto slice = filter.getDefiningOp<tensor::ExtractSliceOp>()) {
-    if (!slice.hasUnitStride() || slice.getSourceType().getRank() != rank)
+  int64_t rank = cast<RankedTensorType>(filter.getType()).getRank();
+  SmallVector<SmallVector<OpFoldResult>> offsets(rank);
+  while (auto slice = filter.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!slice.hasUnitStride() || slice.getSourceType().getRank() != rank ||
+        !isMultipleOfFour(slice.getMixedOffsets()[rank - 2]))
       return;
-    // Only the output channels may be a part.
-    for (int64_t d = 0; d + 1 < rank; ++d)
-      if (!isConstantIntValue(slice.getMixedOffsets()[d], 0) ||
-          slice.getSourceType().getDimSize(d) != filterType.getDimSize(d))
-        return;
-    offset = slice.getMixedOffsets().back();
+    for (auto [d, offset] : llvm::enumerate(slice.getMixedOffsets()))
+      if (!isConstantIntValue(offset, 0))
+        offsets[d].push_back(offset);
     filter = slice.getSource();
   }
   auto unpack = filter.getDefiningOp<linalg::UnPackOp>();
@@ -186,7 +198,7 @@ static void matchPackedFilter(Int8DotOperands &operands) {
       !unpack.getSourceType().hasStaticShape())
     return;
   operands.packedFilter = unpack.getSource();
-  operands.packedChannelOffset = offset;
+  operands.packedOffsets = std::move(offsets);
 }
 
 /// The operands of `target`, a register tile of an i8 x i8 -> i32
@@ -342,16 +354,26 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
       rewriter, loc,
       DenseElementsAttr::get(build.bytesType, rewriter.getI8IntegerAttr(-128)));
   // A packed filter is read with the channels and their four bytes as one
-  // dimension: [KH, KW, C/4, F * 4] ([K/4, N * 4]).
-  Value packedFilter, channelOffset;
+  // dimension: [KH, KW, C/4, F * 4] ([K/4, N * 4]), at the tile's offsets
+  // (the input channels' in fours).
+  Value packedFilter;
+  SmallVector<Value> packedOffsets;
   if (tile.packedFilter) {
     SmallVector<ReassociationIndices> groups = {{0}, {1, 2}};
     if (tile.isConvolution)
       groups = {{0}, {1}, {2}, {3, 4}};
     packedFilter = tensor::CollapseShapeOp::create(rewriter, loc,
                                                    tile.packedFilter, groups);
-    channelOffset = getValueOrCreateConstantIndexOp(rewriter, loc,
-                                                    tile.packedChannelOffset);
+    for (auto [d, summands] : llvm::enumerate(tile.packedOffsets)) {
+      Value offset = zero;
+      for (OpFoldResult summand : summands)
+        offset = arith::AddIOp::create(
+            rewriter, loc, offset,
+            getValueOrCreateConstantIndexOp(rewriter, loc, summand));
+      if (d + 2 == tile.packedOffsets.size())
+        offset = arith::DivUIOp::create(rewriter, loc, offset, build.index(4));
+      packedOffsets.push_back(offset);
+    }
   }
   // One step: the filter bytes of tap (kh, kw) and four input channels
   // from c, `lanes x 4` per channel vector, against each column's four
@@ -363,14 +385,17 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
     if (packedFilter) {
       // Each vector's 16 (8) output channels x 4 input channels are
       // contiguous: one load, masked past the last channel.
+      auto plus = [&](Value index, Value offset) -> Value {
+        return arith::AddIOp::create(rewriter, loc, index, offset);
+      };
       for (int64_t v = 0; v < vectors; ++v) {
-        Value channel = arith::AddIOp::create(rewriter, loc, channelOffset,
-                                              build.index(v * lanes));
+        Value channel = plus(packedOffsets.back(), build.index(v * lanes));
         Value byte =
             arith::MulIOp::create(rewriter, loc, channel, build.index(4));
-        SmallVector<Value> indices = {c4, byte};
+        SmallVector<Value> indices = {plus(c4, packedOffsets[0]), byte};
         if (tile.isConvolution)
-          indices = {kh, kw, c4, byte};
+          indices = {plus(kh, packedOffsets[0]), plus(kw, packedOffsets[1]),
+                     plus(c4, packedOffsets[2]), byte};
         weights.push_back(vector::TransferReadOp::create(
             rewriter, loc, build.bytesType, packedFilter, indices, zeroI8,
             ArrayRef<bool>(whole(v))));
