@@ -848,10 +848,33 @@ module attributes {transform.with_named_sequence} {
       %fused, %loop = transform.structured.fuse_into_containing_op
           %producers into %forall
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-      // One-row matmuls: B is read once, so the loop over K is outside the
+      // One-row 8-bit matmuls on a CPU with VNNI: the dot-product tiles of
+      // step 2 now (one row, two vectors of columns over all of K), which
+      // read a packed B as it is.
+      // (Matched in the function: the tiles' canonicalization may fold a
+      // parallel loop of one iteration away.)
+      %gemvs_int8_512 = transform.structured.match ops{["linalg.matmul"]}
+          attributes{orchestra.int8_dot = 512 : i64} in %func
+          : (!transform.any_op) -> !transform.any_op
+      transform.foreach %gemvs_int8_512 : !transform.any_op {
+      ^bb1(%mv: !transform.any_op):
+        %columns = transform.param.constant 32 : i64 -> !transform.param<i64>
+        transform.include @matmul_int8_dot_tiles failures(propagate)
+            (%mv, %columns) : (!transform.any_op, !transform.param<i64>) -> ()
+      }
+      %gemvs_int8_256 = transform.structured.match ops{["linalg.matmul"]}
+          attributes{orchestra.int8_dot = 256 : i64} in %func
+          : (!transform.any_op) -> !transform.any_op
+      transform.foreach %gemvs_int8_256 : !transform.any_op {
+      ^bb1(%mv: !transform.any_op):
+        %columns = transform.param.constant 16 : i64 -> !transform.param<i64>
+        transform.include @matmul_int8_dot_tiles failures(propagate)
+            (%mv, %columns) : (!transform.any_op, !transform.param<i64>) -> ()
+      }
+      // Other one-row matmuls: B is read once, so the loop over K is outside the
       // loop over columns and every step reads 8 rows of 64 contiguous
       // columns (the accumulators stay in L1, not in registers).
-      %gemvs = transform.structured.match ops{["linalg.matmul"]} in %loop
+      %gemvs = transform.structured.match ops{["linalg.matmul"]} in %func
           : (!transform.any_op) -> !transform.any_op
       transform.foreach %gemvs : !transform.any_op {
       ^bb1(%mv: !transform.any_op):

@@ -504,11 +504,21 @@ FailureOr<Value> buildByteMatMul(NodeContext &ctx, unsigned lhs,
                                  unsigned lhsZero, unsigned rhs,
                                  unsigned rhsZero) {
   OnnxDType lhsType = ctx.getInputDType(lhs);
-  DenseElementsAttr weights = ctx.getConstantInput(rhs);
   if ((lhsType != onnx::TensorProto::UINT8 &&
        lhsType != onnx::TensorProto::INT8) ||
-      ctx.getInputDType(rhs) != onnx::TensorProto::INT8 || !weights ||
-      ctx.getInputRank(rhs) != 2 || ctx.getInputRank(lhs) < 2)
+      ctx.getInputDType(rhs) != onnx::TensorProto::INT8 ||
+      !ctx.getImportedInput(rhs).constant || ctx.getInputRank(rhs) != 2 ||
+      ctx.getInputRank(lhs) < 2)
+    return Value();
+  // B's values, whatever its size (its column sums are all that is
+  // computed here).
+  QuantizedOrigin origin;
+  origin.kind = QuantizedOrigin::Kind::Dequantized;
+  origin.integer = ctx.getImportedInputRecord(rhs);
+  origin.scale = DenseElementsAttr::get(
+      RankedTensorType::get({1}, ctx.getBuilder().getF32Type()), 1.0f);
+  std::optional<std::vector<int32_t>> weights = getZeroAdjustedValues(origin);
+  if (!weights)
     return Value();
   if (ctx.hasInput(rhsZero)) {
     DenseElementsAttr zero = ctx.getConstantInput(rhsZero);
@@ -528,8 +538,8 @@ FailureOr<Value> buildByteMatMul(NodeContext &ctx, unsigned lhs,
     return Value();
 
   SmallVector<int32_t> columnSums(n, 0);
-  for (auto [index, value] : llvm::enumerate(weights.getValues<APInt>()))
-    columnSums[index % n] += static_cast<int32_t>(value.getSExtValue());
+  for (auto [index, value] : llvm::enumerate(*weights))
+    columnSums[index % n] += value;
   OpBuilder &b = ctx.getBuilder();
   Type i32 = b.getI32Type();
   bool isUnsigned = lhsType == onnx::TensorProto::UINT8;
@@ -1114,6 +1124,84 @@ FailureOr<bool> convertQuantizedConv(NodeContext &ctx) {
   return true;
 }
 
+/// The i32 sums of a QDQ MatMul or Gemm on the 8-bit integers themselves,
+/// as buildByteConvolution: the activation as int8 (a uint8 one shifted by
+/// x ^ 0x80, its zero point by -128), the int8 weights as a [K, N] constant
+/// (transposed here for transB), and the bias minus zx * sum(w[:, n]) added
+/// to the product. Null when the weights are not int8.
+FailureOr<Value> buildByteQuantizedMatMul(NodeContext &ctx,
+                                          const QuantizedOperands &operands,
+                                          bool transB) {
+  const QuantizedOrigin &x = *operands.input;
+  const QuantizedOrigin &w = *operands.weights;
+  if (w.integer->dtype != onnx::TensorProto::INT8 ||
+      w.integer->type.getRank() != 2)
+    return Value();
+  std::optional<std::vector<int32_t>> weights = getZeroAdjustedValues(w);
+  std::optional<std::vector<int32_t>> bias;
+  if (operands.bias)
+    bias = getZeroAdjustedValues(*operands.bias);
+  if (!weights || (operands.bias && !bias))
+    return Value();
+  ArrayRef<int64_t> lhsShape = getTensorType(ctx.getInput(0)).getShape();
+  ArrayRef<int64_t> stored = w.integer->type.getShape();
+  int64_t k = transB ? stored[1] : stored[0];
+  int64_t n = transB ? stored[0] : stored[1];
+  if (lhsShape.size() < 2 || lhsShape.back() != k)
+    return Value();
+
+  bool isUnsigned = x.integer->dtype == onnx::TensorProto::UINT8;
+  int32_t zero = 0;
+  if (x.zeroPoint) {
+    const APInt &value = *x.zeroPoint.getValues<APInt>().begin();
+    zero = isUnsigned ? value.getZExtValue() : value.getSExtValue();
+  }
+  if (isUnsigned)
+    zero -= 128;
+  // The weights as [K, N] bytes, and bias - zx * (column sums).
+  SmallVector<int8_t> bytes(k * n);
+  SmallVector<int32_t> init(n);
+  for (int64_t row = 0; row < k; ++row)
+    for (int64_t column = 0; column < n; ++column) {
+      int32_t value = (*weights)[transB ? column * k + row : row * n + column];
+      bytes[row * n + column] = static_cast<int8_t>(value);
+      init[column] -= zero * value;
+    }
+  // Below 2^31 in magnitude: matchQuantizedContraction bounds the bias and
+  // the number of products.
+  if (bias)
+    for (int64_t column = 0; column < n; ++column)
+      init[column] += (*bias)[column];
+
+  OpBuilder &b = ctx.getBuilder();
+  Type i32 = b.getI32Type();
+  Value input = ctx.materialize(*x.integer);
+  if (isUnsigned) {
+    FailureOr<Value> shifted = shiftToSigned(ctx, input);
+    if (failed(shifted))
+      return failure();
+    input = *shifted;
+  }
+  Value rhs = arith::ConstantOp::create(
+      b, ctx.getLoc(),
+      DenseElementsAttr::get(RankedTensorType::get({k, n}, b.getI8Type()),
+                             ArrayRef(bytes)));
+  Value rows = collapseDims(ctx, input, 0, lhsShape.size() - 1);
+  Value product = createMatmul(
+      ctx, rows, rhs,
+      createZeros(ctx, {getTensorType(rows).getDimSize(0), n}, i32));
+  if (lhsShape.size() > 2)
+    product = expandDim(ctx, product, 0, lhsShape.drop_back());
+  Value initValue = arith::ConstantOp::create(
+      b, ctx.getLoc(),
+      DenseElementsAttr::get(RankedTensorType::get({n}, i32), ArrayRef(init)));
+  return buildElementwise(
+      ctx, {product, initValue}, i32,
+      [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        return arith::AddIOp::create(b, loc, args[0], args[1]);
+      });
+}
+
 /// A MatMul with 2-D weights, or a Gemm (alpha = beta = 1, A not
 /// transposed), of a QDQ group: as convertQuantizedConv, the weights'
 /// scales per column of the product.
@@ -1131,6 +1219,14 @@ FailureOr<bool> convertQuantizedMatMul(NodeContext &ctx, bool isGemm) {
   if (!matchQuantizedContraction(ctx, 2, transB ? 0 : 1, isGemm ? 2 : ~0u,
                                  operands))
     return false;
+  if (FailureOr<Value> acc = buildByteQuantizedMatMul(ctx, operands, transB);
+      failed(acc) || *acc) {
+    if (failed(acc) ||
+        failed(setAccumulatedOutput(ctx, *acc, operands.scales,
+                                    getTensorType(*acc).getRank() - 1)))
+      return failure();
+    return true;
+  }
   FailureOr<std::tuple<Value, Value, Value>> i32 = operands.getI32(ctx);
   if (failed(i32))
     return failure();

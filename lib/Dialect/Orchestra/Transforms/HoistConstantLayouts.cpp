@@ -14,6 +14,7 @@
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Dialect/Orchestra/Utils/ConstantData.h"
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,10 +35,10 @@ using namespace mlir;
 using namespace mlir::orchestra;
 
 /// The constant's elements in `pack`'s layout, or failure when the pack
-/// has dynamic sizes, the elements are not whole bytes, or it pads without
-/// a constant padding value.
+/// has dynamic sizes, the elements are not whole bytes or not available (a
+/// resource without its blob), or it pads without a constant padding value.
 static FailureOr<DenseElementsAttr> evaluatePack(linalg::PackOp pack,
-                                                 DenseElementsAttr source) {
+                                                 ElementsAttr source) {
   auto sourceType = cast<RankedTensorType>(source.getType());
   RankedTensorType destType = pack.getDestType();
   Type elementType = sourceType.getElementType();
@@ -72,8 +73,13 @@ static FailureOr<DenseElementsAttr> evaluatePack(linalg::PackOp pack,
   for (int64_t d = rank - 2; d >= 0; --d)
     sourceStrides[d] = sourceStrides[d + 1] * sourceShape[d + 1];
   // A splat's raw data is one element.
-  ArrayRef<char> sourceBytes = source.getRawData();
-  bool splat = source.isSplat();
+  auto dense = dyn_cast<DenseElementsAttr>(source);
+  bool splat = dense && dense.isSplat();
+  std::optional<ArrayRef<char>> raw =
+      splat ? dense.getRawData() : getRawElements(source);
+  if (!raw)
+    return failure();
+  ArrayRef<char> sourceBytes = *raw;
 
   int64_t destElements = destType.getNumElements();
   SmallVector<char> bytes(destElements * elementBytes);
@@ -131,11 +137,12 @@ static void withdraw(linalg::PackOp pack) {
     pack->removeAttr(attr::kConstantLayout);
 }
 
-/// The dense constant the plan passes as `operand`, or null.
-static DenseElementsAttr getPlanConstant(Value operand) {
+/// The constant (dense elements or a resource) the plan passes as
+/// `operand`, or null.
+static ElementsAttr getPlanConstant(Value operand) {
   auto constant = operand.getDefiningOp<arith::ConstantOp>();
-  return constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
-                  : DenseElementsAttr();
+  return constant ? dyn_cast<ElementsAttr>(constant.getValue())
+                  : ElementsAttr();
 }
 
 namespace {
@@ -230,7 +237,7 @@ private:
       Value operand = launch.getArgs()[position];
       if (packed.count(operand))
         continue;
-      DenseElementsAttr constant = getPlanConstant(operand);
+      ElementsAttr constant = getPlanConstant(operand);
       if (!constant)
         return failure();
       FailureOr<DenseElementsAttr> value = evaluatePack(pack, constant);

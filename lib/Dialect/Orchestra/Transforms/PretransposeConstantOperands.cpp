@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Dialect/Orchestra/Utils/ConstantData.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,25 +22,9 @@ namespace mlir::orchestra {
 } // namespace mlir::orchestra
 
 using namespace mlir;
+using mlir::orchestra::getRawElements;
 
 namespace {
-
-/// The raw bytes of a constant's elements, row-major, or nothing (splats,
-/// sub-byte types, unavailable resources).
-std::optional<ArrayRef<char>> getRawElements(ElementsAttr attr) {
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (dense.isSplat())
-      return std::nullopt;
-    return dense.getRawData();
-  }
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    return blob->getData();
-  }
-  return std::nullopt;
-}
 
 /// The bytes of each element of `type`, or 0 for types whose elements are
 /// not whole bytes.

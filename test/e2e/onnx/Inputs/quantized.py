@@ -236,19 +236,32 @@ def qdq_conv_graph(rng, integer_output, activation, conv):
         {"x": x}, float(y_scale)
 
 
-def qdq_matmul(gemm):
+def matmul_integer_large(rng):
+    """MatMulInteger of a uint8 A with a zero point and a constant int8 B
+    larger than the importer folds (300 x 250): computed on the bytes."""
+    a = quantized(rng, (4, 7, 300), U8)
+    inits = [("b", quantized(rng, (300, 250), S8)),
+             ("a_zero", np.array(131, np.uint8)),
+             ("b_zero", np.array(0, np.int8))]
+    node = helper.make_node("MatMulInteger", ["a", "b", "a_zero", "b_zero"],
+                            ["y"])
+    return model([node], [("a", U8, a.shape)], [("y", I32)], inits), \
+        {"a": a}, None
+
+
+def qdq_matmul(gemm, rows=6, k=20, n=12):
     """A QDQ MatMul (3-D activation, weights per column) or Gemm (transB,
-    weights per row of B, bias int32): the quantized output must match
-    ONNX Runtime's fused kernel exactly."""
+    weights per row of B, bias int32), `rows` x `k` by `k` x `n`: the
+    quantized output must match ONNX Runtime's fused kernel exactly."""
     def build(rng):
-        shape = (6, 20) if gemm else (2, 6, 20)
+        shape = (rows, k) if gemm else (2, rows, k)
         x = rng.standard_normal(shape).astype(np.float32)
-        w = quantized(rng, (12, 20) if gemm else (20, 12), S8)
-        w_scale = (rng.random(12) * 0.01 + 0.002).astype(np.float32)
+        w = quantized(rng, (n, k) if gemm else (k, n), S8)
+        w_scale = (rng.random(n) * 0.01 + 0.002).astype(np.float32)
         x_scale = np.float32(0.03)
         inits = [("x_scale", np.array(x_scale)),
                  ("x_zero", np.array(120, np.uint8)), ("w", w),
-                 ("w_scale", w_scale), ("w_zero", np.zeros(12, np.int8)),
+                 ("w_scale", w_scale), ("w_zero", np.zeros(n, np.int8)),
                  ("y_scale", np.array(0.04, np.float32)),
                  ("y_zero", np.array(-3, np.int8))]
         nodes = [
@@ -259,9 +272,9 @@ def qdq_matmul(gemm):
             helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zero"],
                              ["wd"], axis=0 if gemm else 1)]
         if gemm:
-            inits += [("b", rng.integers(-900, 900, 12).astype(np.int32)),
+            inits += [("b", rng.integers(-900, 900, n).astype(np.int32)),
                       ("b_scale", (x_scale * w_scale).astype(np.float32)),
-                      ("b_zero", np.zeros(12, np.int32))]
+                      ("b_zero", np.zeros(n, np.int32))]
             nodes += [
                 helper.make_node("DequantizeLinear", ["b", "b_scale",
                                                       "b_zero"], ["bd"],
@@ -302,6 +315,11 @@ CASES = {
                                       strides=[2, 2], auto_pad="SAME_UPPER"),
     "qdq_matmul": qdq_matmul(False),
     "qdq_gemm": qdq_matmul(True),
+    # K not a multiple of four, columns in two tiles and a remainder, one
+    # row (the classifier of a CNN).
+    "qdq_gemm_wide": qdq_matmul(True, rows=1, k=302, n=70),
+    "qdq_matmul_wide": qdq_matmul(False, rows=9, k=130, n=70),
+    "matmul_integer_large": matmul_integer_large,
 }
 
 
