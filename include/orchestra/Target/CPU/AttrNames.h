@@ -58,6 +58,10 @@ inline constexpr llvm::StringLiteral kConvChannels32 =
 /// (`transform.orchestra.cpu_int8_dot`): the vector width in bits, 512
 /// or 256.
 inline constexpr llvm::StringLiteral kInt8Dot = "orchestra.int8_dot";
+/// transform.orchestra.cpu_int8_dot: the copy of a kernel's 8-bit input
+/// with its bytes shifted to unsigned (x ^ 0x80), which its tiles share.
+inline constexpr llvm::StringLiteral kInt8UnsignedInput =
+    "orchestra.int8_unsigned_input";
 
 // orchestra-cpu-select-tiles: the tile a tagged root gets.
 inline constexpr llvm::StringLiteral kTileRows = "orchestra.tile_rows";

@@ -23,6 +23,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -118,14 +119,16 @@ public:
   }
 
   /// The four bytes `bytes` (vector<4xi8>) shifted to unsigned (x ^ 0x80)
-  /// and broadcast to every lane.
-  Value broadcastUnsigned(Value bytes) {
-    auto quad = VectorType::get({4}, b.getI8Type());
-    Value flip = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(quad, b.getI8IntegerAttr(-128)));
-    Value shifted = arith::XOrIOp::create(b, loc, bytes, flip);
+  /// unless `shifted` says they are, and broadcast to every lane.
+  Value broadcastUnsigned(Value bytes, bool shifted) {
+    if (!shifted) {
+      auto quad = VectorType::get({4}, b.getI8Type());
+      Value flip = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(quad, b.getI8IntegerAttr(-128)));
+      bytes = arith::XOrIOp::create(b, loc, bytes, flip);
+    }
     Value word = vector::BitCastOp::create(
-        b, loc, VectorType::get({1}, b.getI32Type()), shifted);
+        b, loc, VectorType::get({1}, b.getI32Type()), bytes);
     Value scalar = vector::ExtractOp::create(b, loc, word, int64_t(0));
     Value splat = vector::BroadcastOp::create(b, loc, accType, scalar);
     return vector::BitCastOp::create(b, loc, bytesType, splat);
@@ -282,6 +285,64 @@ static FailureOr<Int8DotOperands> matchInt8Dot(Operation *target,
   return operands;
 }
 
+/// `input` (a tile's input: slices of a tensor of the function's body) read
+/// from the same slices of a copy of that tensor with its bytes shifted to
+/// unsigned (x ^ 0x80): a `linalg.generic` beside it that the tiles of the
+/// kernel share (the first creates it). Failure when the input is not such
+/// a slice.
+static FailureOr<Value> getUnsignedInput(RewriterBase &rewriter, Value input) {
+  SmallVector<tensor::ExtractSliceOp> slices;
+  Value source = input;
+  while (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>()) {
+    slices.push_back(slice);
+    source = slice.getSource();
+  }
+  auto sourceType = dyn_cast<RankedTensorType>(source.getType());
+  Region *region = source.getParentRegion();
+  if (slices.empty() || !sourceType || !sourceType.hasStaticShape() ||
+      !region || !isa<func::FuncOp>(region->getParentOp()))
+    return failure();
+  Operation *shifted = nullptr;
+  for (Operation *user : source.getUsers())
+    if (user->hasAttr(orchestra::cpu::attr::kInt8UnsignedInput) &&
+        user->getOperand(0) == source)
+      shifted = user;
+  if (!shifted) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointAfterValue(source);
+    Location loc = source.getLoc();
+    Value init = tensor::EmptyOp::create(rewriter, loc, sourceType.getShape(),
+                                         sourceType.getElementType());
+    AffineMap identity = rewriter.getMultiDimIdentityMap(sourceType.getRank());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, sourceType, ValueRange{source}, ValueRange{init},
+        ArrayRef<AffineMap>{identity, identity},
+        SmallVector<utils::IteratorType>(sourceType.getRank(),
+                                         utils::IteratorType::parallel),
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          Value flip =
+              arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(-128));
+          linalg::YieldOp::create(
+              b, loc, ValueRange{arith::XOrIOp::create(b, loc, args[0], flip)});
+        });
+    generic->setAttr(orchestra::cpu::attr::kInt8UnsignedInput,
+                     rewriter.getUnitAttr());
+    shifted = generic;
+  }
+  // The same slices, outermost first.
+  Value value = shifted->getResult(0);
+  for (tensor::ExtractSliceOp slice : llvm::reverse(slices)) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(slice);
+    value = tensor::ExtractSliceOp::create(
+                rewriter, slice.getLoc(), slice.getType(), value,
+                slice.getMixedOffsets(), slice.getMixedSizes(),
+                slice.getMixedStrides())
+                .getResult();
+  }
+  return value;
+}
+
 DiagnosedSilenceableFailure
 transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
                                     Operation *target,
@@ -311,6 +372,16 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
                 "24 accumulators");
 
   Location loc = target->getLoc();
+  // The input with its bytes shifted to unsigned once for the whole kernel
+  // (every byte is read by many tiles and steps), when the tile's input is
+  // a slice of a tensor of the function's body.
+  Value input = tile.input;
+  bool unsignedInput = false;
+  if (FailureOr<Value> shifted = getUnsignedInput(rewriter, tile.input);
+      succeeded(shifted)) {
+    input = *shifted;
+    unsignedInput = true;
+  }
   rewriter.setInsertionPoint(target);
   Int8DotTileBuilder build(rewriter, loc, lanes);
   int64_t width8 = vectors * lanes;
@@ -425,10 +496,10 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
       SmallVector<Value> inputIndices = {column, c};
       if (tile.isConvolution)
         inputIndices = {zero, inputRow, column, c};
-      Value bytes = vector::TransferReadOp::create(
-          rewriter, loc, quadType, tile.input, inputIndices, zeroI8,
-          ArrayRef<bool>{wholeQuads});
-      Value broadcast = build.broadcastUnsigned(bytes);
+      Value bytes = vector::TransferReadOp::create(rewriter, loc, quadType,
+                                                   input, inputIndices, zeroI8,
+                                                   ArrayRef<bool>{wholeQuads});
+      Value broadcast = build.broadcastUnsigned(bytes, unsignedInput);
       for (int64_t v = 0; v < vectors; ++v) {
         Value &acc = next[m * vectors + v];
         acc = build.dot(acc, broadcast, weights[v]);
@@ -495,6 +566,7 @@ public:
   void init() {
     declareGeneratedDialect<arith::ArithDialect>();
     declareGeneratedDialect<LLVM::LLVMDialect>();
+    declareGeneratedDialect<linalg::LinalgDialect>();
     declareGeneratedDialect<scf::SCFDialect>();
     declareGeneratedDialect<tensor::TensorDialect>();
     declareGeneratedDialect<vector::VectorDialect>();
