@@ -477,19 +477,6 @@ FailureOr<Value> subtractZeroPoint(NodeContext &ctx, unsigned index,
       });
 }
 
-/// The uint8 bytes of `input` as int8, x - 128 (x ^ 0x80): the 8-bit
-/// contractions read a uint8 activation this way, its zero point's share
-/// moved by 128.
-FailureOr<Value> shiftToSigned(NodeContext &ctx, Value input) {
-  return buildElementwise(
-      ctx, {input}, ctx.getBuilder().getI8Type(),
-      [](OpBuilder &b, Location loc, ValueRange args) {
-        Value flip = arith::ConstantOp::create(
-            b, loc, b.getIntegerAttr(args[0].getType(), 0x80));
-        return Value(arith::XOrIOp::create(b, loc, args[0], flip));
-      });
-}
-
 /// The i32 product of MatMulInteger's (and QLinearMatMul's) operands on
 /// their 8-bit values, when B is a constant int8 matrix whose zero point is
 /// 0 and A's zero point is one value (of any origin): a uint8 A shifted to

@@ -244,6 +244,9 @@ public:
                                             QuantizedOrigin::Kind kind) const;
   /// Input `index`'s own record (e.g. for a QuantizedOrigin).
   ImportedValue *getImportedInputRecord(unsigned index);
+  /// A record of a value no ONNX name refers to (the integers a
+  /// QuantizedOrigin names), owned by the importer.
+  ImportedValue *createRecord(Value value, OnnxDType dtype);
   /// A recorded value as an MLIR value (constants are materialized here).
   Value materialize(ImportedValue &value);
 
@@ -331,6 +334,9 @@ FailureOr<Value> getZeroAdjustedI32(NodeContext &ctx,
 /// minus its zero point; nullopt otherwise.
 std::optional<std::vector<int32_t>>
 getZeroAdjustedValues(const QuantizedOrigin &origin);
+/// The uint8 bytes of `input` as int8, x - 128 (x ^ 0x80), which orders
+/// them as signed integers; applied twice, the bytes again.
+FailureOr<Value> shiftToSigned(NodeContext &ctx, Value input);
 /// Defines output 0 as float(accumulator) * scales (one value, or one per
 /// index of the accumulator's dimension `axis`) and records that origin, so
 /// that a QuantizeLinear of it requantizes the i32 sums.

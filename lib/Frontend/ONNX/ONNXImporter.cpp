@@ -137,6 +137,8 @@ public:
   Value materialize(ImportedValue &value);
   LogicalResult bind(ImportedValue &value);
   void define(StringRef name, ImportedValue value);
+  /// Keeps `value` for the whole import (std::deque: stable addresses).
+  ImportedValue *store(ImportedValue value);
   FailureOr<ElementsAttr> convertTensor(const onnx::TensorProto &tensor,
                                         Location loc, OnnxDType *dtype);
   DenseElementsAttr getDenseConstant(const ImportedValue &value) const;
@@ -218,8 +220,12 @@ ImportedValue *ModelImporter::lookup(StringRef name) {
 }
 
 void ModelImporter::define(StringRef name, ImportedValue value) {
+  scopes.back().values[name] = store(std::move(value));
+}
+
+ImportedValue *ModelImporter::store(ImportedValue value) {
   storage.push_back(std::move(value));
-  scopes.back().values[name] = &storage.back();
+  return &storage.back();
 }
 
 Value ModelImporter::materialize(ImportedValue &value) {
@@ -851,6 +857,14 @@ Value NodeContext::getInput(unsigned index) {
 ImportedValue *NodeContext::getImportedInputRecord(unsigned index) {
   assert(hasInput(index) && "absent input");
   return importer.lookup(node.input(index));
+}
+
+ImportedValue *NodeContext::createRecord(Value value, OnnxDType dtype) {
+  ImportedValue record;
+  record.value = value;
+  record.type = cast<RankedTensorType>(value.getType());
+  record.dtype = dtype;
+  return importer.store(std::move(record));
 }
 
 Value NodeContext::materialize(ImportedValue &value) {

@@ -22,6 +22,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::orchestra;
 using namespace mlir::orchestra::onnx_import;
@@ -61,15 +63,15 @@ FailureOr<WindowGeometry> getPoolGeometry(NodeContext &ctx, bool global,
   return getWindowGeometry(ctx, spatial, *kernel, ceilMode);
 }
 
-/// The input padded by the window's pads (and ceil_mode overhang) with
-/// `padValue`.
-Value padInput(NodeContext &ctx, const WindowGeometry &geometry,
-               Value padValue) {
+/// `input` (by default the node's input 0) padded by the window's pads (and
+/// ceil_mode overhang) with `padValue`.
+Value padInput(NodeContext &ctx, const WindowGeometry &geometry, Value padValue,
+               Value input = {}) {
   SmallVector<int64_t> low{0, 0}, high{0, 0};
   low.append(geometry.padsBegin);
   for (auto [end, overhang] : llvm::zip(geometry.padsEnd, geometry.overhang))
     high.push_back(end + overhang);
-  return buildPad(ctx, ctx.getInput(0), low, high, padValue);
+  return buildPad(ctx, input ? input : ctx.getInput(0), low, high, padValue);
 }
 
 /// A reduction over the windows of `padded`: loops (n, c, output...,
@@ -252,6 +254,73 @@ LogicalResult emitMaxPoolWithIndices(NodeContext &ctx, OnnxDType dtype,
   return success();
 }
 
+/// MaxPool of a dequantized tensor (a QDQ graph: DequantizeLinear, MaxPool,
+/// QuantizeLinear), per tensor with a positive scale: the maximum commutes
+/// with the dequantization, so the pool runs on the 8-bit integers (a
+/// quarter of the memory of floats; a uint8 one through its signed order,
+/// x ^ 0x80) and the output records them, for a QuantizeLinear of the same
+/// parameters to take them as they are, as ONNX Runtime drops such a QDQ
+/// pair. The float output is their dequantization: the values pooling the
+/// floats gives. False when the input is not of that form.
+FailureOr<bool> convertQuantizedMaxPool(NodeContext &ctx,
+                                        const WindowGeometry &geometry) {
+  const QuantizedOrigin *origin =
+      ctx.getQuantizedOrigin(0, QuantizedOrigin::Kind::Dequantized);
+  if (!origin || origin->axis >= 0 || origin->scale.getNumElements() != 1)
+    return false;
+  OnnxDType dtype = origin->integer->dtype;
+  float scale = *origin->scale.getValues<float>().begin();
+  if ((dtype != onnx::TensorProto::UINT8 && dtype != onnx::TensorProto::INT8) ||
+      !std::isfinite(scale) || !(scale > 0))
+    return false;
+  bool isUnsigned = dtype == onnx::TensorProto::UINT8;
+  Value integers = ctx.materialize(*origin->integer);
+  if (isUnsigned) {
+    FailureOr<Value> shifted = shiftToSigned(ctx, integers);
+    if (failed(shifted))
+      return failure();
+    integers = *shifted;
+  }
+  OpBuilder &b = ctx.getBuilder();
+  Value lowest = arith::ConstantOp::create(
+      b, ctx.getLoc(), b.getIntegerAttr(b.getI8Type(), -128));
+  Value pooled = buildPool(ctx, padInput(ctx, geometry, lowest, integers),
+                           geometry, lowest, PoolKind::Max);
+  if (isUnsigned) {
+    FailureOr<Value> unshifted = shiftToSigned(ctx, pooled);
+    if (failed(unshifted))
+      return failure();
+    pooled = *unshifted;
+  }
+  SmallVector<Value> operands = {pooled};
+  if (origin->zeroPoint)
+    operands.push_back(arith::ConstantOp::create(
+        b, ctx.getLoc(),
+        DenseElementsAttr::get(RankedTensorType::get({}, b.getI8Type()),
+                               *origin->zeroPoint.getValues<APInt>().begin())));
+  constexpr OnnxDType i32 = onnx::TensorProto::INT32;
+  FailureOr<Value> dequantized = buildElementwise(
+      ctx, operands, b.getF32Type(),
+      [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        Value x = castScalar(b, loc, args[0], dtype, i32);
+        if (args.size() > 1)
+          x = arith::SubIOp::create(b, loc, x,
+                                    castScalar(b, loc, args[1], dtype, i32));
+        Value scaleValue =
+            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(scale));
+        return arith::MulFOp::create(
+            b, loc, castScalar(b, loc, x, i32, onnx::TensorProto::FLOAT),
+            scaleValue);
+      });
+  if (failed(dequantized))
+    return failure();
+  ctx.setOutput(0, *dequantized, onnx::TensorProto::FLOAT);
+  auto pooledOrigin = std::make_shared<QuantizedOrigin>(*origin);
+  pooledOrigin->integer = ctx.createRecord(pooled, dtype);
+  ctx.setQuantizedOrigin(0, std::move(pooledOrigin));
+  return true;
+}
+
 /// MaxPool (with ceil_mode, dilations, the optional Indices output) and
 /// GlobalMaxPool.
 LogicalResult convertMaxPool(NodeContext &ctx, bool global) {
@@ -265,9 +334,14 @@ LogicalResult convertMaxPool(NodeContext &ctx, bool global) {
       getPoolGeometry(ctx, global, ctx.getAttrInt("ceil_mode", 0) != 0);
   if (failed(geometry))
     return failure();
+  bool withIndices = ctx.getNumOutputs() > 1 && ctx.hasOutput(1);
+  if (!withIndices)
+    if (FailureOr<bool> done = convertQuantizedMaxPool(ctx, *geometry);
+        failed(done) || *done)
+      return failure(failed(done));
   Value lowest = createLowest(ctx, *dtype);
   Value padded = padInput(ctx, *geometry, lowest);
-  if (ctx.getNumOutputs() > 1 && ctx.hasOutput(1))
+  if (withIndices)
     return emitMaxPoolWithIndices(ctx, *dtype, *geometry, padded,
                                   storageOrder == 1);
   PoolKind kind =

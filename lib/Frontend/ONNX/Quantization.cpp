@@ -191,6 +191,37 @@ FailureOr<bool> requantizeAccumulated(NodeContext &ctx,
   return true;
 }
 
+/// The integers QuantizeLinear gives back unchanged: those of a Dequantized
+/// origin of the same type, scale and zero point, per tensor (x = (q - z) *
+/// s, then round(x / s) + z = q: |q - z| <= 255 and the division's error
+/// is far below one half), e.g. after a MaxPool on integers. Null
+/// otherwise.
+ImportedValue *getRequantizedAsIs(NodeContext &ctx,
+                                  const QuantizationParams &params,
+                                  OnnxDType yType) {
+  const QuantizedOrigin *origin =
+      ctx.getQuantizedOrigin(0, QuantizedOrigin::Kind::Dequantized);
+  if (!origin || origin->integer->dtype != yType || origin->axis >= 0 ||
+      params.axis >= 0 || !params.scale.constant ||
+      origin->scale.getNumElements() != 1 ||
+      params.scale.constant.getNumElements() != 1)
+    return nullptr;
+  float scale = *origin->scale.getValues<float>().begin();
+  if (!std::isnormal(scale) ||
+      *params.scale.constant.getValues<float>().begin() != scale)
+    return nullptr;
+  auto zeroOf = [](DenseElementsAttr zero) -> int64_t {
+    return zero ? (*zero.getValues<APInt>().begin()).getSExtValue() : 0;
+  };
+  if (params.zeroPoint && !params.zeroPoint->constant)
+    return nullptr;
+  DenseElementsAttr zero =
+      params.zeroPoint ? params.zeroPoint->constant : DenseElementsAttr();
+  if (zeroOf(zero) != zeroOf(origin->zeroPoint))
+    return nullptr;
+  return origin->integer;
+}
+
 /// y = saturate(round_half_even(x / scale) + zero_point). The output type is
 /// the zero point's, uint8 without one.
 LogicalResult convertQuantizeLinear(NodeContext &ctx) {
@@ -209,6 +240,10 @@ LogicalResult convertQuantizeLinear(NodeContext &ctx) {
   if (FailureOr<bool> done = requantizeAccumulated(ctx, *params, yType);
       failed(done) || *done)
     return failure(failed(done));
+  if (ImportedValue *integers = getRequantizedAsIs(ctx, *params, yType)) {
+    ctx.setOutput(0, *integers);
+    return success();
+  }
   int64_t rank = ctx.getInputRank(0);
   SmallVector<TensorOperand> operands{
       getOperand(ctx, 0), alignParam(ctx, params->scale, rank, params->axis)};
@@ -447,6 +482,16 @@ FailureOr<Value> onnx_import::requantize(NodeContext &ctx, Value accumulator,
   TensorOperand zero =
       reshapeOperand(ctx, getOperand(ctx, outputZeroPoint), {});
   return requantizeWith(ctx, accumulator, *multiplier, zero, outputDType);
+}
+
+FailureOr<Value> onnx_import::shiftToSigned(NodeContext &ctx, Value input) {
+  return buildElementwise(
+      ctx, {input}, ctx.getBuilder().getI8Type(),
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        Value flip = arith::ConstantOp::create(
+            b, loc, b.getIntegerAttr(args[0].getType(), 0x80));
+        return Value(arith::XOrIOp::create(b, loc, args[0], flip));
+      });
 }
 
 std::optional<std::vector<int32_t>>

@@ -236,6 +236,35 @@ def qdq_conv_graph(rng, integer_output, activation, conv):
         {"x": x}, float(y_scale)
 
 
+def qdq_maxpool(activation, y_scale=None, quantize_output=True):
+    """DequantizeLinear, MaxPool (3x3, stride 2, pads 1, as a CNN's stem),
+    QuantizeLinear: with the same scale and zero point (`y_scale` None) the
+    pool runs on the integers and the output must match ONNX Runtime's
+    exactly; with another scale, or a float output, the same."""
+    def build(rng):
+        x = rng.standard_normal((1, 5, 11, 11)).astype(np.float32)
+        x_scale = np.float32(0.02)
+        zero = np.array(7 if activation == U8 else -9, NP[activation])
+        out_scale = np.float32(x_scale if y_scale is None else y_scale)
+        inits = [("x_scale", np.array(x_scale)), ("x_zero", zero),
+                 ("y_scale", np.array(out_scale)), ("y_zero", zero)]
+        nodes = [
+            helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"],
+                             ["xq"]),
+            helper.make_node("DequantizeLinear", ["xq", "x_scale", "x_zero"],
+                             ["xd"]),
+            helper.make_node("MaxPool", ["xd"], ["p"], kernel_shape=[3, 3],
+                             strides=[2, 2], pads=[1, 1, 1, 1])]
+        if not quantize_output:
+            return model(nodes, [("x", F32, x.shape)], [("p", F32)], inits), \
+                {"x": x}, float(x_scale)
+        nodes.append(helper.make_node("QuantizeLinear",
+                                      ["p", "y_scale", "y_zero"], ["y"]))
+        return model(nodes, [("x", F32, x.shape)], [("y", activation)],
+                     inits), {"x": x}, None
+    return build
+
+
 def matmul_integer_large(rng):
     """MatMulInteger of a uint8 A with a zero point and a constant int8 B
     larger than the importer folds (300 x 250): computed on the bytes."""
@@ -320,6 +349,10 @@ CASES = {
     "qdq_gemm_wide": qdq_matmul(True, rows=1, k=302, n=70),
     "qdq_matmul_wide": qdq_matmul(False, rows=9, k=130, n=70),
     "matmul_integer_large": matmul_integer_large,
+    "qdq_maxpool_u8": qdq_maxpool(U8),
+    "qdq_maxpool_s8": qdq_maxpool(S8),
+    "qdq_maxpool_rescaled": qdq_maxpool(U8, y_scale=0.03),
+    "qdq_maxpool_float_output": qdq_maxpool(U8, quantize_output=False),
 }
 
 
