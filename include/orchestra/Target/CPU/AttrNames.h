@@ -62,11 +62,6 @@ inline constexpr llvm::StringLiteral kInt8Dot = "orchestra.int8_dot";
 /// with its bytes shifted to unsigned (x ^ 0x80), which its tiles share.
 inline constexpr llvm::StringLiteral kInt8UnsignedInput =
     "orchestra.int8_unsigned_input";
-/// transform.orchestra.cpu_int8_dot: the loop that computes, once per
-/// kernel, 128 x the sum of each output channel's weights of a packed
-/// filter (the share of the unsigned shift), which its tiles subtract.
-inline constexpr llvm::StringLiteral kInt8FilterCorrections =
-    "orchestra.int8_filter_corrections";
 
 // orchestra-cpu-select-tiles: the tile a tagged root gets.
 inline constexpr llvm::StringLiteral kTileRows = "orchestra.tile_rows";

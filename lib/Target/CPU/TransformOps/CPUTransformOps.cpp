@@ -343,77 +343,6 @@ static FailureOr<Value> getUnsignedInput(RewriterBase &rewriter, Value input) {
   return value;
 }
 
-/// 128 x the sum of each output channel's weights of `packed` (a packed
-/// filter, [KH, KW, C/4, F, 4] or [K/4, N, 4]) as a tensor of F rounded up
-/// to `lanes` i32: the share of the unsigned shift in every output of the
-/// channel, which the tiles subtract. Computed once per kernel with the
-/// dot products, beside the filter, by a loop that the tiles of the kernel
-/// share (the first creates it).
-static Value getFilterCorrections(RewriterBase &rewriter,
-                                  Int8DotTileBuilder &build, Value packed) {
-  for (Operation *user : packed.getUsers())
-    if (isa<tensor::CollapseShapeOp>(user))
-      if (auto forOp = dyn_cast_or_null<scf::ForOp>(user->getNextNode());
-          forOp && forOp->hasAttr(orchestra::cpu::attr::kInt8FilterCorrections))
-        return forOp.getResult(0);
-
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPointAfterValue(packed);
-  Location loc = packed.getLoc();
-  auto type = cast<RankedTensorType>(packed.getType());
-  int64_t rank = type.getRank();
-  // [rows of four input channels, channels x 4].
-  SmallVector<ReassociationIndices> groups(2);
-  for (int64_t d = 0; d < rank; ++d)
-    groups[d < rank - 2 ? 0 : 1].push_back(d);
-  auto collapsed =
-      tensor::CollapseShapeOp::create(rewriter, loc, packed, groups);
-  int64_t rows = collapsed.getResultType().getDimSize(0);
-  int64_t channels = type.getDimSize(rank - 2);
-  int64_t lanes = build.lanes;
-  int64_t vectors = llvm::divideCeil(channels, lanes);
-  auto resultType =
-      RankedTensorType::get({vectors * lanes}, rewriter.getI32Type());
-  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                       resultType.getElementType());
-  Value zero = build.index(0), one = build.index(1);
-  Value lanesIndex = build.index(lanes), four = build.index(4);
-  Value zeroI8 =
-      arith::ConstantOp::create(rewriter, loc, rewriter.getI8IntegerAttr(0));
-  Value zeroAcc = arith::ConstantOp::create(
-      rewriter, loc,
-      DenseElementsAttr::get(build.accType, rewriter.getI32IntegerAttr(0)));
-  Value offset = arith::ConstantOp::create(
-      rewriter, loc,
-      DenseElementsAttr::get(build.bytesType, rewriter.getI8IntegerAttr(-128)));
-  bool whole = channels % lanes == 0;
-  // for v: for row: sum += dot(0x80.., w[row, v * lanes * 4 ...]).
-  auto outer = scf::ForOp::create(rewriter, loc, zero, build.index(vectors),
-                                  one, ValueRange{init});
-  rewriter.setInsertionPointToStart(outer.getBody());
-  Value channel =
-      arith::MulIOp::create(rewriter, loc, outer.getInductionVar(), lanesIndex);
-  Value byte = arith::MulIOp::create(rewriter, loc, channel, four);
-  auto inner = scf::ForOp::create(rewriter, loc, zero, build.index(rows), one,
-                                  ValueRange{zeroAcc});
-  rewriter.setInsertionPointToStart(inner.getBody());
-  Value weights = vector::TransferReadOp::create(
-      rewriter, loc, build.bytesType, collapsed,
-      ValueRange{inner.getInductionVar(), byte}, zeroI8, ArrayRef<bool>{whole});
-  scf::YieldOp::create(
-      rewriter, loc, build.dot(inner.getRegionIterArgs()[0], offset, weights));
-  rewriter.setInsertionPointAfter(inner);
-  Value written =
-      vector::TransferWriteOp::create(rewriter, loc, inner.getResult(0),
-                                      outer.getRegionIterArgs()[0],
-                                      ValueRange{channel}, ArrayRef<bool>{true})
-          .getResult();
-  scf::YieldOp::create(rewriter, loc, written);
-  outer->setAttr(orchestra::cpu::attr::kInt8FilterCorrections,
-                 rewriter.getUnitAttr());
-  return outer.getResult(0);
-}
-
 DiagnosedSilenceableFailure
 transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
                                     Operation *target,
@@ -484,11 +413,7 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
   Value zeroAcc = arith::ConstantOp::create(
       rewriter, loc,
       DenseElementsAttr::get(build.accType, rewriter.getI32IntegerAttr(0)));
-  // A packed (constant) filter's corrections are computed once per kernel
-  // (getFilterCorrections); others are accumulated by the tile.
-  bool accumulateCorrections = !tile.packedFilter;
-  if (accumulateCorrections)
-    initial.append(vectors, zeroAcc);
+  initial.append(vectors, zeroAcc);
 
   bool wholeQuads = tile.channels % 4 == 0;
   auto quadType = VectorType::get({4}, rewriter.getI8Type());
@@ -580,7 +505,7 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
         acc = build.dot(acc, broadcast, weights[v]);
       }
     }
-    for (int64_t v = 0; accumulateCorrections && v < vectors; ++v) {
+    for (int64_t v = 0; v < vectors; ++v) {
       Value &correction = next[tile.columns * vectors + v];
       correction = build.dot(correction, unsignedOffset, weights[v]);
     }
@@ -609,44 +534,11 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
   };
   SmallVector<Value> sums = loop(0, initial);
 
-  SmallVector<Value> corrections;
-  if (accumulateCorrections) {
-    corrections.assign(sums.begin() + tile.columns * vectors, sums.end());
-  } else {
-    // The whole filter's correction, subtracted by the tile of the first
-    // block of taps and input channels (a deep convolution's tiles each
-    // sum one block into the same outputs).
-    Value all = getFilterCorrections(rewriter, build, tile.packedFilter);
-    Value first;
-    for (auto [d, offset] :
-         llvm::enumerate(ArrayRef(packedOffsets).drop_back())) {
-      if (tile.packedOffsets[d].empty())
-        continue;
-      Value isZero = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq, offset, zero);
-      first =
-          first
-              ? arith::AndIOp::create(rewriter, loc, first, isZero).getResult()
-              : isZero;
-    }
-    for (int64_t v = 0; v < vectors; ++v) {
-      Value channel = arith::AddIOp::create(rewriter, loc, packedOffsets.back(),
-                                            build.index(v * lanes));
-      Value correction = vector::TransferReadOp::create(
-          rewriter, loc, build.accType, all, ValueRange{channel}, zeroI32,
-          ArrayRef<bool>{false});
-      if (first)
-        correction =
-            arith::SelectOp::create(rewriter, loc, first, correction, zeroAcc);
-      corrections.push_back(correction);
-    }
-  }
-
   Value result = tile.init;
   for (int64_t m = 0; m < tile.columns; ++m)
     for (int64_t v = 0; v < vectors; ++v) {
       Value exact = arith::SubIOp::create(rewriter, loc, sums[m * vectors + v],
-                                          corrections[v]);
+                                          sums[tile.columns * vectors + v]);
       result = vector::TransferWriteOp::create(rewriter, loc, exact, result,
                                                outputIndices(m, v),
                                                ArrayRef<bool>(whole(v)))
