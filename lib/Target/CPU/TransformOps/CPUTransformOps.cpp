@@ -148,7 +148,7 @@ struct Int8DotOperands {
   Value input, filter, init;
   int64_t columns = 0, channelsOut = 0, channels = 0;
   int64_t filterRows = 1, filterColumns = 1;
-  int64_t columnStride = 1, rowDilation = 1, columnDilation = 1;
+  int64_t rowStride = 1, columnStride = 1, rowDilation = 1, columnDilation = 1;
   bool isConvolution = false;
   /// Whether the output channels are fewer than `channelsOut` (its bound)
   /// on some runs.
@@ -215,6 +215,7 @@ static FailureOr<Int8DotOperands> matchInt8Dot(Operation *target,
     operands.isConvolution = true;
     SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+    operands.rowStride = strides[0];
     operands.columnStride = strides[1];
     operands.rowDilation = dilations[0];
     operands.columnDilation = dilations[1];
@@ -283,6 +284,25 @@ static FailureOr<Int8DotOperands> matchInt8Dot(Operation *target,
   operands.channels = filterShape[filterShape.size() - 2];
   matchPackedFilter(operands);
   return operands;
+}
+
+/// How many steps of the whole kernel read each byte of the tile's input:
+/// one per tile of `tileChannels` output channels of the whole filter (or
+/// B), per filter tap, divided by the strides.
+static int64_t getInputReads(const Int8DotOperands &tile,
+                             int64_t tileChannels) {
+  Value filter = tile.filter;
+  while (auto slice = filter.getDefiningOp<tensor::ExtractSliceOp>())
+    filter = slice.getSource();
+  auto type = cast<RankedTensorType>(filter.getType());
+  int64_t channels = type.getShape().back();
+  if (ShapedType::isDynamic(channels))
+    return 0;
+  int64_t reads = llvm::divideCeil(channels, tileChannels);
+  if (tile.isConvolution && type.getRank() == 4 && type.hasStaticShape())
+    reads = reads * type.getDimSize(0) * type.getDimSize(1) /
+            (tile.rowStride * tile.columnStride);
+  return reads;
 }
 
 /// `input` (a tile's input: slices of a tensor of the function's body) read
@@ -372,16 +392,19 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
                 "24 accumulators");
 
   Location loc = target->getLoc();
-  // The input with its bytes shifted to unsigned once for the whole kernel
-  // (every byte is read by many tiles and steps), when the tile's input is
-  // a slice of a tensor of the function's body.
+  // The input with its bytes shifted to unsigned once for the whole kernel,
+  // when the tile's input is a slice of a tensor of the function's body and
+  // the kernel reads each input byte at least four times (the copy costs a
+  // pass over the input; MobileNetV2's pointwise convolutions of 24
+  // channels read each byte once).
   Value input = tile.input;
   bool unsignedInput = false;
-  if (FailureOr<Value> shifted = getUnsignedInput(rewriter, tile.input);
-      succeeded(shifted)) {
-    input = *shifted;
-    unsignedInput = true;
-  }
+  if (getInputReads(tile, lanes * vectors) >= 4)
+    if (FailureOr<Value> shifted = getUnsignedInput(rewriter, tile.input);
+        succeeded(shifted)) {
+      input = *shifted;
+      unsignedInput = true;
+    }
   rewriter.setInsertionPoint(target);
   Int8DotTileBuilder build(rewriter, loc, lanes);
   int64_t width8 = vectors * lanes;
