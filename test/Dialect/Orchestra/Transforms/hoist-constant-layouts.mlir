@@ -95,3 +95,37 @@ module {
     return %0 : tensor<1x3x3x2xi32>
   }
 }
+
+// -----
+
+// A weight held as a resource blob (how the ONNX importer keeps
+// initializers over 1 KiB) is packed the same way.
+// CHECK-LABEL: module @kernels_x86_64_0
+// CHECK:         func.func @conv(%{{.*}}: tensor<1x3x3x6xi8>, %{{.*}}: tensor<1x1x2x2x4xi8>)
+// CHECK-LABEL: func.func @main
+// CHECK:         arith.constant dense<{{\[\[\[\[\[}}1, 3, 5, 7], [2, 4, 6, 8]], {{\[\[}}9, 11, 0, 0], [10, 12, 0, 0]]]]]> : tensor<1x1x2x2x4xi8>
+module {
+  module @kernels_x86_64_0 attributes {orchestra.arch = "x86_64", orchestra.target = {arch = "x86_64", cpu = "icelake-server", device_id = 0 : i64, num_threads = 1 : i64}} {
+    func.func @conv(%x: tensor<1x3x3x6xi8>, %w: tensor<1x1x6x2xi8>) -> tensor<1x3x3x2xi32> {
+      %zero = arith.constant 0 : i32
+      %e = tensor.empty() : tensor<1x3x3x2xi32>
+      %f = linalg.fill ins(%zero : i32) outs(%e : tensor<1x3x3x2xi32>) -> tensor<1x3x3x2xi32>
+      %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+          ins(%x, %w : tensor<1x3x3x6xi8>, tensor<1x1x6x2xi8>) outs(%f : tensor<1x3x3x2xi32>) -> tensor<1x3x3x2xi32>
+      return %c : tensor<1x3x3x2xi32>
+    }
+  }
+  func.func @main(%x: tensor<1x3x3x6xi8>) -> tensor<1x3x3x2xi32> {
+    %w = arith.constant dense_resource<weights> : tensor<1x1x6x2xi8>
+    %0 = orchestra.launch "conv" @kernels_x86_64_0::@conv(%x, %w) target = {arch = "x86_64", device_id = 0} : (tensor<1x3x3x6xi8>, tensor<1x1x6x2xi8>) -> tensor<1x3x3x2xi32>
+    return %0 : tensor<1x3x3x2xi32>
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x040000000102030405060708090A0B0C"
+    }
+  }
+#-}
