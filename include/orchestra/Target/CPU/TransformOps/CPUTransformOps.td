@@ -48,17 +48,27 @@ def CPUInt8DotOp : TransformDialectOp<"orchestra.cpu_int8_dot", [
     the input channels four at a time (the reduction dimension of a matmul),
     with the `OW x ceil(F / lanes)` accumulators as loop-carried vectors:
 
-    * the four filter rows of the step (`4 x F` bytes, read from the HWCF
-      filter or the K x N right-hand side as it is) are interleaved into
-      `lanes x 4` bytes per vector with two shuffles (one `vpermi2b` each
-      where the CPU has VBMI), so that no packed copy of the filter is
-      needed;
+    * when the filter is the `linalg.unpack` of a filter packed with four
+      input channels innermost (`[KH, KW, C/4, F, 4]` or `[K/4, N, 4]`, what
+      `orchestra-cpu-pack-int8-operands` asks for and
+      `orchestra-hoist-constant-layouts` makes at compile time), directly or
+      through slices (unit strides; an input-channel offset that is a
+      multiple of four), each vector's `lanes x 4` bytes are one load from
+      the packed filter; otherwise the four filter rows of the step (`4 x F`
+      bytes of the HWCF filter or the K x N right-hand side as it is) are
+      interleaved into `lanes x 4` bytes per vector with two shuffles (one
+      `vpermi2b` each where the CPU has VBMI);
     * each column's four input bytes are broadcast to every lane; since
       `vpdpbusd`'s first operand is unsigned, the signed input is shifted by
       `x ^ 0x80` (`x + 128`), and each vector of channels keeps a correction
       accumulator, `vpdpbusd(corr, 0x80.., w)`, which the result subtracts at
       the end: `sum (x + 128) w - sum 128 w = sum x w` exactly, in 32-bit
-      arithmetic that wraps like the contraction's.
+      arithmetic that wraps like the contraction's. When the kernel reads
+      each input byte four times or more and the tile's input is a slice of
+      a tensor of the function's body, the shift is made once: the tiles
+      read a shifted copy of that tensor (a `linalg.generic` beside it,
+      marked `orchestra.int8_unsigned_input`, which the first tile creates
+      and the others share).
 
     Input channels beyond the last multiple of four and output channels
     beyond `F` are read as zeros, so they add nothing; the output's extra
