@@ -251,9 +251,11 @@ public:
   Value materialize(ImportedValue &value);
 
   /// Imports the nodes of a subgraph inline (its names are looked up in the
-  /// enclosing scopes too) and returns its outputs.
+  /// enclosing scopes too) and returns its outputs. The subgraph's inputs
+  /// (a Loop body's) are `inputs`, one per graph input.
   FailureOr<llvm::SmallVector<ImportedValue>>
-  importSubgraph(const onnx::GraphProto &graph);
+  importSubgraph(const onnx::GraphProto &graph,
+                 llvm::ArrayRef<ImportedValue> inputs = {});
 
   // Diagnostics, prefixed with "node 'NAME' (OP, opset N): ".
   InFlightDiagnostic emitError();

@@ -143,7 +143,8 @@ public:
                                         Location loc, OnnxDType *dtype);
   DenseElementsAttr getDenseConstant(const ImportedValue &value) const;
   FailureOr<SmallVector<ImportedValue>>
-  importSubgraph(const onnx::GraphProto &graph, NodeContext &parent);
+  importSubgraph(const onnx::GraphProto &graph, NodeContext &parent,
+                 ArrayRef<ImportedValue> inputs);
   const onnx::OpSchema *getSchema(const onnx::NodeProto &node) const;
 
 private:
@@ -624,9 +625,17 @@ LogicalResult ModelImporter::expandFunction(const onnx::NodeProto &node,
 
 FailureOr<SmallVector<ImportedValue>>
 ModelImporter::importSubgraph(const onnx::GraphProto &graph,
-                              NodeContext &parent) {
+                              NodeContext &parent,
+                              ArrayRef<ImportedValue> inputs) {
   scopes.emplace_back();
   LogicalResult result = success();
+  if (graph.input_size() != static_cast<int>(inputs.size()))
+    result = parent.emitError()
+             << "the subgraph '" << graph.name() << "' has "
+             << graph.input_size() << " inputs; the node gives it "
+             << inputs.size();
+  for (int i = 0, e = succeeded(result) ? graph.input_size() : 0; i < e; ++i)
+    define(graph.input(i).name(), inputs[i]);
   for (const onnx::TensorProto &initializer : graph.initializer()) {
     OnnxDType dtype;
     FailureOr<ElementsAttr> value =
@@ -641,8 +650,6 @@ ModelImporter::importSubgraph(const onnx::GraphProto &graph,
     imported.dtype = dtype;
     define(initializer.name(), std::move(imported));
   }
-  if (succeeded(result) && graph.input_size() != 0)
-    result = parent.unsupported("subgraphs with inputs");
   if (succeeded(result))
     result = importNodes(graph.node());
   SmallVector<ImportedValue> outputs;
@@ -1057,8 +1064,9 @@ void NodeContext::setOutput(unsigned index, const ImportedValue &value) {
 }
 
 FailureOr<SmallVector<ImportedValue>>
-NodeContext::importSubgraph(const onnx::GraphProto &graph) {
-  return importer.importSubgraph(graph, *this);
+NodeContext::importSubgraph(const onnx::GraphProto &graph,
+                            ArrayRef<ImportedValue> inputs) {
+  return importer.importSubgraph(graph, *this, inputs);
 }
 
 InFlightDiagnostic NodeContext::emitError() {

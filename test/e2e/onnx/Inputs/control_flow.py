@@ -1,5 +1,7 @@
-"""ONNX If nodes whose condition is known only at run time, compiled for the
-host once and run for both values of the condition, compared with numpy.
+"""ONNX If nodes whose condition is known only at run time and Loop nodes
+(a constant trip count with scan outputs, a trip count and a condition known
+only at run time), compiled for the host once and run for feeds that take
+each path, compared with numpy.
 
     control_flow.py DIR [CASE...]   runs every case (or those named) in DIR;
                                     one line per case, exit status 1 if any
@@ -7,7 +9,9 @@ host once and run for both values of the condition, compared with numpy.
     control_flow.py list            prints the case names
     control_flow.py model NAME OUT  writes the model of case NAME, or of
                                     `mismatch` (branches whose outputs
-                                    differ in shape), to OUT
+                                    differ in shape) or `scan_while` (scan
+                                    outputs of a loop that may end early),
+                                    to OUT
 
 Each case builds a model, a numpy reference (a function of the feeds) and
 two sets of feeds, one that takes each branch. The branches read values of
@@ -159,11 +163,104 @@ def mismatch():
     return m, [], None
 
 
+def body(name, inputs, nodes, outputs, initializers=()):
+    """A Loop body: inputs (iteration number, condition, carried values)
+    and outputs of unspecified shape."""
+    return helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(n, t, None) for n, t in inputs],
+        [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
+        initializer=[numpy_helper.from_array(v, n) for n, v in initializers])
+
+
+I64, BOOL = TensorProto.INT64, TensorProto.BOOL
+
+
+def counted_loop():
+    """Loop with a constant trip count (5) and no condition: a carried
+    accumulator (acc = acc * 0.5 + x * i, reading the iteration number and
+    an outer value) and a scan output of each step's acc; an scf.for."""
+    loop_body = body(
+        "body", [("i", I64), ("c", BOOL), ("acc", F32)],
+        [helper.make_node("Cast", ["i"], ["fi"], to=F32),
+         helper.make_node("Mul", ["x", "fi"], ["xi"]),
+         helper.make_node("Mul", ["acc", "half"], ["h"]),
+         helper.make_node("Add", ["h", "xi"], ["next"]),
+         helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("Identity", ["next"], ["scan"])],
+        [("c_out", BOOL), ("next", F32), ("scan", F32)],
+        initializers=[("half", np.array(0.5, np.float32))])
+    m = model([helper.make_node("Loop", ["M", "", "acc0"], ["acc", "steps"],
+                                body=loop_body)],
+              [("x", F32, [3]), ("acc0", F32, [3])], ["acc", "steps"],
+              initializers=[("M", np.array(5, np.int64))])
+    feeds = [{"x": RNG.uniform(-1, 1, (3,)).astype(np.float32),
+              "acc0": RNG.uniform(-1, 1, (3,)).astype(np.float32)}]
+
+    def reference(f):
+        acc, steps = f["acc0"], []
+        for i in range(5):
+            acc = acc * np.float32(0.5) + f["x"] * np.float32(i)
+            steps.append(acc)
+        return [acc, np.stack(steps)]
+    return m, feeds, reference
+
+
+def while_loop():
+    """Loop whose trip count is an input and whose condition is computed
+    by the body (double x until its sum exceeds a limit): an scf.while,
+    run for a limit reached early, one reached never (the trip count ends
+    it) and a trip count of 0."""
+    loop_body = body(
+        "body", [("i", I64), ("c", BOOL), ("v", F32)],
+        [helper.make_node("Add", ["v", "v"], ["v2"]),
+         helper.make_node("ReduceSum", ["v2"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "limit"], ["c_out"])],
+        [("c_out", BOOL), ("v2", F32)])
+    m = model([helper.make_node("Loop", ["M", "c0", "x"], ["y"],
+                                body=loop_body)],
+              [("M", I64, []), ("c0", BOOL, []), ("x", F32, [4]),
+               ("limit", F32, [])], ["y"])
+    x = np.array([0.5, 0.25, 1.0, 0.25], np.float32)
+    feeds = [{"M": np.array(m_, np.int64), "c0": np.array(c),
+              "x": x, "limit": np.array(lim, np.float32)}
+             for m_, c, lim in ((10, True, 20.0), (3, True, 1e6),
+                                (0, True, 1.0), (10, False, 20.0))]
+
+    def reference(f):
+        v, c = f["x"], bool(f["c0"])
+        i = 0
+        while i < int(f["M"]) and c:
+            v = v + v
+            c = bool(v.sum() < f["limit"])
+            i += 1
+        return [v]
+    return m, feeds, reference
+
+
+def scan_while():
+    """A scan output of a loop that may end early: refused."""
+    loop_body = body(
+        "body", [("i", I64), ("c", BOOL), ("v", F32)],
+        [helper.make_node("Neg", ["v"], ["n"]),
+         helper.make_node("ReduceSum", ["n"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "zero"], ["c_out"])],
+        [("c_out", BOOL), ("n", F32), ("n", F32)],
+        initializers=[("zero", np.array(0, np.float32))])
+    m = model([helper.make_node("Loop", ["M", "", "x"], ["y", "ys"],
+                                body=loop_body)],
+              [("x", F32, [2])], ["y", "ys"],
+              initializers=[("M", np.array(4, np.int64))])
+    return m, [], None
+
+
 CASES = {
     "add_or_mul": add_or_mul,
     "outer_values": outer_values,
     "computed_condition": computed_condition,
     "nested": nested,
+    "counted_loop": counted_loop,
+    "while_loop": while_loop,
 }
 
 
@@ -192,7 +289,8 @@ def run_case(name, build, directory):
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["model"]:
-        builder = dict(CASES, mismatch=mismatch)[sys.argv[2]]
+        builder = dict(CASES, mismatch=mismatch,
+                       scan_while=scan_while)[sys.argv[2]]
         with open(sys.argv[3], "wb") as out:
             out.write(builder()[0].SerializeToString())
     else:
