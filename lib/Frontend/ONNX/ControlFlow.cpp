@@ -360,11 +360,16 @@ LogicalResult convertLoop(NodeContext &ctx) {
     return ctx.emitError() << "missing body attribute";
   OpBuilder &builder = ctx.getBuilder();
   Location loc = ctx.getLoc();
-  for (unsigned index : {0u, 1u})
-    if (ctx.hasInput(index) && ctx.getInputType(index).getNumElements() != 1)
+  for (unsigned index : {0u, 1u}) {
+    OnnxDType expected =
+        index ? onnx::TensorProto::BOOL : onnx::TensorProto::INT64;
+    if (ctx.hasInput(index) && (ctx.getInputType(index).getNumElements() != 1 ||
+                                ctx.getInputDType(index) != expected))
       return ctx.emitError()
              << "input " << index << " (" << (index ? "cond" : "M")
-             << ") must have one element; it is " << ctx.getInputType(index);
+             << ") must be one " << (index ? "bool" : "int64") << "; it is "
+             << ctx.getInputType(index);
+  }
   SmallVector<Value> initial;
   SmallVector<OnnxDType> carriedTypes;
   for (unsigned i = 2, e = ctx.getNumInputs(); i < e; ++i) {

@@ -9,9 +9,9 @@ each path, compared with numpy.
     control_flow.py list            prints the case names
     control_flow.py model NAME OUT  writes the model of case NAME, or of
                                     `mismatch` (branches whose outputs
-                                    differ in shape) or `scan_while` (scan
-                                    outputs of a loop that may end early),
-                                    to OUT
+                                    differ in shape), `scan_while` (scan
+                                    outputs of a loop that may end early)
+                                    or `bad_trip_count` (a float M), to OUT
 
 Each case builds a model, a numpy reference (a function of the feeds) and
 two sets of feeds, one that takes each branch. The branches read values of
@@ -254,6 +254,20 @@ def scan_while():
     return m, [], None
 
 
+def bad_trip_count():
+    """A Loop whose trip count is a float: refused."""
+    loop_body = body(
+        "body", [("i", I64), ("c", BOOL), ("v", F32)],
+        [helper.make_node("Neg", ["v"], ["n"]),
+         helper.make_node("Identity", ["c"], ["c_out"])],
+        [("c_out", BOOL), ("n", F32)])
+    m = model([helper.make_node("Loop", ["M", "", "x"], ["y"],
+                                body=loop_body)],
+              [("x", F32, [2])], ["y"],
+              initializers=[("M", np.array(4, np.float32))])
+    return m, [], None
+
+
 CASES = {
     "add_or_mul": add_or_mul,
     "outer_values": outer_values,
@@ -289,8 +303,8 @@ def run_case(name, build, directory):
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["model"]:
-        builder = dict(CASES, mismatch=mismatch,
-                       scan_while=scan_while)[sys.argv[2]]
+        builder = dict(CASES, mismatch=mismatch, scan_while=scan_while,
+                       bad_trip_count=bad_trip_count)[sys.argv[2]]
         with open(sys.argv[3], "wb") as out:
             out.write(builder()[0].SerializeToString())
     else:
