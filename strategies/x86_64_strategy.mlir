@@ -850,11 +850,15 @@ module attributes {transform.with_named_sequence} {
           : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
       // One-row 8-bit matmuls on a CPU with VNNI: the dot-product tiles of
       // step 2 now (one row, two vectors of columns over all of K), which
-      // read a packed B as it is.
-      // (Matched in the function: the tiles' canonicalization may fold a
-      // parallel loop of one iteration away.)
+      // read a packed B as it is. Both kinds are matched in the parallel
+      // loop before either is tiled: the tiles' canonicalization may fold a
+      // loop of one iteration away (and erase a matmul outside it that the
+      // fusion left dead).
       %gemvs_int8_512 = transform.structured.match ops{["linalg.matmul"]}
-          attributes{orchestra.int8_dot = 512 : i64} in %func
+          attributes{orchestra.int8_dot = 512 : i64} in %loop
+          : (!transform.any_op) -> !transform.any_op
+      %gemvs_int8_256 = transform.structured.match ops{["linalg.matmul"]}
+          attributes{orchestra.int8_dot = 256 : i64} in %loop
           : (!transform.any_op) -> !transform.any_op
       transform.foreach %gemvs_int8_512 : !transform.any_op {
       ^bb1(%mv: !transform.any_op):
@@ -862,42 +866,43 @@ module attributes {transform.with_named_sequence} {
         transform.include @matmul_int8_dot_tiles failures(propagate)
             (%mv, %columns) : (!transform.any_op, !transform.param<i64>) -> ()
       }
-      %gemvs_int8_256 = transform.structured.match ops{["linalg.matmul"]}
-          attributes{orchestra.int8_dot = 256 : i64} in %func
-          : (!transform.any_op) -> !transform.any_op
       transform.foreach %gemvs_int8_256 : !transform.any_op {
       ^bb1(%mv: !transform.any_op):
         %columns = transform.param.constant 16 : i64 -> !transform.param<i64>
         transform.include @matmul_int8_dot_tiles failures(propagate)
             (%mv, %columns) : (!transform.any_op, !transform.param<i64>) -> ()
       }
-      // Other one-row matmuls: B is read once, so the loop over K is outside the
-      // loop over columns and every step reads 8 rows of 64 contiguous
-      // columns (the accumulators stay in L1, not in registers).
-      %gemvs = transform.structured.match ops{["linalg.matmul"]} in %func
-          : (!transform.any_op) -> !transform.any_op
-      transform.foreach %gemvs : !transform.any_op {
-      ^bb1(%mv: !transform.any_op):
-        transform.sequence %mv : !transform.any_op failures(suppress) {
-        ^bb2(%x: !transform.any_op):
-          %t, %l:3 = transform.structured.tile_using_for %x
-              tile_sizes [1, 64, 8] interchange = [0, 2, 1]
-              : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
-                                        !transform.any_op, !transform.any_op)
-          %ln = transform.cast %l#2 : !transform.any_op
-              to !transform.op<"scf.for">
-          transform.include @peel_if_needed failures(suppress) (%ln)
-              : (!transform.op<"scf.for">) -> ()
-          transform.apply_patterns to %l#1 {
-            transform.apply_patterns.canonicalization
-          } : !transform.any_op
-          %parts = transform.structured.match ops{["linalg.matmul"]} in %l#1
-              : (!transform.any_op) -> !transform.any_op
-          transform.foreach %parts : !transform.any_op {
-          ^bb3(%p: !transform.any_op):
-            transform.sequence %p : !transform.any_op failures(suppress) {
-            ^bb4(%q: !transform.any_op):
-              transform.structured.vectorize %q : !transform.any_op
+      // Other one-row matmuls: B is read once, so the loop over K is outside
+      // the loop over columns and every step reads 8 rows of 64 contiguous
+      // columns (the accumulators stay in L1, not in registers). (A loop
+      // folded away above leaves %loop empty: no iteration.)
+      transform.foreach %loop : !transform.any_op {
+      ^bb0(%parallel: !transform.any_op):
+        %gemvs = transform.structured.match ops{["linalg.matmul"]} in %parallel
+            : (!transform.any_op) -> !transform.any_op
+        transform.foreach %gemvs : !transform.any_op {
+        ^bb1(%mv: !transform.any_op):
+          transform.sequence %mv : !transform.any_op failures(suppress) {
+          ^bb2(%x: !transform.any_op):
+            %t, %l:3 = transform.structured.tile_using_for %x
+                tile_sizes [1, 64, 8] interchange = [0, 2, 1]
+                : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+                                          !transform.any_op, !transform.any_op)
+            %ln = transform.cast %l#2 : !transform.any_op
+                to !transform.op<"scf.for">
+            transform.include @peel_if_needed failures(suppress) (%ln)
+                : (!transform.op<"scf.for">) -> ()
+            transform.apply_patterns to %l#1 {
+              transform.apply_patterns.canonicalization
+            } : !transform.any_op
+            %parts = transform.structured.match ops{["linalg.matmul"]} in %l#1
+                : (!transform.any_op) -> !transform.any_op
+            transform.foreach %parts : !transform.any_op {
+            ^bb3(%p: !transform.any_op):
+              transform.sequence %p : !transform.any_op failures(suppress) {
+              ^bb4(%q: !transform.any_op):
+                transform.structured.vectorize %q : !transform.any_op
+              }
             }
           }
         }
