@@ -1029,6 +1029,53 @@ bool matchQuantizedContraction(NodeContext &ctx, int64_t weightRank,
   return true;
 }
 
+/// What the 8-bit contractions of a QDQ group take from its operands: the
+/// int8 weights' values and the bias's, and the activation's zero point as
+/// seen by its int8 form (a uint8 one's moved by -128).
+struct ByteOperands {
+  std::vector<int32_t> weights;
+  std::optional<std::vector<int32_t>> bias;
+  int32_t zero = 0;
+  bool isUnsigned = false;
+};
+
+/// The ByteOperands of `operands` when the weights are int8 of `rank`
+/// dimensions (and their values and the bias's are known); nullopt
+/// otherwise.
+std::optional<ByteOperands> getByteOperands(const QuantizedOperands &operands,
+                                            int64_t rank) {
+  const QuantizedOrigin &x = *operands.input;
+  const QuantizedOrigin &w = *operands.weights;
+  if (w.integer->dtype != onnx::TensorProto::INT8 ||
+      w.integer->type.getRank() != rank)
+    return std::nullopt;
+  std::optional<std::vector<int32_t>> weights = getZeroAdjustedValues(w);
+  ByteOperands result;
+  if (operands.bias)
+    result.bias = getZeroAdjustedValues(*operands.bias);
+  if (!weights || (operands.bias && !result.bias))
+    return std::nullopt;
+  result.weights = std::move(*weights);
+  result.isUnsigned = x.integer->dtype == onnx::TensorProto::UINT8;
+  if (x.zeroPoint) {
+    const APInt &value = *x.zeroPoint.getValues<APInt>().begin();
+    result.zero =
+        result.isUnsigned ? value.getZExtValue() : value.getSExtValue();
+  }
+  if (result.isUnsigned)
+    result.zero -= 128;
+  return result;
+}
+
+/// The activation of a QDQ group as int8 (a uint8 one shifted by x ^ 0x80).
+FailureOr<Value> getSignedActivation(NodeContext &ctx,
+                                     const QuantizedOrigin &x) {
+  Value input = ctx.materialize(*x.integer);
+  if (x.integer->dtype == onnx::TensorProto::UINT8)
+    return shiftToSigned(ctx, input);
+  return input;
+}
+
 /// The i32 sums of a 2-D QDQ convolution computed on the 8-bit integers
 /// themselves (a quarter of the memory traffic of widened operands): the
 /// activation as int8 (uint8 shifted by x ^ 0x80, its zero point by -128),
@@ -1038,51 +1085,34 @@ bool matchQuantizedContraction(NodeContext &ctx, int64_t weightRank,
 /// operands are not of that form (uint8 weights, not 2-D).
 FailureOr<Value> buildByteConvolution(NodeContext &ctx,
                                       const QuantizedOperands &operands) {
-  const QuantizedOrigin &x = *operands.input;
+  std::optional<ByteOperands> bytes = getByteOperands(operands, 4);
+  if (!bytes)
+    return Value();
+  const std::vector<int32_t> &weights = bytes->weights;
   const QuantizedOrigin &w = *operands.weights;
-  if (w.integer->dtype != onnx::TensorProto::INT8 ||
-      w.integer->type.getRank() != 4)
-    return Value();
-  std::optional<std::vector<int32_t>> weights = getZeroAdjustedValues(w);
-  std::optional<std::vector<int32_t>> bias;
-  if (operands.bias)
-    bias = getZeroAdjustedValues(*operands.bias);
-  if (!weights || (operands.bias && !bias))
-    return Value();
-  bool isUnsigned = x.integer->dtype == onnx::TensorProto::UINT8;
-  int32_t zero = 0;
-  if (x.zeroPoint) {
-    const APInt &value = *x.zeroPoint.getValues<APInt>().begin();
-    zero = isUnsigned ? value.getZExtValue() : value.getSExtValue();
-  }
-  if (isUnsigned)
-    zero -= 128;
   int64_t channels = w.integer->type.getDimSize(0);
-  int64_t perChannel = weights->size() / channels;
+  int64_t perChannel = weights.size() / channels;
   SmallVector<int32_t> init(channels);
   for (int64_t m = 0; m < channels; ++m) {
     int64_t sum = 0;
     for (int64_t k = 0; k < perChannel; ++k)
-      sum += (*weights)[m * perChannel + k];
+      sum += weights[m * perChannel + k];
     // Below 2^31 in magnitude: matchQuantizedContraction bounds the bias
     // and the number of products.
-    init[m] =
-        static_cast<int32_t>((bias ? (*bias)[m] : 0) - int64_t(zero) * sum);
+    init[m] = static_cast<int32_t>((bytes->bias ? (*bytes->bias)[m] : 0) -
+                                   int64_t(bytes->zero) * sum);
   }
   OpBuilder &b = ctx.getBuilder();
   Type i8 = b.getI8Type();
-  Value input = ctx.materialize(*x.integer);
-  if (isUnsigned) {
-    FailureOr<Value> shifted = shiftToSigned(ctx, input);
-    if (failed(shifted))
-      return failure();
-    input = *shifted;
-  }
+  FailureOr<Value> input = getSignedActivation(ctx, *operands.input);
+  if (failed(input))
+    return failure();
   auto initType = RankedTensorType::get({channels}, b.getI32Type());
   Value initBias = arith::ConstantOp::create(
       b, ctx.getLoc(), DenseElementsAttr::get(initType, ArrayRef(init)));
-  return buildConvolutionNode(ctx, input, ctx.materialize(*w.integer), initBias,
-                              ctx.createScalar(i8, zero), b.getI32Type());
+  return buildConvolutionNode(ctx, *input, ctx.materialize(*w.integer),
+                              initBias, ctx.createScalar(i8, bytes->zero),
+                              b.getI32Type());
 }
 
 /// A Conv of a QDQ group: the i32 convolution, whose float output is
@@ -1119,38 +1149,25 @@ FailureOr<bool> convertQuantizedConv(NodeContext &ctx) {
 FailureOr<Value> buildByteQuantizedMatMul(NodeContext &ctx,
                                           const QuantizedOperands &operands,
                                           bool transB) {
-  const QuantizedOrigin &x = *operands.input;
-  const QuantizedOrigin &w = *operands.weights;
-  if (w.integer->dtype != onnx::TensorProto::INT8 ||
-      w.integer->type.getRank() != 2)
+  std::optional<ByteOperands> operandBytes = getByteOperands(operands, 2);
+  if (!operandBytes)
     return Value();
-  std::optional<std::vector<int32_t>> weights = getZeroAdjustedValues(w);
-  std::optional<std::vector<int32_t>> bias;
-  if (operands.bias)
-    bias = getZeroAdjustedValues(*operands.bias);
-  if (!weights || (operands.bias && !bias))
-    return Value();
+  const std::vector<int32_t> &weights = operandBytes->weights;
+  const std::optional<std::vector<int32_t>> &bias = operandBytes->bias;
+  int32_t zero = operandBytes->zero;
   ArrayRef<int64_t> lhsShape = getTensorType(ctx.getInput(0)).getShape();
-  ArrayRef<int64_t> stored = w.integer->type.getShape();
+  ArrayRef<int64_t> stored = operands.weights->integer->type.getShape();
   int64_t k = transB ? stored[1] : stored[0];
   int64_t n = transB ? stored[0] : stored[1];
   if (lhsShape.size() < 2 || lhsShape.back() != k)
     return Value();
 
-  bool isUnsigned = x.integer->dtype == onnx::TensorProto::UINT8;
-  int32_t zero = 0;
-  if (x.zeroPoint) {
-    const APInt &value = *x.zeroPoint.getValues<APInt>().begin();
-    zero = isUnsigned ? value.getZExtValue() : value.getSExtValue();
-  }
-  if (isUnsigned)
-    zero -= 128;
   // The weights as [K, N] bytes, and bias - zx * (column sums).
   SmallVector<int8_t> bytes(k * n);
   SmallVector<int32_t> init(n);
   for (int64_t row = 0; row < k; ++row)
     for (int64_t column = 0; column < n; ++column) {
-      int32_t value = (*weights)[transB ? column * k + row : row * n + column];
+      int32_t value = weights[transB ? column * k + row : row * n + column];
       bytes[row * n + column] = static_cast<int8_t>(value);
       init[column] -= zero * value;
     }
@@ -1162,18 +1179,14 @@ FailureOr<Value> buildByteQuantizedMatMul(NodeContext &ctx,
 
   OpBuilder &b = ctx.getBuilder();
   Type i32 = b.getI32Type();
-  Value input = ctx.materialize(*x.integer);
-  if (isUnsigned) {
-    FailureOr<Value> shifted = shiftToSigned(ctx, input);
-    if (failed(shifted))
-      return failure();
-    input = *shifted;
-  }
+  FailureOr<Value> input = getSignedActivation(ctx, *operands.input);
+  if (failed(input))
+    return failure();
   Value rhs = arith::ConstantOp::create(
       b, ctx.getLoc(),
       DenseElementsAttr::get(RankedTensorType::get({k, n}, b.getI8Type()),
                              ArrayRef(bytes)));
-  Value rows = collapseDims(ctx, input, 0, lhsShape.size() - 1);
+  Value rows = collapseDims(ctx, *input, 0, lhsShape.size() - 1);
   Value product = createMatmul(
       ctx, rows, rhs,
       createZeros(ctx, {getTensorType(rows).getDimSize(0), n}, i32));
