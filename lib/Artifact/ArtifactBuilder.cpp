@@ -11,6 +11,7 @@
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/EntryFunction.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
+#include "orchestra/Dialect/Orchestra/Utils/DynamicDims.h"
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,15 +32,139 @@ FailureOr<orx::DType> getDType(Location loc, Type type, bool isUnsigned) {
                         << " cannot cross the runtime interface";
 }
 
-FailureOr<orx::TensorDesc> getTensorDesc(Location loc, Type type,
-                                         std::string name, bool isUnsigned) {
-  FailureOr<orx::DType> dtype = getDType(loc, type, isUnsigned);
+/// `expr` (a size in the entry's dims) as a postfix size program.
+LogicalResult appendSizeProgram(AffineExpr expr, std::vector<int64_t> &code) {
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+    code.push_back(static_cast<int64_t>(orx::SizeOp::Const));
+    code.push_back(constant.getValue());
+    return success();
+  }
+  if (auto symbol = dyn_cast<AffineSymbolExpr>(expr)) {
+    code.push_back(static_cast<int64_t>(orx::SizeOp::Dim));
+    code.push_back(symbol.getPosition());
+    return success();
+  }
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary || failed(appendSizeProgram(binary.getLHS(), code)) ||
+      failed(appendSizeProgram(binary.getRHS(), code)))
+    return failure();
+  orx::SizeOp op;
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    op = orx::SizeOp::Add;
+    break;
+  case AffineExprKind::Mul:
+    op = orx::SizeOp::Mul;
+    break;
+  case AffineExprKind::FloorDiv:
+    op = orx::SizeOp::FloorDiv;
+    break;
+  case AffineExprKind::CeilDiv:
+    op = orx::SizeOp::CeilDiv;
+    break;
+  case AffineExprKind::Mod:
+    op = orx::SizeOp::Mod;
+    break;
+  default:
+    return failure();
+  }
+  code.push_back(static_cast<int64_t>(op));
+  return success();
+}
+
+/// The sizes of the plan's values whose shapes depend on the dims
+/// (orchestra-plan-buffers' `orchestra.shapes`), with the dims' ranges.
+class PlanShapes {
+public:
+  LogicalResult init(func::FuncOp func) {
+    FailureOr<SmallVector<DynamicDim>> found = getDynamicDims(func);
+    if (failed(found))
+      return failure();
+    dims = std::move(*found);
+    auto record = [&](ValueRange values, ArrayAttr maps) -> LogicalResult {
+      if (!maps)
+        return success();
+      if (maps.size() != values.size())
+        return emitError(func.getLoc())
+               << "'" << attr::kShapes << "' does not match the values";
+      for (auto [value, map] : llvm::zip(values, maps))
+        shapes[value] =
+            llvm::to_vector(cast<AffineMapAttr>(map).getValue().getResults());
+      return success();
+    };
+    if (failed(record(func.getArguments(),
+                      func->getAttrOfType<ArrayAttr>(attr::kArgShapes))))
+      return failure();
+    WalkResult walk = func.walk([&](Operation *op) {
+      return failed(record(op->getResults(),
+                           op->getAttrOfType<ArrayAttr>(attr::kShapes)))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
+  ArrayRef<DynamicDim> getDims() const { return dims; }
+
+  /// The sizes of a dynamic dimension of `value`, or null.
+  AffineExpr getSize(Value value, int64_t dim) const {
+    auto it = shapes.find(value);
+    return it == shapes.end() ? AffineExpr() : it->second[dim];
+  }
+
+  /// The bytes of `value`'s buffer (at the upper bounds of its sizes).
+  FailureOr<int64_t> getBufferBytes(Value value) const {
+    auto type = cast<ShapedType>(value.getType());
+    if (type.hasStaticShape())
+      return getBufferSize(type);
+    auto it = shapes.find(value);
+    if (it == shapes.end())
+      return emitError(value.getLoc())
+             << "value of dynamic type " << type << " has no planned sizes";
+    FailureOr<SmallVector<int64_t>> bound =
+        getUpperBoundShape(it->second, dims);
+    if (failed(bound))
+      return emitError(value.getLoc()) << "value has unbounded sizes";
+    return getBufferSize(type.clone(*bound));
+  }
+
+  /// The size programs of `value`'s dynamic dimensions, appended to `out`.
+  LogicalResult appendDynamicSizes(Value value,
+                                   std::vector<orx::SizeExpr> &out) const {
+    auto type = cast<ShapedType>(value.getType());
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      if (!type.isDynamicDim(dim))
+        continue;
+      AffineExpr size = getSize(value, dim);
+      orx::SizeExpr program;
+      if (!size || failed(appendSizeProgram(size, program.code)))
+        return emitError(value.getLoc())
+               << "dimension #" << dim << " of a value of type " << type
+               << " has no size program";
+      out.push_back(std::move(program));
+    }
+    return success();
+  }
+
+private:
+  SmallVector<DynamicDim> dims;
+  DenseMap<Value, SmallVector<AffineExpr>> shapes;
+};
+
+FailureOr<orx::TensorDesc> getTensorDesc(Value value, std::string name,
+                                         bool isUnsigned,
+                                         const PlanShapes &shapes) {
+  Type type = value.getType();
+  FailureOr<orx::DType> dtype = getDType(value.getLoc(), type, isUnsigned);
   if (failed(dtype))
     return failure();
   orx::TensorDesc desc;
   desc.name = std::move(name);
   desc.dtype = *dtype;
-  llvm::append_range(desc.shape, cast<ShapedType>(type).getShape());
+  for (int64_t size : cast<ShapedType>(type).getShape())
+    desc.shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
+  if (failed(shapes.appendDynamicSizes(value, desc.dynamicSizes)))
+    return failure();
   return desc;
 }
 
@@ -125,6 +250,11 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
   orx::Artifact artifact;
   artifact.producer = "orchestra-compile " ORCHESTRA_VERSION;
   artifact.entryName = func.getSymName().str();
+  PlanShapes shapes;
+  if (failed(shapes.init(func)))
+    return failure();
+  for (const DynamicDim &dim : shapes.getDims())
+    artifact.dims.push_back({dim.name, dim.min, dim.max});
 
   // Devices, from the topology the module was placed for.
   FailureOr<TopologyAttr> topology =
@@ -179,10 +309,13 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
                       int64_t offset) -> FailureOr<uint32_t> {
     if (offset < 0)
       return emitError(value.getLoc()) << "value has no planned buffer";
+    FailureOr<int64_t> bytes = shapes.getBufferBytes(value);
+    if (failed(bytes))
+      return failure();
     orx::ValueDesc desc;
     desc.space = space;
     desc.offset = offset;
-    desc.bytes = getBufferSize(value.getType());
+    desc.bytes = *bytes;
     valueIds[value] = artifact.values.size();
     artifact.values.push_back(desc);
     return artifact.values.size() - 1;
@@ -198,9 +331,9 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
     auto name =
         func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attr::kName);
     FailureOr<orx::TensorDesc> desc = getTensorDesc(
-        arg.getLoc(), arg.getType(),
-        name ? name.str() : "input_" + std::to_string(arg.getArgNumber()),
-        func.getArgAttr(arg.getArgNumber(), attr::kUnsigned) != nullptr);
+        arg, name ? name.str() : "input_" + std::to_string(arg.getArgNumber()),
+        func.getArgAttr(arg.getArgNumber(), attr::kUnsigned) != nullptr,
+        shapes);
     if (failed(desc))
       return failure();
     artifact.inputs.push_back(*desc);
@@ -322,6 +455,11 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
       step.numInputs = launch.getArgs().size();
       for (Value result : launch.getResults())
         step.args.push_back(valueIds.at(result));
+      // The kernel's dynamic sizes, in the order of its arguments.
+      for (Value value :
+           llvm::concat<Value>(launch.getArgs(), launch.getResults()))
+        if (failed(shapes.appendDynamicSizes(value, step.sizes)))
+          return failure();
       if (auto start = launch.getPredictedStart())
         step.predictedStart = start->convertToDouble();
       if (auto finish = launch.getPredictedFinish())
@@ -386,10 +524,9 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
       return schedule.emitOpError()
              << "result #" << i << " is not in the host memory space";
     auto name = func.getResultAttrOfType<StringAttr>(i, attr::kName);
-    FailureOr<orx::TensorDesc> desc =
-        getTensorDesc(value.getLoc(), value.getType(),
-                      name ? name.str() : "output_" + std::to_string(i),
-                      func.getResultAttr(i, attr::kUnsigned) != nullptr);
+    FailureOr<orx::TensorDesc> desc = getTensorDesc(
+        value, name ? name.str() : "output_" + std::to_string(i),
+        func.getResultAttr(i, attr::kUnsigned) != nullptr, shapes);
     if (failed(desc))
       return failure();
     artifact.outputs.push_back(*desc);

@@ -93,7 +93,17 @@ static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
       scheduleOptions += " entry=" + options.entry;
     if (options.planAllArchs)
       scheduleOptions += " plan-all-archs=true";
-    return getPreparePipeline() + ",orchestra-schedule{" + scheduleOptions +
+    // The entry's dynamic dims are named and bounded before anything else.
+    std::string bindOptions;
+    if (!options.entry.empty())
+      bindOptions += "entry=" + options.entry;
+    if (!options.dims.empty())
+      bindOptions += (bindOptions.empty() ? "" : " ") + std::string("dims=") +
+                     llvm::join(options.dims, ",");
+    if (!bindOptions.empty())
+      bindOptions = "{" + bindOptions + "}";
+    return "orchestra-bind-dims" + bindOptions + "," + getPreparePipeline() +
+           ",orchestra-schedule{" + scheduleOptions +
            "},canonicalize,divergence-to-speculation";
   }
   case CompilePhase::Outline:
@@ -200,6 +210,10 @@ struct CompilePipelineOptions
   Option<std::string> entry{*this, "entry",
                             llvm::cl::desc("Entry function (default: main "
                                            "or the only public function)")};
+  ListOption<std::string> dims{
+      *this, "dims",
+      llvm::cl::desc("Ranges of the entry's named dynamic dims: "
+                     "NAME=MIN..MAX[@OPT] or NAME=SIZE")};
   Option<std::string> strategy{
       *this, "strategy",
       llvm::cl::desc("'default' (the registry's scripts), 'none', or a "
@@ -227,6 +241,7 @@ struct CompilePipelineOptions
     options.scheduler = scheduler;
     options.planAllArchs = planAllArchs;
     options.entry = entry;
+    options.dims.assign(dims.begin(), dims.end());
     options.strategy = strategy;
     options.strategiesDir = strategiesDir;
     options.tuningCache = tuningCache;

@@ -78,6 +78,73 @@ const char *orx::dtypeName(DType dtype) {
   return "unknown";
 }
 
+bool orx::evaluateSize(const SizeExpr &expr, const std::vector<int64_t> &dims,
+                       int64_t &out, std::string &error) {
+  std::vector<int64_t> stack;
+  const std::vector<int64_t> &code = expr.code;
+  for (size_t pc = 0; pc < code.size(); ++pc) {
+    auto op = static_cast<SizeOp>(code[pc]);
+    if (op == SizeOp::Const || op == SizeOp::Dim) {
+      if (++pc == code.size()) {
+        error = "size program ends inside an operation";
+        return false;
+      }
+      int64_t immediate = code[pc];
+      if (op == SizeOp::Dim &&
+          (immediate < 0 || static_cast<size_t>(immediate) >= dims.size())) {
+        error = "size program reads dim " + std::to_string(immediate) + " of " +
+                std::to_string(dims.size());
+        return false;
+      }
+      stack.push_back(op == SizeOp::Const ? immediate : dims[immediate]);
+      continue;
+    }
+    if (stack.size() < 2 || code[pc] < static_cast<int64_t>(SizeOp::Add) ||
+        code[pc] > static_cast<int64_t>(SizeOp::Mod)) {
+      error = "malformed size program";
+      return false;
+    }
+    int64_t b = stack.back();
+    stack.pop_back();
+    int64_t a = stack.back();
+    int64_t result = 0;
+    bool overflow = false;
+    switch (op) {
+    case SizeOp::Add:
+      overflow = __builtin_add_overflow(a, b, &result);
+      break;
+    case SizeOp::Mul:
+      overflow = __builtin_mul_overflow(a, b, &result);
+      break;
+    default:
+      if (b <= 0) {
+        error = "size program divides by " + std::to_string(b);
+        return false;
+      }
+      int64_t quotient = a / b - ((a % b != 0 && a < 0) ? 1 : 0);
+      if (op == SizeOp::FloorDiv)
+        result = quotient;
+      else if (op == SizeOp::CeilDiv)
+        result = quotient + (a % b != 0 ? 1 : 0);
+      else
+        result = a - quotient * b;
+      break;
+    }
+    if (overflow) {
+      error = "size program overflows";
+      return false;
+    }
+    stack.back() = result;
+  }
+  if (stack.size() != 1 || stack.back() < 0) {
+    error = stack.size() != 1 ? "malformed size program"
+                              : "negative size " + std::to_string(stack.back());
+    return false;
+  }
+  out = stack.back();
+  return true;
+}
+
 size_t TensorDesc::numElements() const {
   size_t count = 1;
   for (int64_t dim : shape)
@@ -106,6 +173,15 @@ static void writeTensor(ByteWriter &w, const TensorDesc &desc) {
   w.count(desc.shape.size());
   for (int64_t dim : desc.shape)
     w.i64(dim);
+}
+
+static void writeSizes(ByteWriter &w, const std::vector<SizeExpr> &sizes) {
+  w.count(sizes.size());
+  for (const SizeExpr &size : sizes) {
+    w.count(size.code.size());
+    for (int64_t element : size.code)
+      w.i64(element);
+  }
 }
 
 static std::vector<uint8_t> serializePayload(const Artifact &artifact) {
@@ -172,6 +248,19 @@ static std::vector<uint8_t> serializePayload(const Artifact &artifact) {
     w.f64(step.predictedStart);
     w.f64(step.predictedFinish);
   }
+  // 2.1: dynamic dims.
+  w.count(artifact.dims.size());
+  for (const DimDesc &dim : artifact.dims) {
+    w.str(dim.name);
+    w.i64(dim.min);
+    w.i64(dim.max);
+  }
+  for (const TensorDesc &input : artifact.inputs)
+    writeSizes(w, input.dynamicSizes);
+  for (const TensorDesc &output : artifact.outputs)
+    writeSizes(w, output.dynamicSizes);
+  for (const StepDesc &step : artifact.steps)
+    writeSizes(w, step.sizes);
   return std::move(w.bytes);
 }
 
@@ -240,6 +329,51 @@ static bool readTensors(ByteReader &r, std::vector<TensorDesc> &tensors,
   tensors.resize(n);
   for (uint32_t i = 0; i < n; ++i)
     if (!readTensor(r, tensors[i], indexed(field, i)))
+      return false;
+  return true;
+}
+
+static bool readSizes(ByteReader &r, std::vector<SizeExpr> &sizes,
+                      const std::string &what) {
+  uint32_t n;
+  if (!r.count(n, 4, what))
+    return false;
+  sizes.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t length;
+    if (!r.count(length, 8, what))
+      return false;
+    sizes[i].code.resize(length);
+    for (uint32_t j = 0; j < length; ++j)
+      if (!r.i64(sizes[i].code[j], what))
+        return false;
+  }
+  return true;
+}
+
+/// The dynamic dims of a 2.1 artifact.
+static bool readDims(ByteReader &r, Artifact &a) {
+  uint32_t n;
+  if (!r.count(n, 4 + 8 + 8, "dims"))
+    return false;
+  a.dims.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string what = indexed("dims", i);
+    if (!r.str(a.dims[i].name, what + ".name") ||
+        !r.i64(a.dims[i].min, what + ".min") ||
+        !r.i64(a.dims[i].max, what + ".max"))
+      return false;
+  }
+  for (size_t i = 0; i < a.inputs.size(); ++i)
+    if (!readSizes(r, a.inputs[i].dynamicSizes,
+                   indexed("inputs", i) + ".dynamicSizes"))
+      return false;
+  for (size_t i = 0; i < a.outputs.size(); ++i)
+    if (!readSizes(r, a.outputs[i].dynamicSizes,
+                   indexed("outputs", i) + ".dynamicSizes"))
+      return false;
+  for (size_t i = 0; i < a.steps.size(); ++i)
+    if (!readSizes(r, a.steps[i].sizes, indexed("steps", i) + ".sizes"))
       return false;
   return true;
 }
@@ -339,9 +473,11 @@ static bool readPayload(ByteReader &r, Artifact &a) {
         !r.f64(s.predictedFinish, what + ".predictedFinish"))
       return false;
   }
+  if (a.versionMinor >= 1 && !readDims(r, a))
+    return false;
   if (r.remaining() != 0)
     return r.fail(std::to_string(r.remaining()) +
-                  " unexpected bytes after the last step");
+                  " unexpected bytes after the last section");
   return true;
 }
 
@@ -370,7 +506,20 @@ struct Verifier {
     if (!isValidDType(static_cast<uint32_t>(desc.dtype)))
       return fail(what + ": unknown element type");
     uint64_t bytes = dtypeSize(desc.dtype);
+    size_t numDynamic = 0;
+    for (int64_t dim : desc.shape)
+      numDynamic += dim == -1;
+    if (numDynamic != desc.dynamicSizes.size())
+      return fail(what + ": " + std::to_string(numDynamic) +
+                  " dynamic dimensions but " +
+                  std::to_string(desc.dynamicSizes.size()) + " sizes");
+    if (!checkSizes(desc.dynamicSizes, what + ".dynamicSizes"))
+      return false;
+    // A dynamic tensor fits its slot at the sizes of each run (checked
+    // then).
     for (int64_t dim : desc.shape) {
+      if (dim == -1)
+        continue;
       if (dim < 0)
         return fail(what + ": negative dimension " + std::to_string(dim));
       if (dim != 0 && bytes > std::numeric_limits<uint64_t>::max() /
@@ -387,7 +536,27 @@ struct Verifier {
     return true;
   }
 
+  /// Checks that every size program is well formed and reads known dims
+  /// (evaluated at each dim's max).
+  bool checkSizes(const std::vector<SizeExpr> &sizes, const std::string &what) {
+    std::vector<int64_t> maxima;
+    for (const DimDesc &dim : a.dims)
+      maxima.push_back(dim.max);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      int64_t value;
+      std::string error;
+      if (!evaluateSize(sizes[i], maxima, value, error))
+        return fail(what + indexed("", i) + ": " + error);
+    }
+    return true;
+  }
+
   bool run() {
+    for (size_t i = 0; i < a.dims.size(); ++i)
+      if (a.dims[i].min < 0 || a.dims[i].min > a.dims[i].max)
+        return fail(indexed("dims", i) + " ('" + a.dims[i].name +
+                    "'): the range " + std::to_string(a.dims[i].min) + ".." +
+                    std::to_string(a.dims[i].max) + " is empty or negative");
     for (size_t i = 0; i < a.devices.size(); ++i)
       if (a.devices[i].driver.empty())
         return fail("devices[" + std::to_string(i) + "] ('" +
@@ -469,8 +638,10 @@ struct Verifier {
       if (s.numInputs > s.args.size())
         return fail(what + ".numInputs = " + std::to_string(s.numInputs) +
                     " exceeds its " + std::to_string(s.args.size()) + " args");
-      return true;
+      return checkSizes(s.sizes, what + ".sizes");
     case StepKind::Copy:
+      if (!s.sizes.empty())
+        return fail(what + ": a copy has no sizes");
       if (s.args.size() != 2)
         return fail(what + ": a copy has 2 args (source, destination), not " +
                     std::to_string(s.args.size()));

@@ -208,7 +208,27 @@ static orx_status_t tensorInfo(const std::vector<orx::TensorDesc> *tensors,
   out->dtype = static_cast<uint32_t>(desc.dtype);
   out->rank = desc.shape.size();
   out->dims = desc.shape.data();
-  out->byte_size = desc.byteSize();
+  out->byte_size = desc.isDynamic() ? 0 : desc.byteSize();
+  return nullptr;
+}
+
+size_t orx_artifact_num_dims(const orx_artifact_t *artifact) {
+  return artifact ? artifact->artifact.dims.size() : 0;
+}
+
+orx_status_t orx_artifact_dim_info(const orx_artifact_t *artifact, size_t index,
+                                   const char **name, int64_t *min,
+                                   int64_t *max) {
+  if (!artifact || !name || !min || !max)
+    return makeStatus("orx_artifact_dim_info: null argument");
+  const std::vector<orx::DimDesc> &dims = artifact->artifact.dims;
+  if (index >= dims.size())
+    return makeStatus("no dim " + std::to_string(index) +
+                      " (the artifact has " + std::to_string(dims.size()) +
+                      ")");
+  *name = dims[index].name.c_str();
+  *min = dims[index].min;
+  *max = dims[index].max;
   return nullptr;
 }
 
@@ -261,6 +281,40 @@ orx_status_t orx_session_run(orx_session_t *session, const void *const *inputs,
     if (!session->impl->run(inputs, input_sizes, num_inputs, outputs,
                             output_sizes, num_outputs, error))
       return makeStatus(error);
+    return nullptr;
+  });
+}
+
+orx_status_t orx_session_set_input_shape(orx_session_t *session, size_t index,
+                                         const int64_t *dims, size_t rank) {
+  if (!session || (rank && !dims))
+    return makeStatus("orx_session_set_input_shape: null argument");
+  return guarded([&]() -> orx_status_t {
+    std::string error;
+    if (!session->impl->setInputShape(
+            index, std::vector<int64_t>(dims, dims + rank), error))
+      return makeStatus(error);
+    return nullptr;
+  });
+}
+
+orx_status_t orx_session_output_shape(const orx_session_t *session,
+                                      size_t index, int64_t *dims,
+                                      size_t capacity, size_t *rank) {
+  if (!session || !rank || (capacity && !dims))
+    return makeStatus("orx_session_output_shape: null argument");
+  return guarded([&]() -> orx_status_t {
+    std::string error;
+    std::vector<int64_t> shape;
+    if (!session->impl->getOutputShape(index, shape, error))
+      return makeStatus(error);
+    *rank = shape.size();
+    if (capacity < shape.size())
+      return makeStatus("orx_session_output_shape: output " +
+                        std::to_string(index) + " has rank " +
+                        std::to_string(shape.size()) + ", more than the " +
+                        std::to_string(capacity) + " dims given room");
+    std::copy(shape.begin(), shape.end(), dims);
     return nullptr;
   });
 }

@@ -14,11 +14,23 @@
 
 using namespace orx;
 
+/// The dim a dynamic size names when it is one dim alone (the dims of the
+/// inputs), else -1.
+static int64_t getDimIndex(const SizeExpr &size) {
+  if (size.code.size() == 2 &&
+      size.code[0] == static_cast<int64_t>(SizeOp::Dim))
+    return size.code[1];
+  return -1;
+}
+
+/// "f32[4x?]": a dynamic dimension is "?" (messages name its dim).
 static std::string describeTensor(const TensorDesc &desc) {
   std::string result = dtypeName(desc.dtype);
   result += "[";
   for (size_t i = 0; i < desc.shape.size(); ++i)
-    result += (i ? "x" : "") + std::to_string(desc.shape[i]);
+    result +=
+        (i ? "x" : "") + (desc.shape[i] == -1 ? std::string("?")
+                                              : std::to_string(desc.shape[i]));
   return result + "]";
 }
 
@@ -262,17 +274,28 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
     queues[steps[i].device].push_back(static_cast<uint32_t>(i));
 
   // Described in messages as "'x' (f32[4x4])".
+  dims = artifact.dims;
   auto describe = [](const TensorDesc &desc) {
     return "'" + desc.name + "' (" + describeTensor(desc) + ")";
   };
-  for (size_t i = 0; i < artifact.inputs.size(); ++i)
-    inputSlots.push_back({artifact.inputs[i].byteSize(),
-                          describe(artifact.inputs[i]),
-                          memoryOf(artifact, artifact.inputValues[i])});
-  for (size_t i = 0; i < artifact.outputs.size(); ++i)
-    outputSlots.push_back({artifact.outputs[i].byteSize(),
-                           describe(artifact.outputs[i]),
-                           memoryOf(artifact, artifact.outputValues[i])});
+  for (size_t i = 0; i < artifact.inputs.size(); ++i) {
+    const TensorDesc &desc = artifact.inputs[i];
+    uint32_t value = artifact.inputValues[i];
+    inputSlots.push_back({desc.isDynamic() ? 0 : desc.byteSize(),
+                          describe(desc), memoryOf(artifact, value), desc,
+                          artifact.values[value].bytes});
+    inputShapes.push_back(desc.isDynamic() ? std::vector<int64_t>()
+                                           : desc.shape);
+  }
+  for (size_t i = 0; i < artifact.outputs.size(); ++i) {
+    const TensorDesc &desc = artifact.outputs[i];
+    uint32_t value = artifact.outputValues[i];
+    outputSlots.push_back({desc.isDynamic() ? 0 : desc.byteSize(),
+                           describe(desc), memoryOf(artifact, value), desc,
+                           artifact.values[value].bytes});
+  }
+  for (const StepDesc &desc : artifact.steps)
+    stepSizes.push_back(desc.sizes);
   return true;
 }
 
@@ -443,6 +466,173 @@ void Session::finishAsyncSteps(size_t device) {
   }
 }
 
+bool Session::setInputShape(size_t index, const std::vector<int64_t> &shape,
+                            std::string &error) {
+  std::lock_guard<std::mutex> runLock(runMutex);
+  if (index >= inputSlots.size()) {
+    error = "no input " + std::to_string(index) + " (the artifact has " +
+            std::to_string(inputSlots.size()) + ")";
+    return false;
+  }
+  const Slot &slot = inputSlots[index];
+  const TensorDesc &desc = slot.desc;
+  std::string what = "input " + std::to_string(index) + " " + slot.name;
+  if (shape.size() != desc.shape.size()) {
+    error = what + ": expected rank " + std::to_string(desc.shape.size()) +
+            ", got " + std::to_string(shape.size());
+    return false;
+  }
+  size_t dynamic = 0;
+  for (size_t axis = 0; axis < shape.size(); ++axis) {
+    if (desc.shape[axis] != -1) {
+      if (shape[axis] != desc.shape[axis]) {
+        error = what + ": dimension " + std::to_string(axis) + " is " +
+                std::to_string(shape[axis]) + ", expected " +
+                std::to_string(desc.shape[axis]);
+        return false;
+      }
+      continue;
+    }
+    int64_t dim = getDimIndex(desc.dynamicSizes[dynamic++]);
+    if (dim < 0 || static_cast<size_t>(dim) >= dims.size()) {
+      error = what + ": dimension " + std::to_string(axis) +
+              " is not one named dim";
+      return false;
+    }
+    const DimDesc &range = dims[dim];
+    if (shape[axis] < range.min || shape[axis] > range.max) {
+      error = what + ": dimension " + std::to_string(axis) + " ('" +
+              range.name + "') is " + std::to_string(shape[axis]) +
+              ", outside the range " + std::to_string(range.min) + ".." +
+              std::to_string(range.max) +
+              " it was compiled for (compile with --dim " + range.name +
+              "=MIN..MAX for another)";
+      return false;
+    }
+  }
+  inputShapes[index] = shape;
+  return true;
+}
+
+bool Session::bindDims(std::vector<int64_t> &values, std::string &error) const {
+  values.assign(dims.size(), -1);
+  std::vector<size_t> boundBy(dims.size());
+  for (size_t i = 0; i < inputSlots.size(); ++i) {
+    const TensorDesc &desc = inputSlots[i].desc;
+    if (!desc.isDynamic())
+      continue;
+    if (inputShapes[i].empty() && !desc.shape.empty()) {
+      error = "input " + std::to_string(i) + " " + inputSlots[i].name +
+              " has dynamic dimensions: set its shape first "
+              "(orx_session_set_input_shape)";
+      return false;
+    }
+    size_t dynamic = 0;
+    for (size_t axis = 0; axis < desc.shape.size(); ++axis) {
+      if (desc.shape[axis] != -1)
+        continue;
+      int64_t dim = getDimIndex(desc.dynamicSizes[dynamic++]);
+      int64_t size = inputShapes[i][axis];
+      if (values[dim] == -1) {
+        values[dim] = size;
+        boundBy[dim] = i;
+      } else if (values[dim] != size) {
+        error = "input " + std::to_string(i) + " " + inputSlots[i].name +
+                ": dimension " + std::to_string(axis) + " ('" + dims[dim].name +
+                "') is " + std::to_string(size) + ", but input " +
+                std::to_string(boundBy[dim]) + " " +
+                inputSlots[boundBy[dim]].name + " sets it to " +
+                std::to_string(values[dim]);
+        return false;
+      }
+    }
+  }
+  for (size_t dim = 0; dim < dims.size(); ++dim)
+    if (values[dim] == -1) {
+      error = "no input sets dim '" + dims[dim].name + "'";
+      return false;
+    }
+  return true;
+}
+
+bool Session::evaluateShape(const TensorDesc &desc,
+                            const std::vector<int64_t> &values,
+                            std::vector<int64_t> &shape,
+                            std::string &error) const {
+  shape = desc.shape;
+  size_t dynamic = 0;
+  for (int64_t &size : shape)
+    if (size == -1 &&
+        !evaluateSize(desc.dynamicSizes[dynamic++], values, size, error))
+      return false;
+  return true;
+}
+
+bool Session::getOutputShape(size_t index, std::vector<int64_t> &shape,
+                             std::string &error) const {
+  if (index >= outputSlots.size()) {
+    error = "no output " + std::to_string(index) + " (the artifact has " +
+            std::to_string(outputSlots.size()) + ")";
+    return false;
+  }
+  const TensorDesc &desc = outputSlots[index].desc;
+  if (!desc.isDynamic()) {
+    shape = desc.shape;
+    return true;
+  }
+  std::vector<int64_t> values;
+  return bindDims(values, error) && evaluateShape(desc, values, shape, error);
+}
+
+bool Session::prepareRun(std::string &error) {
+  if (dims.empty())
+    return true;
+  std::vector<int64_t> values;
+  if (!bindDims(values, error))
+    return false;
+  // The bytes of each dynamic input and output at these sizes, within the
+  // buffer the plan holds for it.
+  auto sizeSlot = [&](Slot &slot, const char *kind, size_t index) {
+    if (!slot.desc.isDynamic())
+      return true;
+    std::vector<int64_t> shape;
+    if (!evaluateShape(slot.desc, values, shape, error))
+      return false;
+    uint64_t bytes = dtypeSize(slot.desc.dtype);
+    for (int64_t size : shape)
+      if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(size), &bytes))
+        bytes = std::numeric_limits<uint64_t>::max();
+    if (bytes > slot.capacity) {
+      error = std::string(kind) + " " + std::to_string(index) + " " +
+              slot.name + " needs " + std::to_string(bytes) +
+              " bytes at these sizes, more than its " +
+              std::to_string(slot.capacity) + "-byte buffer";
+      return false;
+    }
+    slot.bytes = bytes;
+    return true;
+  };
+  for (size_t i = 0; i < inputSlots.size(); ++i)
+    if (!sizeSlot(inputSlots[i], "input", i))
+      return false;
+  for (size_t i = 0; i < outputSlots.size(); ++i)
+    if (!sizeSlot(outputSlots[i], "output", i))
+      return false;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (!steps[i].launch)
+      continue;
+    std::vector<int64_t> &sizes = steps[i].launch->sizes;
+    sizes.resize(stepSizes[i].size());
+    for (size_t j = 0; j < sizes.size(); ++j)
+      if (!evaluateSize(stepSizes[i][j], values, sizes[j], error)) {
+        error = "step " + std::to_string(i) + " ('" + steps[i].name +
+                "'): " + error;
+        return false;
+      }
+  }
+  return true;
+}
+
 bool Session::run(const void *const *inputs, const size_t *inputSizes,
                   size_t numInputs, void *const *outputs,
                   const size_t *outputSizes, size_t numOutputs,
@@ -463,6 +653,8 @@ bool Session::run(const void *const *inputs, const size_t *inputSizes,
     error = "null input or output array";
     return false;
   }
+  if (!prepareRun(error))
+    return false;
   for (size_t i = 0; i < numInputs; ++i) {
     const Slot &slot = inputSlots[i];
     if (inputSizes[i] != slot.bytes) {

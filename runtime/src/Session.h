@@ -90,6 +90,14 @@ public:
            size_t numInputs, void *const *outputs, const size_t *outputSizes,
            size_t numOutputs, std::string &error);
 
+  /// Sets the shape of input `index` for the next runs: the sizes of the
+  /// dynamic dims (design/0017); see orx_session_set_input_shape.
+  bool setInputShape(size_t index, const std::vector<int64_t> &shape,
+                     std::string &error);
+  /// The shape of output `index` for the input shapes set.
+  bool getOutputShape(size_t index, std::vector<int64_t> &shape,
+                      std::string &error) const;
+
   const std::vector<PreparedStep> &getSteps() const { return steps; }
   /// Timings of the last successful run; empty before one.
   const std::vector<StepTiming> &getTrace() const { return trace; }
@@ -158,15 +166,34 @@ private:
   std::vector<std::vector<uint32_t>> queues;
 
   struct Slot {
+    /// The bytes of a static tensor; of a dynamic one, at the run's sizes.
     size_t bytes;
     std::string name;
     /// Where the slot is.
     hal::Memory memory;
+    /// The tensor (shape with -1 for dynamic dims, their sizes).
+    TensorDesc desc;
+    /// The bytes of the value's buffer (the largest dynamic size).
+    size_t capacity;
   };
   std::vector<Slot> inputSlots;
   std::vector<Slot> outputSlots;
 
   std::vector<StepTiming> trace;
+
+  /// Dynamic dims: their names and ranges, the shapes set for the inputs
+  /// (static inputs: their own) and each step's size programs.
+  std::vector<DimDesc> dims;
+  std::vector<std::vector<int64_t>> inputShapes;
+  std::vector<std::vector<SizeExpr>> stepSizes;
+  /// The dims' sizes from the input shapes set; fails on a dynamic input
+  /// without a shape or two inputs that disagree.
+  bool bindDims(std::vector<int64_t> &values, std::string &error) const;
+  /// The shape of `desc` at the dims' sizes `values`.
+  bool evaluateShape(const TensorDesc &desc, const std::vector<int64_t> &values,
+                     std::vector<int64_t> &shape, std::string &error) const;
+  /// Sets the bytes of the dynamic slots and the launches' sizes for a run.
+  bool prepareRun(std::string &error);
 
   /// Serialises runs.
   std::mutex runMutex;

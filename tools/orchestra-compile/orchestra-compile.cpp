@@ -15,6 +15,7 @@
 #include "orchestra/Compiler/Pipeline.h"
 #include "orchestra/Compiler/ScheduleChart.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/Dialect/Orchestra/Utils/DynamicDims.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
 #include "orchestra/Scheduling/Scheduler.h"
@@ -127,9 +128,11 @@ static cl::list<std::string> bindInputs(
     cl::value_desc("NAME=FILE.npy"), cl::cat(category));
 static cl::list<std::string>
     dims("dim",
-         cl::desc("Compile an ONNX model's symbolic dimension NAME (e.g. a "
-                  "dynamic batch) for the one size SIZE"),
-         cl::value_desc("NAME=SIZE"), cl::cat(category));
+         cl::desc("Compile a dynamic dimension NAME (an ONNX model's "
+                  "symbolic dimension, e.g. a dynamic batch) for the one "
+                  "size SIZE, or once for every size in MIN..MAX (MLIR "
+                  "input; costed at OPT, default MAX)"),
+         cl::value_desc("NAME=SIZE|NAME=MIN..MAX[@OPT]"), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
                            cl::init(false), cl::cat(category));
 static cl::opt<bool>
@@ -190,30 +193,27 @@ readBindings(MLIRContext *context) {
   return bindings;
 }
 
-/// Parses the --dim options.
-static FailureOr<llvm::StringMap<int64_t>> readDims() {
-  llvm::StringMap<int64_t> sizes;
+/// Parses the --dim options: pins (one size) and ranges.
+static FailureOr<SmallVector<mlir::orchestra::DynamicDim>> readDims() {
+  SmallVector<mlir::orchestra::DynamicDim> parsed;
   for (const std::string &option : dims) {
-    auto [name, size] = StringRef(option).split('=');
-    int64_t value;
-    if (name.empty() || size.empty() || size.getAsInteger(10, value) ||
-        value < 0) {
-      llvm::errs() << "orchestra-compile: error: --dim expects NAME=SIZE "
-                      "with a size of 0 or more, got '"
-                   << option << "'";
-      if (size.contains(".."))
-        llvm::errs() << " (ranges of sizes are not supported yet: compile "
-                        "for one size)";
-      llvm::errs() << "\n";
+    std::string error;
+    FailureOr<mlir::orchestra::DynamicDim> dim =
+        mlir::orchestra::parseDimOption(option, error);
+    if (failed(dim)) {
+      llvm::errs() << "orchestra-compile: error: " << error << "\n";
       return failure();
     }
-    if (!sizes.try_emplace(name, value).second) {
-      llvm::errs() << "orchestra-compile: error: --dim " << name
+    if (llvm::any_of(parsed, [&](const mlir::orchestra::DynamicDim &other) {
+          return other.name == dim->name;
+        })) {
+      llvm::errs() << "orchestra-compile: error: --dim " << dim->name
                    << " is given twice\n";
       return failure();
     }
+    parsed.push_back(*dim);
   }
-  return sizes;
+  return parsed;
 }
 
 /// One line per memory space: peak bytes with and without reuse.
@@ -277,6 +277,12 @@ int main(int argc, char **argv) {
   CompileOptions options;
   options.topology = topology;
   options.entry = entry;
+  // An MLIR program's dynamic dims are bounded by orchestra-bind-dims (an
+  // ONNX model's are pinned by the importer).
+  if (failed(readDims()))
+    return 1;
+  if (!onnx_import::isONNXModelPath(inputFilename))
+    options.dims.assign(dims.begin(), dims.end());
   options.scheduler = scheduler;
   options.planAllArchs = planAllArchs;
   options.strategy = strategy;
@@ -329,12 +335,22 @@ int main(int argc, char **argv) {
         readBindings(&context);
     if (failed(bindings))
       return 1;
-    FailureOr<llvm::StringMap<int64_t>> pinnedDims = readDims();
-    if (failed(pinnedDims))
+    FailureOr<SmallVector<mlir::orchestra::DynamicDim>> parsedDims = readDims();
+    if (failed(parsedDims))
       return 1;
     onnx_import::ImportOptions importOptions;
     importOptions.bindableInputs = std::move(*bindings);
-    importOptions.pinnedDims = std::move(*pinnedDims);
+    for (const mlir::orchestra::DynamicDim &dim : *parsedDims) {
+      if (dim.min != dim.max) {
+        llvm::errs() << "orchestra-compile: error: --dim " << dim.name
+                     << ": ranges of an ONNX model's dims are not supported "
+                        "yet (they are for MLIR input); compile for one "
+                        "size with --dim "
+                     << dim.name << "=SIZE\n";
+        return 1;
+      }
+      importOptions.pinnedDims[dim.name] = dim.min;
+    }
     FailureOr<onnx_import::ImportResult> imported = onnx_import::importModel(
         &context, input->getBuffer(), inputFilename, importOptions);
     if (failed(imported))
@@ -355,10 +371,9 @@ int main(int argc, char **argv) {
     }
     module = std::move(imported->module);
   } else {
-    if (!bindInputs.empty() || !dims.empty()) {
-      llvm::errs() << "orchestra-compile: error: "
-                   << (bindInputs.empty() ? "--dim" : "--bind-input")
-                   << " applies to ONNX models\n";
+    if (!bindInputs.empty()) {
+      llvm::errs() << "orchestra-compile: error: --bind-input applies to "
+                      "ONNX models\n";
       return 1;
     }
     // Nesting deep enough to exhaust the parser's stack is refused first.

@@ -179,6 +179,51 @@ bool orchestra::dumpConstants(const std::string &path, const std::string &dir,
   return true;
 }
 
+/// A size program as infix text over the dims' names ("batch * 2").
+static std::string formatSize(const SizeExpr &size,
+                              const std::vector<DimDesc> &dims) {
+  std::vector<std::string> stack;
+  const std::vector<int64_t> &code = size.code;
+  for (size_t pc = 0; pc < code.size(); ++pc) {
+    auto op = static_cast<SizeOp>(code[pc]);
+    if ((op == SizeOp::Const || op == SizeOp::Dim) && pc + 1 < code.size()) {
+      int64_t immediate = code[++pc];
+      stack.push_back(op == SizeOp::Const || immediate < 0 ||
+                              static_cast<size_t>(immediate) >= dims.size()
+                          ? std::to_string(immediate)
+                          : dims[immediate].name);
+      continue;
+    }
+    if (stack.size() < 2)
+      return "?";
+    std::string rhs = stack.back();
+    stack.pop_back();
+    const char *symbol = op == SizeOp::Add        ? " + "
+                         : op == SizeOp::Mul      ? " * "
+                         : op == SizeOp::FloorDiv ? " floordiv "
+                         : op == SizeOp::CeilDiv  ? " ceildiv "
+                                                  : " mod ";
+    stack.back() = "(" + stack.back() + symbol + rhs + ")";
+  }
+  if (stack.size() != 1)
+    return "?";
+  std::string text = stack.back();
+  return text.front() == '(' ? text.substr(1, text.size() - 2) : text;
+}
+
+/// The sizes of a tensor's dimensions as text, dynamic ones by their size.
+static std::vector<std::string> formatShape(const TensorDesc &desc,
+                                            const std::vector<DimDesc> &dims) {
+  std::vector<std::string> sizes;
+  size_t dynamic = 0;
+  for (int64_t size : desc.shape)
+    sizes.push_back(size != -1 ? std::to_string(size)
+                    : dynamic < desc.dynamicSizes.size()
+                        ? formatSize(desc.dynamicSizes[dynamic++], dims)
+                        : "?");
+  return sizes;
+}
+
 bool orchestra::describeArtifact(const std::string &path, std::ostream &os,
                                  std::string &error) {
   Artifact artifact;
@@ -198,13 +243,21 @@ bool orchestra::describeArtifact(const std::string &path, std::ostream &os,
     os << "memory " << i << " '" << space.name << "' of device " << space.device
        << ": " << space.arenaBytes << " B\n";
   }
-  auto tensor = [](const TensorDesc &desc) {
+  auto tensor = [&](const TensorDesc &desc) {
     std::string text = desc.name + ": " + dtypeName(desc.dtype) + "[";
-    for (size_t i = 0; i < desc.shape.size(); ++i)
-      text += (i ? "x" : "") + std::to_string(desc.shape[i]);
+    std::vector<std::string> sizes = formatShape(desc, artifact.dims);
+    for (size_t i = 0; i < sizes.size(); ++i)
+      text += (i ? "x" : "") + sizes[i];
     return text + "]";
   };
   os << "entry '" << artifact.entryName << "'\n";
+  if (!artifact.dims.empty()) {
+    os << "  dims:";
+    for (size_t i = 0; i < artifact.dims.size(); ++i)
+      os << (i ? ", " : " ") << artifact.dims[i].name << " = "
+         << artifact.dims[i].min << ".." << artifact.dims[i].max;
+    os << "\n";
+  }
   for (size_t i = 0; i < artifact.inputs.size(); ++i)
     os << "  input " << i << " " << tensor(artifact.inputs[i]) << " = value "
        << artifact.inputValues[i] << "\n";
@@ -248,6 +301,12 @@ bool orchestra::describeArtifact(const std::string &path, std::ostream &os,
         os << (j ? ", " : "") << (j < step.numInputs ? "in " : "out ")
            << step.args[j];
       os << ")";
+      if (!step.sizes.empty()) {
+        os << ", sizes (";
+        for (size_t j = 0; j < step.sizes.size(); ++j)
+          os << (j ? ", " : "") << formatSize(step.sizes[j], artifact.dims);
+        os << ")";
+      }
     } else {
       os << "copy '" << step.name << "' value " << step.args[0] << " -> value "
          << step.args[1];
@@ -371,12 +430,24 @@ static void writeBundleJson(const GpuBundle &bundle, JsonWriter &json) {
   json.endObject();
 }
 
+static void writeStrings(JsonWriter &json, const std::string &name,
+                         const std::vector<std::string> &values) {
+  json.key(name);
+  json.beginArray();
+  for (const std::string &value : values)
+    json.value(value);
+  json.endArray();
+}
+
 static void writeTensorJson(const TensorDesc &desc, uint32_t value,
+                            const std::vector<DimDesc> &dims,
                             JsonWriter &json) {
   json.beginObject();
   json.member("name", desc.name);
   json.member("dtype", dtypeName(desc.dtype));
   json.numbers("shape", desc.shape);
+  if (desc.isDynamic())
+    writeStrings(json, "sizes", formatShape(desc, dims));
   json.member("value", value);
   json.endObject();
 }
@@ -415,15 +486,27 @@ bool orchestra::describeArtifactJson(const std::string &path, std::ostream &os,
   }
   json.endArray();
   json.member("entry", artifact.entryName);
+  json.key("dims");
+  json.beginArray();
+  for (const DimDesc &dim : artifact.dims) {
+    json.beginObject();
+    json.member("name", dim.name);
+    json.member("min", dim.min);
+    json.member("max", dim.max);
+    json.endObject();
+  }
+  json.endArray();
   json.key("inputs");
   json.beginArray();
   for (size_t i = 0; i < artifact.inputs.size(); ++i)
-    writeTensorJson(artifact.inputs[i], artifact.inputValues[i], json);
+    writeTensorJson(artifact.inputs[i], artifact.inputValues[i], artifact.dims,
+                    json);
   json.endArray();
   json.key("outputs");
   json.beginArray();
   for (size_t i = 0; i < artifact.outputs.size(); ++i)
-    writeTensorJson(artifact.outputs[i], artifact.outputValues[i], json);
+    writeTensorJson(artifact.outputs[i], artifact.outputValues[i],
+                    artifact.dims, json);
   json.endArray();
   json.key("values");
   json.beginArray();
@@ -489,6 +572,12 @@ bool orchestra::describeArtifactJson(const std::string &path, std::ostream &os,
     if (step.kind == StepKind::Launch) {
       json.member("kernel", step.kernel);
       json.member("num_inputs", step.numInputs);
+      if (!step.sizes.empty()) {
+        std::vector<std::string> sizes;
+        for (const SizeExpr &size : step.sizes)
+          sizes.push_back(formatSize(size, artifact.dims));
+        writeStrings(json, "sizes", sizes);
+      }
     }
     json.numbers("args", step.args);
     json.numbers("deps", step.deps);

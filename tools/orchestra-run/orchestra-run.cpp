@@ -174,8 +174,26 @@ static std::string formatType(const std::string &elementType,
                               const std::vector<int64_t> &shape) {
   std::string result = elementType + "[";
   for (size_t i = 0; i < shape.size(); ++i)
-    result += (i ? "x" : "") + std::to_string(shape[i]);
+    result += (i ? "x" : "") +
+              (shape[i] == -1 ? std::string("?") : std::to_string(shape[i]));
   return result + "]";
+}
+
+/// Whether `shape` is one of `info`'s shapes (any size where it is
+/// dynamic; the session checks the dims' ranges).
+static bool matchesShape(const TensorInfo &info,
+                         const std::vector<int64_t> &shape) {
+  if (shape.size() != info.shape.size())
+    return false;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (info.shape[i] != -1 && info.shape[i] != shape[i])
+      return false;
+  return true;
+}
+
+static bool isDynamic(const TensorInfo &info) {
+  return std::find(info.shape.begin(), info.shape.end(), -1) !=
+         info.shape.end();
 }
 
 static std::string formatType(const TensorInfo &info) {
@@ -272,7 +290,7 @@ static std::optional<Failure> readInputs(const std::vector<TensorInfo> &inputs,
                   "'): " + error);
     std::optional<npy::ElementType> expected = getNpyType(inputs[i].dtype);
     if (!expected || array.type != *expected ||
-        array.shape != inputs[i].shape) {
+        !matchesShape(inputs[i], array.shape)) {
       std::string hint = inputs[i].dtype == ORX_DTYPE_BF16
                              ? " (bf16 data is passed as its uint16 bits)"
                              : "";
@@ -422,6 +440,28 @@ static std::optional<Failure> runArtifact() {
     return fail("cannot prepare '" + artifactPath +
                 "': " + orx_status_message(status.get()));
   Session session(rawSession);
+  // Dynamic inputs run at the shapes of their files.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!isDynamic(inputs[i]))
+      continue;
+    const std::vector<int64_t> &shape = inputArrays[i].shape;
+    if (Status status{orx_session_set_input_shape(session.get(), i,
+                                                  shape.data(), shape.size())})
+      return fail(orx_status_message(status.get()));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!isDynamic(outputs[i]))
+      continue;
+    std::vector<int64_t> shape(outputs[i].shape.size());
+    size_t rank = 0;
+    if (Status status{orx_session_output_shape(session.get(), i, shape.data(),
+                                               shape.size(), &rank)})
+      return fail(orx_status_message(status.get()));
+    outputs[i].shape = shape;
+    outputs[i].byteSize = orx_dtype_size(outputs[i].dtype);
+    for (int64_t size : shape)
+      outputs[i].byteSize *= static_cast<size_t>(size);
+  }
 
   std::vector<const void *> inputData;
   std::vector<size_t> inputSizes;

@@ -231,7 +231,108 @@ TEST(ArtifactTest, TrailingBytes) {
   // Inside the payload, with a matching checksum.
   resealHeader(bytes);
   EXPECT_EQ(parseError(bytes),
-            "malformed artifact: 1 unexpected bytes after the last step");
+            "malformed artifact: 1 unexpected bytes after the last section");
+}
+
+TEST(ArtifactTest, DynamicDimsRoundTrip) {
+  Artifact original = makeDynamicArtifact();
+  // (n * 2 + 3) floordiv 2
+  original.steps[0].sizes.push_back(
+      {{int64_t(SizeOp::Dim), 0, int64_t(SizeOp::Const), 2,
+        int64_t(SizeOp::Mul), int64_t(SizeOp::Const), 3, int64_t(SizeOp::Add),
+        int64_t(SizeOp::Const), 2, int64_t(SizeOp::FloorDiv)}});
+  std::vector<uint8_t> bytes = serializeArtifact(original);
+  Artifact parsed;
+  std::string error;
+  ASSERT_TRUE(parseArtifact(bytes.data(), bytes.size(), parsed, error))
+      << error;
+  ASSERT_EQ(parsed.dims.size(), 1u);
+  EXPECT_EQ(parsed.dims[0].name, "n");
+  EXPECT_EQ(parsed.dims[0].max, 16);
+  EXPECT_EQ(parsed.inputs[0].shape, std::vector<int64_t>{-1});
+  ASSERT_EQ(parsed.inputs[0].dynamicSizes.size(), 1u);
+  EXPECT_EQ(parsed.inputs[0].dynamicSizes[0].code, dimSize(0).code);
+  ASSERT_EQ(parsed.steps[0].sizes.size(), 2u);
+  int64_t value;
+  ASSERT_TRUE(evaluateSize(parsed.steps[0].sizes[1], {5}, value, error))
+      << error;
+  EXPECT_EQ(value, 6);
+  EXPECT_EQ(serializeArtifact(parsed), bytes);
+}
+
+TEST(ArtifactTest, Version20IsRead) {
+  // A 2.0 artifact ends after its steps: drop the 2.1 section (no dims, no
+  // sizes: one count per dims, input, output and step).
+  Artifact artifact = makeCopyArtifact();
+  std::vector<uint8_t> bytes = serializeArtifact(artifact);
+  size_t section = 4 * (1 + artifact.inputs.size() + artifact.outputs.size() +
+                        artifact.steps.size());
+  bytes.resize(bytes.size() - section);
+  bytes[12] = 0;
+  resealHeader(bytes);
+  Artifact parsed;
+  std::string error;
+  ASSERT_TRUE(parseArtifact(bytes.data(), bytes.size(), parsed, error))
+      << error;
+  EXPECT_EQ(parsed.versionMinor, 0u);
+  EXPECT_TRUE(parsed.dims.empty());
+}
+
+TEST(ArtifactTest, SizePrograms) {
+  auto evaluate = [](std::vector<int64_t> code, std::vector<int64_t> dims,
+                     int64_t &value) {
+    std::string error;
+    bool ok = evaluateSize({std::move(code)}, dims, value, error);
+    return ok ? std::string() : error;
+  };
+  int64_t value = 0;
+  constexpr int64_t kConst = int64_t(SizeOp::Const),
+                    kDim = int64_t(SizeOp::Dim);
+  EXPECT_EQ(
+      evaluate({kDim, 1, kConst, 4, int64_t(SizeOp::CeilDiv)}, {0, 9}, value),
+      "");
+  EXPECT_EQ(value, 3);
+  EXPECT_EQ(evaluate({kConst, -7, kConst, 4, int64_t(SizeOp::Mod), kConst, 1,
+                      int64_t(SizeOp::Add)},
+                     {}, value),
+            "");
+  EXPECT_EQ(value, 2);
+  EXPECT_EQ(evaluate({kDim, 2}, {1, 2}, value),
+            "size program reads dim 2 of 2");
+  EXPECT_EQ(evaluate({kDim}, {1}, value),
+            "size program ends inside an operation");
+  EXPECT_EQ(evaluate({kDim, 0, int64_t(SizeOp::Add)}, {1}, value),
+            "malformed size program");
+  EXPECT_EQ(evaluate({kDim, 0, kDim, 0}, {1}, value), "malformed size program");
+  EXPECT_EQ(
+      evaluate({kConst, 1, kConst, 0, int64_t(SizeOp::FloorDiv)}, {}, value),
+      "size program divides by 0");
+  EXPECT_EQ(
+      evaluate({kConst, int64_t(1) << 62, kConst, 4, int64_t(SizeOp::Mul)}, {},
+               value),
+      "size program overflows");
+  EXPECT_EQ(evaluate({kConst, -3}, {}, value), "negative size -3");
+  EXPECT_EQ(evaluate({kConst, 1, kConst, 2, 99}, {}, value),
+            "malformed size program");
+}
+
+TEST(ArtifactTest, MalformedDynamicDimsAreRejected) {
+  auto rejected = [](const std::function<void(Artifact &)> &breakIt,
+                     const std::string &expected) {
+    Artifact artifact = makeDynamicArtifact();
+    breakIt(artifact);
+    std::string error = parseError(serializeArtifact(artifact));
+    EXPECT_NE(error.find(expected), std::string::npos)
+        << "error: " << error << "\nexpected: " << expected;
+  };
+  rejected([](Artifact &a) { a.dims[0].min = 17; },
+           "dims[0] ('n'): the range 17..16 is empty or negative");
+  rejected([](Artifact &a) { a.inputs[0].dynamicSizes.clear(); },
+           "inputs[0]: 1 dynamic dimensions but 0 sizes");
+  rejected([](Artifact &a) { a.steps[0].sizes = {dimSize(3)}; },
+           "steps[0].sizes[0]: size program reads dim 3 of 1");
+  rejected([](Artifact &a) { a.outputs[0].dynamicSizes = {{{}}}; },
+           "outputs[0].dynamicSizes[0]: malformed size program");
 }
 
 TEST(ArtifactTest, HugeCountIsRejectedBeforeAllocating) {

@@ -228,6 +228,62 @@ TEST(RuntimeTest, WrongInputsAreErrors) {
   EXPECT_EQ(message(status), "input 0 'a' (f32[16]) is null");
 }
 
+TEST(RuntimeTest, DynamicDims) {
+  Artifact artifact = makeDynamicArtifact();
+  ArtifactPtr loaded = load(artifact);
+  ASSERT_TRUE(loaded);
+  ASSERT_EQ(orx_artifact_num_dims(loaded.get()), 1u);
+  const char *name;
+  int64_t min, max;
+  ASSERT_FALSE(
+      Status(orx_artifact_dim_info(loaded.get(), 0, &name, &min, &max)));
+  EXPECT_STREQ(name, "n");
+  EXPECT_EQ(min, 1);
+  EXPECT_EQ(max, 16);
+  orx_tensor_info_t info;
+  ASSERT_FALSE(Status(orx_artifact_input_info(loaded.get(), 0, &info)));
+  EXPECT_EQ(info.dims[0], -1);
+  EXPECT_EQ(info.byte_size, 0u);
+
+  SessionPtr session = createSession(artifact);
+  ASSERT_TRUE(session);
+  std::vector<std::vector<float>> outputs = {std::vector<float>(5)};
+  Status status = runVectors(session.get(), {std::vector<float>(5)}, outputs);
+  EXPECT_EQ(message(status),
+            "input 0 'x' (f32[?]) has dynamic dimensions: set its shape first "
+            "(orx_session_set_input_shape)");
+  int64_t shape[] = {17};
+  status.reset(orx_session_set_input_shape(session.get(), 0, shape, 1));
+  EXPECT_EQ(message(status),
+            "input 0 'x' (f32[?]): dimension 0 ('n') is 17, outside the range "
+            "1..16 it was compiled for (compile with --dim n=MIN..MAX for "
+            "another)");
+  status.reset(orx_session_set_input_shape(session.get(), 0, shape, 2));
+  EXPECT_EQ(message(status), "input 0 'x' (f32[?]): expected rank 1, got 2");
+
+  // Each run takes the sizes of the shape set last.
+  for (int64_t n : {5, 16, 1}) {
+    shape[0] = n;
+    ASSERT_FALSE(
+        Status(orx_session_set_input_shape(session.get(), 0, shape, 1)));
+    int64_t outShape[1];
+    size_t rank;
+    ASSERT_FALSE(
+        Status(orx_session_output_shape(session.get(), 0, outShape, 1, &rank)));
+    EXPECT_EQ(rank, 1u);
+    EXPECT_EQ(outShape[0], n);
+    std::vector<float> input = iota(1);
+    input.resize(n);
+    outputs = {std::vector<float>(n)};
+    status = runVectors(session.get(), {input}, outputs);
+    ASSERT_FALSE(status) << message(status);
+    for (int64_t i = 0; i < n; ++i)
+      EXPECT_EQ(outputs[0][i], 2.0f * (i + 1));
+  }
+  status = runVectors(session.get(), {std::vector<float>(2)}, outputs);
+  EXPECT_EQ(message(status), "input 0 'x' (f32[?]): expected 4 bytes, got 8");
+}
+
 TEST(RuntimeTest, MissingKernelSymbol) {
   Artifact artifact = makeAddArtifact();
   artifact.kernels[0].symbol = "no_such_kernel";

@@ -106,6 +106,33 @@ inline Artifact makeAddArtifact() {
 
 /// Two devices with an arena each: on cpu0 c = a + b where b is a constant
 /// (1, 2, 3, ...), then c is copied to cpu1, which computes d = 2 * c.
+/// The size program of dim `dim` alone.
+inline SizeExpr dimSize(int64_t dim) {
+  return {{static_cast<int64_t>(SizeOp::Dim), dim}};
+}
+
+/// y = 2 * x for x of dynamic length n in 1..16 (dim 0): the buffers are
+/// held at 16 floats, the kernel gets n.
+inline Artifact makeDynamicArtifact() {
+  Artifact a;
+  a.producer = "runtime unit tests";
+  a.topologyName = "host";
+  a.devices = {{"cpu0", getTestHostArch(), "cpu", 0, 1}};
+  a.memorySpaces = {{"host_dram", 0, 2 * kVectorBytes}};
+  a.entryName = "scale";
+  a.dims = {{"n", 1, static_cast<int64_t>(kVectorLength)}};
+  a.inputs = {{"x", DType::F32, {-1}, {dimSize(0)}}};
+  a.inputValues = {0};
+  a.outputs = {{"y", DType::F32, {-1}, {dimSize(0)}}};
+  a.outputValues = {1};
+  a.values = {{0, 0, kVectorBytes}, {0, kVectorBytes, kVectorBytes}};
+  a.binaries = {hostBinary()};
+  a.kernels = {{"scale2_n", 0}};
+  a.steps = {launch(0, "scale", 0, {0, 1}, 1)};
+  a.steps[0].sizes = {dimSize(0)};
+  return a;
+}
+
 inline Artifact makeTwoDeviceArtifact() {
   Artifact a;
   a.producer = "runtime unit tests";

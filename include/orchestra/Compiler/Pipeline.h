@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class OpPassManager;
@@ -54,6 +55,9 @@ struct CompileOptions {
   bool planAllArchs = false;
   /// Entry function; empty picks 'main' or the only public function.
   std::string entry;
+  /// Ranges of the entry's named dynamic dims (`NAME=MIN..MAX[@OPT]` or
+  /// `NAME=SIZE`, orchestra-bind-dims).
+  std::vector<std::string> dims;
   /// 'default' (the registry's scripts), 'none', or a script file.
   std::string strategy = "default";
   /// Directory of the strategy scripts; empty uses

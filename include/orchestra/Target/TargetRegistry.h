@@ -140,6 +140,10 @@ struct TargetInfo {
   /// mask (a device never gets a task with an op it returns false for).
   /// Null: every op.
   bool (*supportsOp)(Operation *op) = nullptr;
+  /// Whether the arch's kernels take dynamic sizes at run time (the CPU
+  /// kernel ABI's `sizes`, design/0017); the scheduler keeps ops on
+  /// dynamically shaped tensors off the other archs.
+  bool supportsDynamicShapes = false;
 
   const TargetKeySpec *lookupKey(StringRef name) const;
   const MemorySpaceKind *lookupMemorySpace(StringRef kind) const;

@@ -94,5 +94,7 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       "orchestra-cpu-emit-binary";
   x86.executableFormat = ExecutableFormat::NativeObject;
   x86.runtimeDriver = "cpu";
+  // Kernels read dynamic sizes from the ABI's `sizes` (design/0017).
+  x86.supportsDynamicShapes = true;
   llvm::cantFail(registry.registerTarget(std::move(x86)));
 }

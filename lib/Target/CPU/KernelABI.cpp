@@ -39,9 +39,9 @@ LogicalResult CPUKernelABIPass::wrap(LLVM::LLVMFuncOp func, ArrayAttr abi) {
   for (Attribute attr : abi) {
     auto type = dyn_cast<TypeAttr>(attr);
     auto shaped = type ? dyn_cast<ShapedType>(type.getValue()) : ShapedType();
-    if (!shaped || !shaped.hasStaticShape())
-      return func.emitError() << "'orchestra.abi' must list statically "
-                                 "shaped types, got "
+    if (!shaped || !shaped.hasRank())
+      return func.emitError() << "'orchestra.abi' must list ranked shaped "
+                                 "types, got "
                               << attr;
     buffers.push_back(shaped);
     expected += 3 + 2 * shaped.getRank();
@@ -59,8 +59,8 @@ LogicalResult CPUKernelABIPass::wrap(LLVM::LLVMFuncOp func, ArrayAttr abi) {
   builder.setInsertionPointAfter(func);
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
   auto i64 = IntegerType::get(ctx, 64);
-  auto wrapperType =
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrType});
+  auto wrapperType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                                 {ptrType, ptrType});
   std::string name =
       (orchestra::cpu::kKernelSymbolPrefix + func.getSymName()).str();
   auto wrapper =
@@ -69,10 +69,14 @@ LogicalResult CPUKernelABIPass::wrap(LLVM::LLVMFuncOp func, ArrayAttr abi) {
   builder.setInsertionPointToStart(entry);
   Location loc = func.getLoc();
   Value buffersArg = entry->getArgument(0);
+  Value sizesArg = entry->getArgument(1);
   auto constant = [&](int64_t value) -> Value {
     return LLVM::ConstantOp::create(builder, loc, i64,
                                     builder.getI64IntegerAttr(value));
   };
+  // Dynamic sizes come from `sizes`, in buffer order, each buffer's in
+  // dimension order.
+  int32_t nextSize = 0;
   SmallVector<Value> args;
   for (auto [i, shaped] : llvm::enumerate(buffers)) {
     Value slot = LLVM::GEPOp::create(builder, loc, ptrType, ptrType, buffersArg,
@@ -81,13 +85,31 @@ LogicalResult CPUKernelABIPass::wrap(LLVM::LLVMFuncOp func, ArrayAttr abi) {
     args.push_back(pointer);
     args.push_back(pointer);
     args.push_back(constant(0));
-    for (int64_t size : shaped.getShape())
-      args.push_back(constant(size));
-    int64_t stride = 1;
+    SmallVector<Value> sizes;
+    for (int64_t size : shaped.getShape()) {
+      if (!ShapedType::isDynamic(size)) {
+        sizes.push_back(constant(size));
+        continue;
+      }
+      Value address = LLVM::GEPOp::create(builder, loc, ptrType, i64, sizesArg,
+                                          ArrayRef<LLVM::GEPArg>{nextSize++});
+      sizes.push_back(LLVM::LoadOp::create(builder, loc, i64, address));
+    }
+    llvm::append_range(args, sizes);
+    // Row-major strides: constants while the sizes are static.
+    std::optional<int64_t> staticStride = 1;
+    Value stride;
     SmallVector<Value> strides;
-    for (int64_t size : llvm::reverse(shaped.getShape())) {
-      strides.push_back(constant(stride));
-      stride *= size;
+    for (auto [size, value] :
+         llvm::zip(llvm::reverse(shaped.getShape()), llvm::reverse(sizes))) {
+      strides.push_back(staticStride ? constant(*staticStride) : stride);
+      if (staticStride && !ShapedType::isDynamic(size)) {
+        *staticStride *= size;
+        continue;
+      }
+      stride = LLVM::MulOp::create(
+          builder, loc, staticStride ? constant(*staticStride) : stride, value);
+      staticStride.reset();
     }
     llvm::append_range(args, llvm::reverse(strides));
   }

@@ -50,15 +50,55 @@ size_t dtypeSize(DType dtype);
 /// "u32", "u64".
 const char *dtypeName(DType dtype);
 
+/// The operations of a size program (SizeExpr).
+enum class SizeOp : int64_t {
+  /// Pushes the next code element.
+  Const = 0,
+  /// Pushes the size of the dim whose index is the next code element.
+  Dim = 1,
+  /// Pop b, pop a, push a op b (divisions and modulo round towards -inf;
+  /// `b` must be positive).
+  Add = 2,
+  Mul = 3,
+  FloorDiv = 4,
+  CeilDiv = 5,
+  Mod = 6,
+};
+
+/// A size that depends on the dims of the run (design/0017): a postfix
+/// program of SizeOps that leaves one value.
+struct SizeExpr {
+  std::vector<int64_t> code;
+};
+
+/// Evaluates `expr` with `dims` as the sizes of the dims. Returns false and
+/// sets `error` on a malformed program, an overflow, a division by a
+/// non-positive number or a negative result.
+bool evaluateSize(const SizeExpr &expr, const std::vector<int64_t> &dims,
+                  int64_t &out, std::string &error);
+
+/// A named dimension that each run sets from the inputs' shapes, within
+/// [min, max] (the plan holds its buffers at max).
+struct DimDesc {
+  std::string name;
+  int64_t min = 0;
+  int64_t max = 0;
+};
+
 /// An input or output of the entry function.
 struct TensorDesc {
   std::string name;
   DType dtype = DType::F32;
-  /// Row-major dimensions; empty for a scalar.
+  /// Row-major dimensions; empty for a scalar; -1 for a dynamic dimension.
   std::vector<int64_t> shape;
+  /// The size of each dynamic dimension, in order.
+  std::vector<SizeExpr> dynamicSizes;
 
+  /// Whether a dimension is dynamic.
+  bool isDynamic() const { return !dynamicSizes.empty(); }
   /// The product of the dimensions (1 for a scalar). Only meaningful for
-  /// non-negative dimensions whose product fits, which parseArtifact checks.
+  /// static tensors of non-negative dimensions whose product fits, which
+  /// parseArtifact checks.
   size_t numElements() const;
   size_t byteSize() const;
 };
@@ -117,7 +157,8 @@ struct BinaryDesc {
 /// kernel function `f` `orx_kernel_f` in every kind of binary.
 constexpr const char *kKernelSymbolPrefix = "orx_kernel_";
 
-/// A kernel: an `extern "C" void symbol(void **args)` in a binary.
+/// A kernel: an `extern "C" void symbol(void **args, const int64_t *sizes)`
+/// in a binary (CPU kernels; `sizes` are the step's dynamic sizes).
 struct KernelDesc {
   std::string symbol;
   /// Index into Artifact::binaries.
@@ -140,6 +181,9 @@ struct StepDesc {
   uint32_t numInputs = 0;
   /// Indices of earlier steps this one waits for (each < own index).
   std::vector<uint32_t> deps;
+  /// Launch: the kernel's dynamic sizes, in the order its arguments' dynamic
+  /// dimensions come (inputs then outputs, each in dimension order).
+  std::vector<SizeExpr> sizes;
   /// Seconds from the start of the run, as predicted by the scheduler; -1
   /// when there is no prediction.
   double predictedStart = -1;
@@ -147,7 +191,9 @@ struct StepDesc {
 };
 
 constexpr uint32_t kArtifactVersionMajor = 2;
-constexpr uint32_t kArtifactVersionMinor = 0;
+/// 2.1: dynamic dims (Artifact::dims, TensorDesc::dynamicSizes,
+/// StepDesc::sizes), written after the steps.
+constexpr uint32_t kArtifactVersionMinor = 1;
 
 /// A whole artifact.
 struct Artifact {
@@ -161,6 +207,8 @@ struct Artifact {
   std::vector<DeviceDesc> devices;
   std::vector<MemorySpaceDesc> memorySpaces;
   std::string entryName;
+  /// The dynamic dims; empty for a program of static shapes.
+  std::vector<DimDesc> dims;
   std::vector<TensorDesc> inputs;
   /// The value id of each input.
   std::vector<uint32_t> inputValues;

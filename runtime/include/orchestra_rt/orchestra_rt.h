@@ -128,8 +128,10 @@ typedef struct orx_tensor_info_t {
   const char *name;
   uint32_t dtype; /* an orx_dtype_t */
   size_t rank;
-  const int64_t *dims; /* `rank` row-major dimensions */
-  size_t byte_size;    /* what orx_session_run expects for it */
+  const int64_t *dims; /* `rank` row-major dimensions; -1: dynamic */
+  size_t byte_size;    /* what orx_session_run expects for it; 0 when a
+                          dimension is dynamic (see orx_session_set_input_shape
+                          and orx_session_output_shape) */
 } orx_tensor_info_t;
 
 ORX_API orx_status_t orx_artifact_input_info(const orx_artifact_t *artifact,
@@ -138,6 +140,15 @@ ORX_API orx_status_t orx_artifact_input_info(const orx_artifact_t *artifact,
 ORX_API orx_status_t orx_artifact_output_info(const orx_artifact_t *artifact,
                                               size_t index,
                                               orx_tensor_info_t *out);
+
+/** Dynamic dims: an artifact compiled once for a range of sizes names its
+ * dynamic dimensions ("batch", "seq"). Each run takes their sizes from the
+ * input shapes set with orx_session_set_input_shape; a size must lie in
+ * [min, max]. */
+ORX_API size_t orx_artifact_num_dims(const orx_artifact_t *artifact);
+ORX_API orx_status_t orx_artifact_dim_info(const orx_artifact_t *artifact,
+                                           size_t index, const char **name,
+                                           int64_t *min, int64_t *max);
 
 /*===----------------------------------------------------------------------===*/
 /* Sessions                                                                   */
@@ -155,9 +166,25 @@ ORX_API orx_status_t orx_session_create(const orx_artifact_t *artifact,
 /** Stops the workers and releases everything; NULL is a no-op. */
 ORX_API void orx_session_free(orx_session_t *session);
 
+/** Sets the shape of input `index` (`rank` dims) for the next runs: needed
+ * before the first run for an input with dynamic dimensions. Each dynamic
+ * dimension must lie in its dim's range, and its static ones must match;
+ * runs check that inputs sharing a dim agree. */
+ORX_API orx_status_t orx_session_set_input_shape(orx_session_t *session,
+                                                 size_t index,
+                                                 const int64_t *dims,
+                                                 size_t rank);
+/** The shape of output `index` for the input shapes set: its rank in
+ * `*rank`, its dims in `dims` (room for `capacity`). */
+ORX_API orx_status_t orx_session_output_shape(const orx_session_t *session,
+                                              size_t index, int64_t *dims,
+                                              size_t capacity, size_t *rank);
+
 /** Runs the plan once: copies each input (`input_sizes[i]` must equal its
- * byte size) into its slot, executes every step, then copies each output
- * into `outputs[i]` (`output_sizes[i]` must equal its byte size). */
+ * byte size, at the shape set for a dynamic input) into its slot, executes
+ * every step, then copies each output into `outputs[i]` (`output_sizes[i]`
+ * must equal its byte size, at orx_session_output_shape's shape for a
+ * dynamic output). */
 ORX_API orx_status_t orx_session_run(orx_session_t *session,
                                      const void *const *inputs,
                                      const size_t *input_sizes,

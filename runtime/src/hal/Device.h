@@ -58,6 +58,9 @@ public:
 class PreparedLaunch {
 public:
   virtual ~PreparedLaunch();
+  /// The kernel's dynamic sizes for the current run (StepDesc::sizes,
+  /// evaluated by the session before the run); empty for static kernels.
+  std::vector<int64_t> sizes;
 };
 
 /// The in-order queues of an asynchronous device. Steps on one queue run in

@@ -4,7 +4,7 @@
 // descriptors (static shape, row-major strides) to the internal kernel.
 
 // CHECK-LABEL: llvm.func internal @k(
-// CHECK:       llvm.func @orx_kernel_k(%[[ARGS:.*]]: !llvm.ptr)
+// CHECK:       llvm.func @orx_kernel_k(%[[ARGS:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK:         %[[P0:.*]] = llvm.getelementptr %[[ARGS]][0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK:         %[[A:.*]] = llvm.load %[[P0]] : !llvm.ptr -> !llvm.ptr
 // CHECK:         %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
@@ -21,6 +21,35 @@
 // CHECK:         llvm.return
 llvm.func @k(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64, %a5: i64, %a6: i64,
              %b0: !llvm.ptr, %b1: !llvm.ptr, %b2: i64, %b3: i64, %b4: i64) attributes {orchestra.abi = [tensor<4x8xf32>, tensor<32xf32>]} {
+  llvm.return
+}
+
+// -----
+
+// Dynamic sizes are read from the second argument, in buffer order; the
+// strides multiply them.
+
+// CHECK-LABEL: llvm.func internal @dyn(
+// CHECK:       llvm.func @orx_kernel_dyn(%[[ARGS:.*]]: !llvm.ptr, %[[SIZES:.*]]: !llvm.ptr)
+// CHECK:         %[[A:.*]] = llvm.load
+// CHECK:         %[[Z:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK:         %[[G0:.*]] = llvm.getelementptr %[[SIZES]][0] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK:         %[[N:.*]] = llvm.load %[[G0]] : !llvm.ptr -> i64
+// CHECK:         %[[C8:.*]] = llvm.mlir.constant(8 : i64) : i64
+// CHECK:         %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK:         %[[S0:.*]] = llvm.mlir.constant(8 : i64) : i64
+// CHECK:         %[[B:.*]] = llvm.load
+// CHECK:         %[[G1:.*]] = llvm.getelementptr %[[SIZES]][1] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK:         %[[M:.*]] = llvm.load %[[G1]] : !llvm.ptr -> i64
+// CHECK:         %[[C2:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK:         %[[G2:.*]] = llvm.getelementptr %[[SIZES]][2] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK:         %[[K:.*]] = llvm.load %[[G2]] : !llvm.ptr -> i64
+// CHECK:         %[[U:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK:         %[[SK:.*]] = llvm.mul %{{.*}}, %[[K]] : i64
+// CHECK:         %[[SM:.*]] = llvm.mul %[[SK]], %[[C2]] : i64
+// CHECK:         llvm.call @dyn(%[[A]], %[[A]], %[[Z]], %[[N]], %[[C8]], %[[S0]], %[[ONE]], %[[B]], %[[B]], %{{.*}}, %[[M]], %[[C2]], %[[K]], %[[SM]], %[[SK]], %[[U]])
+llvm.func @dyn(%a0: !llvm.ptr, %a1: !llvm.ptr, %a2: i64, %a3: i64, %a4: i64, %a5: i64, %a6: i64,
+               %b0: !llvm.ptr, %b1: !llvm.ptr, %b2: i64, %b3: i64, %b4: i64, %b5: i64, %b6: i64, %b7: i64, %b8: i64) attributes {orchestra.abi = [tensor<?x8xf32>, tensor<?x2x?xf32>]} {
   llvm.return
 }
 

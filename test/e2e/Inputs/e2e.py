@@ -211,6 +211,25 @@ def ref_control_flow(i):
     return [branch, looped + np.float32(1.0)]
 
 
+def ref_dynamic_cnn(i):
+    x, w, w2 = load(i, "x"), load(i, "w"), load(i, "w2")
+    n, _, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    conv = np.zeros((n, f, h - kh + 1, wd - kw + 1), np.float64)
+    for dy in range(kh):
+        for dx in range(kw):
+            patch = x[:, :, dy:dy + conv.shape[2], dx:dx + conv.shape[3]]
+            conv += np.einsum("nchw,fc->nfhw", patch, w[:, :, dy, dx])
+    return [(relu(conv).sum(axis=(2, 3)) @ w2).astype(np.float32)]
+
+
+def ref_dynamic_attention(i):
+    x = load(i, "x").astype(np.float64)
+    s = x @ x.T
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return [((e / e.sum(axis=1, keepdims=True)) @ x).astype(np.float32)]
+
+
 REFERENCES = {
     name[len("ref_"):]: fn for name, fn in globals().items()
     if name.startswith("ref_")

@@ -159,6 +159,16 @@ Operation *CostModel::getUnsupportedOp(const TopologyDevice &device,
   const TargetInfo *info = registry.lookup(device.arch);
   if (!info)
     return ops.empty() ? nullptr : ops.front();
+  if (!info->supportsDynamicShapes) {
+    auto isDynamic = [](Type type) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      return shaped && shaped.hasRank() && !shaped.hasStaticShape();
+    };
+    for (Operation *op : ops)
+      if (llvm::any_of(op->getResultTypes(), isDynamic) ||
+          llvm::any_of(op->getOperandTypes(), isDynamic))
+        return op;
+  }
   if (!info->supportsOp)
     return nullptr;
   for (Operation *op : ops) {

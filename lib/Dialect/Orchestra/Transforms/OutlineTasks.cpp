@@ -34,8 +34,8 @@ Value convertElements(OpBuilder &builder, Location loc, Value value,
                       Type elementType) {
   auto type = cast<RankedTensorType>(value.getType());
   auto resultType = type.clone(elementType);
-  Value init =
-      tensor::EmptyOp::create(builder, loc, resultType.getShape(), elementType);
+  Value init = tensor::EmptyOp::create(
+      builder, loc, tensor::getMixedSizes(builder, loc, value), elementType);
   AffineMap identity = builder.getMultiDimIdentityMap(type.getRank());
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);

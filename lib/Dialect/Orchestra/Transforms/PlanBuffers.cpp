@@ -8,6 +8,7 @@
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
+#include "orchestra/Dialect/Orchestra/Utils/DynamicDims.h"
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -68,6 +69,75 @@ int64_t alignedSize(int64_t bytes) {
       llvm::alignTo(std::max<int64_t>(bytes, 1), kBufferAlignment));
 }
 
+/// The sizes of the plan's dynamically shaped values as expressions in the
+/// entry's dims, in schedule order: arguments are named by the entry, a
+/// transfer keeps its source's sizes, and a launch's results take the sizes
+/// its kernel computes from its arguments' (through the ops' value bounds).
+LogicalResult computeShapes(ModuleOp module, func::FuncOp func, Block &body,
+                            DenseMap<Value, SmallVector<AffineExpr>> &shapes) {
+  auto isDynamic = [](Value value) {
+    auto shaped = dyn_cast<ShapedType>(value.getType());
+    return shaped && shaped.hasRank() && !shaped.hasStaticShape();
+  };
+  // The sizes of `value` (static ones as constants).
+  auto sizesOf = [&](Value value) -> SmallVector<AffineExpr> {
+    if (auto it = shapes.find(value); it != shapes.end())
+      return it->second;
+    SmallVector<AffineExpr> sizes;
+    for (int64_t size : cast<ShapedType>(value.getType()).getShape())
+      sizes.push_back(getAffineConstantExpr(size, value.getContext()));
+    return sizes;
+  };
+  for (BlockArgument arg : func.getArguments()) {
+    if (!isDynamic(arg))
+      continue;
+    FailureOr<SmallVector<AffineExpr>> sizes =
+        getShapeExprs(arg, func, resolveEntryArgDim);
+    if (failed(sizes))
+      return func.emitError() << "argument #" << arg.getArgNumber()
+                              << " has dynamic dimensions that "
+                                 "orchestra-bind-dims did not name";
+    shapes[arg] = *sizes;
+  }
+  SymbolTable symbols(module);
+  for (Operation &op : body) {
+    if (llvm::none_of(op.getResults(), isDynamic))
+      continue;
+    if (auto transfer = dyn_cast<TransferOp>(op)) {
+      shapes[transfer.getResult()] = sizesOf(transfer.getSource());
+      continue;
+    }
+    auto launch = dyn_cast<LaunchOp>(op);
+    auto kernel = launch
+                      ? dyn_cast_or_null<func::FuncOp>(
+                            symbols.lookupSymbolIn(module, launch.getKernel()))
+                      : func::FuncOp();
+    if (!kernel || kernel.isExternal())
+      return op.emitOpError()
+             << "has results of dynamic shape but is not a launch of a "
+                "kernel function on tensors";
+    auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
+    auto resolve = [&](BlockArgument arg,
+                       int64_t dim) -> FailureOr<AffineExpr> {
+      return sizesOf(launch.getArgs()[arg.getArgNumber()])[dim];
+    };
+    for (auto [result, returned] :
+         llvm::zip(launch.getResults(), ret.getOperands())) {
+      if (!isDynamic(result))
+        continue;
+      FailureOr<SmallVector<AffineExpr>> sizes =
+          getShapeExprs(returned, kernel, resolve);
+      if (failed(sizes))
+        return launch.emitOpError()
+               << "result #" << cast<OpResult>(result).getResultNumber()
+               << " has a dynamic size that kernel @" << kernel.getSymName()
+               << " does not compute from its arguments' sizes";
+      shapes[result] = *sizes;
+    }
+  }
+  return success();
+}
+
 /// One value of the plan.
 struct Interval {
   Value value;
@@ -98,21 +168,37 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
   Block &body = schedule.getBody().front();
   unsigned endIndex = body.getOperations().size() + 1;
 
+  // Dynamically shaped values are held at their sizes' upper bounds.
+  FailureOr<SmallVector<DynamicDim>> dims = getDynamicDims(func);
+  if (failed(dims))
+    return failure();
+  DenseMap<Value, SmallVector<AffineExpr>> shapes;
+  if (failed(computeShapes(module, func, body, shapes)))
+    return failure();
   // Values in definition order with their space; step index 0 is the start
   // of the run (arguments and constants).
   llvm::MapVector<Value, Interval> intervals;
   auto define = [&](Value value, StringRef space, unsigned index) {
     auto shaped = dyn_cast<ShapedType>(value.getType());
-    if (!shaped || !shaped.hasStaticShape())
+    if (!shaped || !shaped.hasRank())
       return failure();
-    intervals[value] = {value, space, getBufferSize(value.getType()), index,
-                        index};
+    Type type = shaped;
+    if (auto it = shapes.find(value); it != shapes.end()) {
+      FailureOr<SmallVector<int64_t>> bound =
+          getUpperBoundShape(it->second, *dims);
+      if (failed(bound))
+        return failure();
+      type = shaped.clone(*bound);
+    } else if (!shaped.hasStaticShape()) {
+      return failure();
+    }
+    intervals[value] = {value, space, getBufferSize(type), index, index};
     return success();
   };
   for (BlockArgument arg : func.getArguments())
     if (failed(define(arg, host.getSymName(), 0)))
       return func.emitError() << "argument #" << arg.getArgNumber()
-                              << " is not a statically shaped tensor";
+                              << " has no size the plan can bound";
 
   // The memory space a launch runs in.
   auto launchSpace = [&](LaunchOp launch) -> FailureOr<StringRef> {
@@ -207,10 +293,11 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
     for (Value result : op.getResults()) {
       if (failed(define(result, space, index)))
         return op.emitOpError() << "result of type " << result.getType()
-                                << " is not a statically shaped tensor";
-      if (op.hasTrait<OpTrait::ConstantLike>())
-        intervals[result] = {result, space, getBufferSize(result.getType()), 0,
-                             endIndex};
+                                << " has no size the plan can bound";
+      if (op.hasTrait<OpTrait::ConstantLike>()) {
+        intervals[result].start = 0;
+        intervals[result].end = endIndex;
+      }
     }
   }
   // A result never used still needs its buffer while it is written.
@@ -295,6 +382,28 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
     return DenseI64ArrayAttr::get(ctx, offsets);
   };
   func->setAttr(attr::kArgOffsets, offsetsOf(func.getArguments()));
+  // The sizes of dynamically shaped values, for the artifact and runtime.
+  auto shapesOf = [&](ValueRange values) -> Attribute {
+    if (llvm::none_of(values, [&](Value v) { return shapes.contains(v); }))
+      return nullptr;
+    SmallVector<Attribute> maps;
+    for (Value value : values) {
+      SmallVector<AffineExpr> sizes;
+      if (auto it = shapes.find(value); it != shapes.end())
+        sizes = it->second;
+      else
+        for (int64_t size : cast<ShapedType>(value.getType()).getShape())
+          sizes.push_back(getAffineConstantExpr(size, ctx));
+      maps.push_back(
+          AffineMapAttr::get(AffineMap::get(0, dims->size(), sizes, ctx)));
+    }
+    return ArrayAttr::get(ctx, maps);
+  };
+  if (Attribute argShapes = shapesOf(func.getArguments()))
+    func->setAttr(attr::kArgShapes, argShapes);
+  for (Operation &op : body)
+    if (Attribute opShapes = shapesOf(op.getResults()))
+      op.setAttr(attr::kShapes, opShapes);
   for (auto &entry : intervals)
     if (Operation *def = entry.first.getDefiningOp()) {
       def->setAttr(attr::kOffsets, offsetsOf(def->getResults()));

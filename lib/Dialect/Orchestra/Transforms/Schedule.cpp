@@ -18,6 +18,7 @@
 #include "orchestra/Dialect/Orchestra/Transforms/EntryFunction.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
+#include "orchestra/Dialect/Orchestra/Utils/DynamicDims.h"
 #include "orchestra/Scheduling/Scheduler.h"
 #include "orchestra/Support/Limits.h"
 #include "orchestra/Target/TargetRegistry.h"
@@ -79,19 +80,31 @@ bool isSmallConstant(Operation *op) {
 }
 
 /// Ops copied into every group that uses them instead of being grouped:
-/// small constants, `tensor.empty`, and fills of those (cheaper to recompute
-/// in each kernel than to store and pass).
+/// small constants, `tensor.empty`, fills of those (cheaper to recompute
+/// in each kernel than to store and pass) and the computations of dynamic
+/// sizes (`tensor.dim` of a tensor the group then reads, and index
+/// arithmetic on those).
 bool isCloneable(Operation *op) {
   if (op->hasTrait<OpTrait::ConstantLike>())
     return op->getNumResults() == 1 && isSmallConstant(op);
-  if (isa<tensor::EmptyOp>(op))
+  if (isa<tensor::DimOp>(op))
     return true;
-  if (!isa<linalg::FillOp>(op))
-    return false;
-  return llvm::all_of(op->getOperands(), [](Value operand) {
-    Operation *def = operand.getDefiningOp();
-    return def && isCloneable(def);
-  });
+  auto operandsCloneable = [&] {
+    return llvm::all_of(op->getOperands(), [](Value operand) {
+      Operation *def = operand.getDefiningOp();
+      return def && isCloneable(def);
+    });
+  };
+  if (isa<tensor::EmptyOp, linalg::FillOp>(op))
+    return operandsCloneable();
+  bool sizeArithmetic =
+      op->getNumRegions() == 0 && op->getNumResults() > 0 &&
+      isMemoryEffectFree(op) &&
+      llvm::all_of(op->getResultTypes(),
+                   [](Type type) { return type.isIndex(); }) &&
+      llvm::all_of(op->getOperandTypes(),
+                   [](Type type) { return type.isIndex(); });
+  return sizeArithmetic && operandsCloneable();
 }
 
 NodeKind classify(Operation *op) {
@@ -360,6 +373,20 @@ EntryTasks collectTasks(Block &body, const CostModel &model) {
                                               group.ops.end());
     TaskInfo task;
     task.ops = group.ops;
+    // A cloned op comes after the cloned ops it reads; the tensor whose
+    // size a cloned `tensor.dim` reads is an input.
+    std::function<void(Operation *)> addCloned = [&](Operation *def) {
+      if (task.cloned.contains(def))
+        return;
+      for (Value inner : def->getOperands()) {
+        Operation *innerDef = inner.getDefiningOp();
+        if (innerDef && isCloneable(innerDef))
+          addCloned(innerDef);
+        else if (isa<tensor::DimOp>(def) && task.inputs.insert(inner))
+          task.work.bytes += estimateBytes(inner.getType());
+      }
+      task.cloned.insert(def);
+    };
     for (Operation *op : group.ops) {
       task.work.flops += estimateFlops(op);
       for (Type type : op->getResultTypes())
@@ -369,11 +396,7 @@ EntryTasks collectTasks(Block &body, const CostModel &model) {
         if (def && members.contains(def))
           continue;
         if (def && isCloneable(def)) {
-          // A cloned fill needs its own (cloneable) operands first.
-          for (Value inner : def->getOperands())
-            if (Operation *innerDef = inner.getDefiningOp())
-              task.cloned.insert(innerDef);
-          task.cloned.insert(def);
+          addCloned(def);
           continue;
         }
         if (task.inputs.insert(input))
@@ -696,9 +719,37 @@ LogicalResult SchedulePass::checkEntry(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
     return func.emitError() << "entry function '" << func.getSymName()
                             << "' must have a single block";
-  auto isStaticTensor = [](Type type) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    return tensor && tensor.hasStaticShape();
+  FailureOr<SmallVector<DynamicDim>> dims = getDynamicDims(func);
+  if (failed(dims))
+    return failure();
+  // A dynamic size must be an expression in the entry's named dims
+  // (orchestra-bind-dims), bounded over their ranges (design/0017).
+  auto checkSizes = [&](Value value, auto emit) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(value.getType());
+    if (!tensor)
+      return emit() << " is not a ranked tensor";
+    for (int64_t dim = 0; dim < tensor.getRank(); ++dim) {
+      if (!tensor.isDynamicDim(dim))
+        continue;
+      FailureOr<AffineExpr> expr =
+          getDimExpr(value, dim, func, resolveEntryArgDim);
+      if (failed(expr) && isa<BlockArgument>(value))
+        return emit() << " has dynamic dimension #" << dim
+                      << ", which has no named, bounded dim (run "
+                         "orchestra-bind-dims first)";
+      if (failed(expr))
+        return emit() << " has dimension #" << dim
+                      << " of dynamic size that is not an affine expression "
+                         "in the entry's named dims (it depends on data, or "
+                         "was not named by orchestra-bind-dims)";
+      if (!getUpperBound(*expr, *dims)) {
+        std::string text;
+        llvm::raw_string_ostream(text) << *expr;
+        return emit() << " has dimension #" << dim << " of size " << text
+                      << ", which has no upper bound over the dims' ranges";
+      }
+    }
+    return success();
   };
   // Element counts past the limit would overflow the byte counts and
   // offsets of the cost model and the plan.
@@ -711,32 +762,40 @@ LogicalResult SchedulePass::checkEntry(func::FuncOp func) {
       " holds more than 2^40 elements (the largest tensor OrchestraOS "
       "compiles)";
   FunctionType type = func.getFunctionType();
-  for (auto [i, argType] : llvm::enumerate(type.getInputs())) {
-    if (!isStaticTensor(argType))
+  for (BlockArgument arg : func.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    if (failed(checkSizes(arg, [&]() {
+          return func.emitError()
+                 << "argument #" << i << " of entry function '"
+                 << func.getSymName() << "' (" << arg.getType() << ")";
+        })))
+      return failure();
+    if (tooLarge(arg.getType()))
       return func.emitError()
              << "argument #" << i << " of entry function '" << func.getSymName()
-             << "' has type " << argType
-             << "; entry arguments must be ranked tensors of static shape";
-    if (tooLarge(argType))
-      return func.emitError()
-             << "argument #" << i << " of entry function '" << func.getSymName()
-             << "' (" << argType << ")" << kTooLarge;
+             << "' (" << arg.getType() << ")" << kTooLarge;
   }
   for (auto [i, resultType] : llvm::enumerate(type.getResults()))
-    if (!isStaticTensor(resultType))
+    if (!isa<RankedTensorType>(resultType))
       return func.emitError()
              << "result #" << i << " of entry function '" << func.getSymName()
              << "' has type " << resultType
-             << "; entry results must be ranked tensors of static shape";
+             << "; entry results must be ranked tensors";
   WalkResult walk = func.walk([&](Operation *op) {
-    for (Type type : op->getResultTypes()) {
-      if (auto shaped = dyn_cast<ShapedType>(type);
-          shaped && (!shaped.hasRank() || !shaped.hasStaticShape())) {
+    for (Value result : op->getResults()) {
+      Type type = result.getType();
+      auto shaped = dyn_cast<ShapedType>(type);
+      if (shaped && !shaped.hasRank()) {
         op->emitError() << "result type " << type
-                        << " is not a ranked tensor of static shape; only "
-                           "static shapes are supported";
+                        << " is not a ranked tensor; only ranked tensors are "
+                           "supported";
         return WalkResult::interrupt();
       }
+      if (shaped && !shaped.hasStaticShape() && isa<RankedTensorType>(type) &&
+          failed(checkSizes(result, [&]() {
+            return op->emitError() << "result type " << type;
+          })))
+        return WalkResult::interrupt();
       if (tooLarge(type)) {
         op->emitError() << "result type " << type << kTooLarge;
         return WalkResult::interrupt();

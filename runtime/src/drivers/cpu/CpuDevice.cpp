@@ -117,7 +117,7 @@ public:
     } else {
       std::copy(launch.args.begin(), launch.args.end(), args);
     }
-    launch.kernel(argv);
+    launch.kernel(argv, launch.sizes.data());
     return true;
   }
 

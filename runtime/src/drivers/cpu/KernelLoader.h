@@ -23,7 +23,7 @@ namespace orx {
 
 /// The kernel ABI: `args[i]` points at the slot of the launch's i-th value,
 /// inputs first, then outputs.
-using KernelFn = void (*)(void **args);
+using KernelFn = void (*)(void **args, const int64_t *sizes);
 
 /// The arch of the running machine in the target registry's spelling
 /// ("x86_64", "aarch64").

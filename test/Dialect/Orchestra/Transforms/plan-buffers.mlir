@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s --split-input-file --orchestra-plan-buffers --verify-diagnostics | FileCheck %s
+// RUN: orchestra-opt %s --split-input-file --orchestra-plan-buffers --verify-diagnostics --mlir-print-local-scope | FileCheck %s
 
 // A chain of launches on one device. A value is live from its definition to
 // its last reader; the reader's own results never share its bytes. %b reuses
@@ -162,5 +162,58 @@ module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices =
     return %r : tensor<4xf32>
   }
   module @k attributes {orchestra.arch = "x86_64", orchestra.kernels = ["a"]} {
+  }
+}
+
+// -----
+
+// Dynamic sizes (design/0017): a launch's result sizes come from its kernel
+// (here batch * 2, through the collapse), each buffer is held at its upper
+// bound (batch <= 8: 8x2x4 and 16x4 floats) and the sizes are recorded as
+// expressions in the dims for the runtime.
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME:    orchestra.arg_shapes = [affine_map<()[s0] -> (s0, 2, 4)>]
+// CHECK-SAME:    orchestra.plan = {host_dram = {peak = 512 : i64, total = 512 : i64}}
+// CHECK:         orchestra.launch "a" {{.*}} {orchestra.offsets = array<i64: 256>, orchestra.shapes = [affine_map<()[s0] -> (s0 * 2, 4)>]}
+module attributes {orchestra.topology = #orchestra.topology<"host", devices = [#orchestra.device<"cpu0", arch = "x86_64", device_id = 0>]>} {
+  orchestra.memory_space @host_dram kind = "dram" arch = "x86_64" device_id = 0
+  func.func @dynamic(%x: tensor<?x2x4xf32> {orchestra.dim_names = ["batch", "", ""]}) -> tensor<?x4xf32>
+      attributes {orchestra.dims = {batch = array<i64: 1, 8, 8>}} {
+    %r = orchestra.schedule -> (tensor<?x4xf32>) {
+      %a = orchestra.launch "a" @k::@a(%x) target = {arch = "x86_64", device_id = 0} : (tensor<?x2x4xf32>) -> tensor<?x4xf32>
+      orchestra.yield %a : tensor<?x4xf32>
+    }
+    return %r : tensor<?x4xf32>
+  }
+  module @k attributes {orchestra.arch = "x86_64"} {
+    func.func @a(%x: tensor<?x2x4xf32>) -> tensor<?x4xf32> {
+      %c = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x2x4xf32> into tensor<?x4xf32>
+      return %c : tensor<?x4xf32>
+    }
+  }
+}
+
+// -----
+
+// A result whose size its kernel takes from data cannot be planned.
+
+module attributes {orchestra.topology = #orchestra.topology<"host", devices = [#orchestra.device<"cpu0", arch = "x86_64", device_id = 0>]>} {
+  orchestra.memory_space @host_dram kind = "dram" arch = "x86_64" device_id = 0
+  func.func @data_size(%x: tensor<?xf32> {orchestra.dim_names = ["batch"]}, %k: tensor<index>) -> tensor<?xf32>
+      attributes {orchestra.dims = {batch = array<i64: 1, 8, 8>}} {
+    %r = orchestra.schedule -> (tensor<?xf32>) {
+      // expected-error @below {{'orchestra.launch' op result #0 has a dynamic size that kernel @b does not compute from its arguments' sizes}}
+      %b = orchestra.launch "b" @k::@b(%x, %k) target = {arch = "x86_64", device_id = 0} : (tensor<?xf32>, tensor<index>) -> tensor<?xf32>
+      orchestra.yield %b : tensor<?xf32>
+    }
+    return %r : tensor<?xf32>
+  }
+  module @k attributes {orchestra.arch = "x86_64"} {
+    func.func @b(%x: tensor<?xf32>, %k: tensor<index>) -> tensor<?xf32> {
+      %n = tensor.extract %k[] : tensor<index>
+      %e = tensor.empty(%n) : tensor<?xf32>
+      return %e : tensor<?xf32>
+    }
   }
 }

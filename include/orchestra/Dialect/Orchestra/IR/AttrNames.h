@@ -31,6 +31,20 @@ inline constexpr llvm::StringLiteral kPredictedMakespan =
 /// The entry function's name.
 inline constexpr llvm::StringLiteral kEntry = "orchestra.entry";
 
+// Dynamic dimensions (orchestra-bind-dims, design/0017).
+/// On the entry function: its named dims and their ranges,
+/// `{name = array<i64: min, max, opt>}`; symbol i of a size expression is
+/// the i-th name.
+inline constexpr llvm::StringLiteral kDims = "orchestra.dims";
+/// On an entry argument: the name of each of its dimensions ("" for a
+/// static one).
+inline constexpr llvm::StringLiteral kDimNames = "orchestra.dim_names";
+/// The sizes of dynamically shaped values in the plan: one
+/// `affine_map<()[dims] -> (sizes)>` per result (per argument on the
+/// entry function's `orchestra.arg_shapes`).
+inline constexpr llvm::StringLiteral kShapes = "orchestra.shapes";
+inline constexpr llvm::StringLiteral kArgShapes = "orchestra.arg_shapes";
+
 // The host plan (orchestra-plan-buffers).
 /// The plan: memory spaces and their arena sizes.
 inline constexpr llvm::StringLiteral kPlan = "orchestra.plan";

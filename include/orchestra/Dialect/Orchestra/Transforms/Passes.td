@@ -265,6 +265,30 @@ def PretransposeConstantOperands
   ];
 }
 
+def BindDims : Pass<"orchestra-bind-dims", "::mlir::ModuleOp"> {
+  let summary = "Name and bound the dynamic dimensions of the entry function";
+  let description = [{
+    Pipeline stage 1 (design/0017): a program compiled once for a range of
+    sizes names each dynamic dimension (`?`) of its entry function's
+    arguments and bounds it. Names come from the arguments'
+    `orchestra.dim_names` (the ONNX importer writes the model's symbolic
+    dimensions there), else `argI.J` (argument I, dimension J); equal names
+    are equal sizes. Ranges come from the `dims` option (`NAME=MIN..MAX`,
+    `NAME=MIN..MAX@OPT` with OPT the size to cost for, or `NAME=SIZE`), else
+    from an `orchestra.dims` already on the function, else
+    1..64 with a remark that names the dimension and the option. The
+    function gets `orchestra.dims = {NAME = array<i64: MIN, MAX, OPT>}`.
+    Every other dynamic size of the program is then an expression in these
+    dims (design/0017); the plan holds each buffer at its upper bound.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Entry function (default: 'main', else the only public function)">,
+    ListOption<"dims", "dims", "std::string",
+               "Ranges of the named dims: NAME=MIN..MAX[@OPT] or NAME=SIZE">,
+  ];
+}
+
 def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
   let summary = "Group the entry function into tasks and schedule them on "
                 "the topology's devices as an orchestra.schedule";
