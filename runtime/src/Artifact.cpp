@@ -248,7 +248,7 @@ static std::vector<uint8_t> serializePayload(const Artifact &artifact) {
     w.f64(step.predictedStart);
     w.f64(step.predictedFinish);
   }
-  // 2.1: dynamic dims.
+  // 3.0: dynamic dims.
   w.count(artifact.dims.size());
   for (const DimDesc &dim : artifact.dims) {
     w.str(dim.name);
@@ -351,7 +351,7 @@ static bool readSizes(ByteReader &r, std::vector<SizeExpr> &sizes,
   return true;
 }
 
-/// The dynamic dims of a 2.1 artifact.
+/// The dynamic dims (3.0).
 static bool readDims(ByteReader &r, Artifact &a) {
   uint32_t n;
   if (!r.count(n, 4 + 8 + 8, "dims"))
@@ -473,7 +473,7 @@ static bool readPayload(ByteReader &r, Artifact &a) {
         !r.f64(s.predictedFinish, what + ".predictedFinish"))
       return false;
   }
-  if (a.versionMinor >= 1 && !readDims(r, a))
+  if (!readDims(r, a))
     return false;
   if (r.remaining() != 0)
     return r.fail(std::to_string(r.remaining()) +

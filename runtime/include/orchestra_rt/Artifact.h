@@ -190,10 +190,10 @@ struct StepDesc {
   double predictedFinish = -1;
 };
 
-constexpr uint32_t kArtifactVersionMajor = 2;
-/// 2.1: dynamic dims (Artifact::dims, TensorDesc::dynamicSizes,
-/// StepDesc::sizes), written after the steps.
-constexpr uint32_t kArtifactVersionMinor = 1;
+/// 3.0: dynamic dims (Artifact::dims, TensorDesc::dynamicSizes,
+/// StepDesc::sizes), written after the steps; CPU kernels take `sizes`.
+constexpr uint32_t kArtifactVersionMajor = 3;
+constexpr uint32_t kArtifactVersionMinor = 0;
 
 /// A whole artifact.
 struct Artifact {

@@ -6,7 +6,7 @@ runtime/src/Artifact.cpp), using only the standard library.
 
   orcx.py artifact KIND OUT      KIND: copy, two-inputs, wrong-arch,
                                  missing-feature, garbage-binary,
-                                 bad-step-device, version-1, version-3,
+                                 bad-step-device, version-1, version-4,
                                  unknown-driver, corrupted
   orcx.py npy DESCR SHAPE OUT    an arange array; SHAPE like 2x3 or "" (scalar);
                                  --fortran, --version N, --truncate N
@@ -164,10 +164,14 @@ def payload(plan):
         w.u32s(deps)
         w.f64(start)
         w.f64(finish)
+    # 3.0: dynamic dims (none), and the sizes of each input, output and step.
+    w.u32(0)
+    for _ in plan["inputs"] + plan["outputs"] + plan["steps"]:
+        w.u32(0)
     return bytes(w.out)
 
 
-def artifact(plan, major=2, minor=0):
+def artifact(plan, major=3, minor=0):
     body = payload(plan)
     header = b"ORCXART\0" + struct.pack(
         "<IIQQQ", major, minor, len(body), fnv1a64(body), 0
@@ -197,8 +201,8 @@ def make_artifact(kind):
     if kind == "bad-step-device":
         plan["steps"][1] = (COPY, 2) + plan["steps"][1][2:]
         return artifact(plan)
-    if kind == "version-3":
-        return artifact(plan, major=3, minor=1)
+    if kind == "version-4":
+        return artifact(plan, major=4, minor=1)
     if kind == "version-1":
         return artifact(plan, major=1, minor=0)
     if kind == "unknown-driver":
