@@ -140,6 +140,17 @@ def load_library(path=None):
                                      ctypes.POINTER(size_t), size_t,
                                      ctypes.POINTER(ctypes.c_void_p),
                                      ctypes.POINTER(size_t), size_t]),
+        "orx_artifact_num_dims": (size_t, [p]),
+        "orx_artifact_dim_info": (status, [p, size_t,
+                                           ctypes.POINTER(ctypes.c_char_p),
+                                           ctypes.POINTER(ctypes.c_int64),
+                                           ctypes.POINTER(ctypes.c_int64)]),
+        "orx_session_set_input_shape": (status, [p, size_t,
+                                                 ctypes.POINTER(ctypes.c_int64),
+                                                 size_t]),
+        "orx_session_output_shape": (status, [p, size_t,
+                                              ctypes.POINTER(ctypes.c_int64),
+                                              size_t, ctypes.POINTER(size_t)]),
         "orx_session_trace_size": (size_t, [p]),
         "orx_session_trace_event": (status, [p, size_t,
                                              ctypes.POINTER(_TraceEventC)]),
@@ -237,6 +248,21 @@ class Artifact:
         return infos
 
     @property
+    def dims(self):
+        """(name, min, max) of each dynamic dim (an input's dimension of
+        size -1 takes its size from the run's input, within the range)."""
+        lib, h = load_library(), self._get()
+        dims = []
+        for i in range(lib.orx_artifact_num_dims(h)):
+            name, low, high = (ctypes.c_char_p(), ctypes.c_int64(),
+                               ctypes.c_int64())
+            _check(lib.orx_artifact_dim_info(h, i, ctypes.byref(name),
+                                             ctypes.byref(low),
+                                             ctypes.byref(high)))
+            dims.append((name.value.decode(), low.value, high.value))
+        return dims
+
+    @property
     def inputs(self):
         lib = load_library()
         return self._infos(lib.orx_artifact_num_inputs,
@@ -264,8 +290,11 @@ def _as_input(array, info, index):
             raise Error(f"input {index} ('{info.name}'): {e}") from None
     if info.dtype == "bf16" and array.dtype.name == "bfloat16":
         array = array.view(np.uint16)
-    if array.dtype != np.dtype(expected) or tuple(array.shape) != info.shape:
-        shape = "x".join(map(str, info.shape)) or "scalar"
+    matches = len(array.shape) == len(info.shape) and all(
+        want in (-1, got) for want, got in zip(info.shape, array.shape))
+    if array.dtype != np.dtype(expected) or not matches:
+        shape = "x".join("?" if d == -1 else str(d)
+                         for d in info.shape) or "scalar"
         got = "x".join(map(str, array.shape)) or "scalar"
         hint = " (bf16 data is passed as its uint16 bits)" \
             if info.dtype == "bf16" else ""
@@ -315,8 +344,25 @@ class Session:
                         f"{len(inputs)}")
         arrays = [_as_input(a, info, i)
                   for i, (a, info) in enumerate(zip(inputs, self.inputs))]
-        outputs = [np.empty(info.shape, _NUMPY_TYPES[info.dtype])
-                   for info in self.outputs]
+        lib = load_library()
+        # Dynamic inputs run at their arrays' shapes; outputs get theirs.
+        for i, (array, info) in enumerate(zip(arrays, self.inputs)):
+            if -1 in info.shape:
+                shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+                _check(lib.orx_session_set_input_shape(
+                    self._handle, i, shape, array.ndim))
+        shapes = []
+        for i, info in enumerate(self.outputs):
+            if -1 not in info.shape:
+                shapes.append(info.shape)
+                continue
+            shape = (ctypes.c_int64 * max(len(info.shape), 1))()
+            rank = ctypes.c_size_t()
+            _check(lib.orx_session_output_shape(
+                self._handle, i, shape, len(info.shape), ctypes.byref(rank)))
+            shapes.append(tuple(shape[k] for k in range(rank.value)))
+        outputs = [np.empty(shape, _NUMPY_TYPES[info.dtype])
+                   for shape, info in zip(shapes, self.outputs)]
         n, m = len(arrays), len(outputs)
         in_ptrs = (ctypes.c_void_p * max(n, 1))(
             *[a.ctypes.data for a in arrays])

@@ -22,8 +22,11 @@ import numpy as np
 from . import Artifact, Error, Session
 
 
-def _type(info):
-    return f"{info.dtype} " + ("x".join(map(str, info.shape)) or "scalar")
+def _type(info, shape=None):
+    """"f32 4x8"; a dynamic dimension (-1) is "?" unless `shape` gives it."""
+    shape = info.shape if shape is None else shape
+    return f"{info.dtype} " + ("x".join(
+        "?" if d == -1 else str(d) for d in shape) or "scalar")
 
 
 def _read_inputs(arguments, infos):
@@ -127,8 +130,9 @@ def main(argv=None):
                 np.save(os.path.join(args.output_dir, f"output_{i}.npy"),
                         output)
         if not args.quiet:
-            for i, info in enumerate(artifact.outputs):
-                print(f"output_{i}: {_type(info)}")
+            for i, (info, output) in enumerate(zip(artifact.outputs,
+                                                   outputs)):
+                print(f"output_{i}: {_type(info, output.shape)}")
             print(f"run time: {first:.3f} ms")
         if latencies:
             print(_statistics("latency", latencies))

@@ -260,12 +260,16 @@ def CPUKernelABI : Pass<"orchestra-cpu-kernel-abi", "::mlir::ModuleOp"> {
   let summary = "Wrap every kernel in the runtime's calling convention";
   let description = [{
     Stage 7 for `x86_64`, after the conversion to the LLVM dialect. The
-    runtime calls a CPU kernel as `void orx_kernel_<name>(void **buffers)`
-    with one pointer per operand, then per result (static shapes, dense row
-    major). For every function with an `orchestra.abi` (its tensor operand
-    and result types, recorded by `orchestra-outline-tasks`), this pass adds
-    that wrapper, which builds the memref descriptors of the lowered
-    function, and makes the lowered function internal so that it is inlined.
+    runtime calls a CPU kernel as
+    `void orx_kernel_<name>(void **buffers, const int64_t *sizes)` with one
+    pointer per operand, then per result (dense row major), and the sizes
+    of their dynamic dimensions in the same order (design/0017; static
+    kernels ignore `sizes`). For every function with an `orchestra.abi` (its
+    tensor operand and result types, recorded by `orchestra-outline-tasks`),
+    this pass adds that wrapper, which builds the memref descriptors of the
+    lowered function (constant sizes and strides where the shape is static,
+    loaded and multiplied where it is not), and makes the lowered function
+    internal so that it is inlined.
 
     Scratch buffers (the `memref.alloc`s left inside kernels, lowered to
     `malloc`/`free`) go through the runtime's allocator: the pass adds the
