@@ -277,8 +277,8 @@ int main(int argc, char **argv) {
   CompileOptions options;
   options.topology = topology;
   options.entry = entry;
-  // An MLIR program's dynamic dims are bounded by orchestra-bind-dims (an
-  // ONNX model's are pinned by the importer).
+  // An MLIR program's dynamic dims are bounded by orchestra-bind-dims; an
+  // ONNX model's are pinned by the importer (one size) or bounded there.
   if (failed(readDims()))
     return 1;
   if (!onnx_import::isONNXModelPath(inputFilename))
@@ -340,17 +340,11 @@ int main(int argc, char **argv) {
       return 1;
     onnx_import::ImportOptions importOptions;
     importOptions.bindableInputs = std::move(*bindings);
-    for (const mlir::orchestra::DynamicDim &dim : *parsedDims) {
-      if (dim.min != dim.max) {
-        llvm::errs() << "orchestra-compile: error: --dim " << dim.name
-                     << ": ranges of an ONNX model's dims are not supported "
-                        "yet (they are for MLIR input); compile for one "
-                        "size with --dim "
-                     << dim.name << "=SIZE\n";
-        return 1;
-      }
-      importOptions.pinnedDims[dim.name] = dim.min;
-    }
+    // One size pins a dim at import (the static fast path); a range
+    // bounds a dim the model keeps dynamic.
+    for (const mlir::orchestra::DynamicDim &dim : *parsedDims)
+      if (dim.min == dim.max)
+        importOptions.pinnedDims[dim.name] = dim.min;
     FailureOr<onnx_import::ImportResult> imported = onnx_import::importModel(
         &context, input->getBuffer(), inputFilename, importOptions);
     if (failed(imported))
@@ -364,7 +358,10 @@ int main(int argc, char **argv) {
     }
     for (const std::string &option : dims) {
       StringRef name = StringRef(option).split('=').first;
-      if (!llvm::is_contained(imported->usedDims, name) && !quiet)
+      bool ranged = StringRef(option).contains("..");
+      if (ranged && llvm::is_contained(imported->dynamicDims, name))
+        options.dims.push_back(option);
+      else if (!llvm::is_contained(imported->usedDims, name) && !quiet)
         llvm::errs() << "orchestra-compile: warning: no graph input has a "
                         "dimension named '"
                      << name << "'\n";

@@ -409,8 +409,14 @@ static std::string getNodeName(Location loc) {
                                           std::to_string(*index) + " ('" +
                                           info.name + "')");
       std::optional<orx_dtype_t> dtype = getOrxDType(tensor->dtype);
-      if (!dtype || uint32_t(*dtype) != info.dtype ||
-          llvm::ArrayRef<int64_t>(tensor->shape) != shape)
+      // A dynamic dimension (-1) takes the data's size (design/0017).
+      bool shapeMatches =
+          tensor->shape.size() == shape.size() &&
+          llvm::all_of(llvm::zip(shape, tensor->shape), [](auto dims) {
+            return std::get<0>(dims) == -1 ||
+                   std::get<0>(dims) == std::get<1>(dims);
+          });
+      if (!dtype || uint32_t(*dtype) != info.dtype || !shapeMatches)
         channel.finish(
             Outcome::Fail,
             where + "input " + std::to_string(*index) + " ('" + info.name +
@@ -421,6 +427,12 @@ static std::string getNodeName(Location loc) {
                                [](int64_t d) { return std::to_string(d); }),
                            "x") +
                 "]");
+      if (llvm::is_contained(shape, -1))
+        if (orx::StatusPtr status{orx_session_set_input_shape(
+                compiled.session.get(), i, tensor->shape.data(),
+                tensor->shape.size())})
+          channel.finish(Outcome::Fail, where + "runtime error: " +
+                                            orx_status_message(status.get()));
       inputData.push_back(tensor->bytes.data());
       inputSizes.push_back(tensor->bytes.size());
     }
@@ -451,6 +463,7 @@ static std::string getNodeName(Location loc) {
                                         std::to_string(expected.size()));
 
     std::vector<orx_tensor_info_t> outputInfos(numOutputs);
+    std::vector<std::vector<int64_t>> outputShapes(numOutputs);
     std::vector<std::vector<char>> outputs(numOutputs);
     std::vector<void *> outputData;
     std::vector<size_t> outputSizes;
@@ -459,7 +472,19 @@ static std::string getNodeName(Location loc) {
               orx_artifact_output_info(artifact, i, &outputInfos[i])})
         channel.finish(Outcome::Fail, std::string("runtime error: ") +
                                           orx_status_message(status.get()));
-      outputs[i].resize(outputInfos[i].byte_size);
+      // The shape at the inputs' sizes.
+      std::vector<int64_t> &outShape = outputShapes[i];
+      outShape.resize(outputInfos[i].rank);
+      size_t rank = 0;
+      if (orx::StatusPtr status{orx_session_output_shape(
+              compiled.session.get(), i, outShape.data(), outShape.size(),
+              &rank)})
+        channel.finish(Outcome::Fail, where + "runtime error: " +
+                                          orx_status_message(status.get()));
+      size_t bytes = orx_dtype_size(outputInfos[i].dtype);
+      for (int64_t size : outShape)
+        bytes *= static_cast<size_t>(size);
+      outputs[i].resize(bytes);
       outputData.push_back(outputs[i].data());
       outputSizes.push_back(outputs[i].size());
     }
@@ -476,7 +501,7 @@ static std::string getNodeName(Location loc) {
     std::vector<std::string> mismatches;
     for (size_t i = 0; i < numOutputs; ++i) {
       const orx_tensor_info_t &info = outputInfos[i];
-      llvm::ArrayRef<int64_t> shape(info.dims, info.rank);
+      llvm::ArrayRef<int64_t> shape = outputShapes[i];
       std::string what =
           "output " + std::to_string(i) + " ('" + info.name + "'): ";
       std::optional<orx_dtype_t> dtype = getOrxDType(expected[i].dtype);

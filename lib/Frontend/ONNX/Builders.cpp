@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Converter.h"
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -30,7 +31,19 @@ using namespace mlir::orchestra;
 using namespace mlir::orchestra::onnx_import;
 
 Value NodeContext::createEmpty(ArrayRef<int64_t> shape, Type elementType) {
-  return tensor::EmptyOp::create(builder, loc, shape, elementType);
+  // A dynamic size takes a placeholder, replaced by the size of the operand
+  // of the consuming op that has the same loop dimension once the graph is
+  // imported (resolveDynamicSizes).
+  SmallVector<Value> sizes;
+  for (int64_t size : shape)
+    if (ShapedType::isDynamic(size)) {
+      auto placeholder =
+          arith::ConstantIndexOp::create(builder, loc, ShapedType::kDynamic);
+      placeholder->setAttr(attr::kUnresolvedSize, builder.getUnitAttr());
+      sizes.push_back(placeholder);
+    }
+  return tensor::EmptyOp::create(
+      builder, loc, RankedTensorType::get(shape, elementType), sizes);
 }
 
 Value NodeContext::createScalar(Type elementType, double value) {
@@ -64,10 +77,14 @@ onnx_import::getBroadcastShape(NodeContext &ctx,
       int64_t &out = result[offset + i];
       if (dim == out || dim == 1)
         continue;
-      if (out == 1) {
+      // A dynamic size broadcast with a static one takes that size (a
+      // dynamic dimension is not broadcast: design/0017).
+      if (out == 1 || ShapedType::isDynamic(out)) {
         out = dim;
         continue;
       }
+      if (ShapedType::isDynamic(dim))
+        continue;
       auto diag = ctx.emitError() << "operand shapes";
       for (ArrayRef<int64_t> s : shapes)
         diag << " [" << llvm::make_range(s.begin(), s.end()) << "]";
@@ -230,7 +247,7 @@ Value onnx_import::materialize(NodeContext &ctx, const TensorOperand &operand) {
 /// The empty constant of `type` (no elements), or null when `type` has
 /// elements. Results without elements never need IR.
 static DenseElementsAttr getEmptyConstant(RankedTensorType type) {
-  if (type.getNumElements() != 0)
+  if (!type.hasStaticShape() || type.getNumElements() != 0)
     return nullptr;
   return DenseElementsAttr::get(type, ArrayRef<Attribute>{});
 }

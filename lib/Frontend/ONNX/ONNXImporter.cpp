@@ -32,6 +32,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -160,8 +161,9 @@ private:
   LogicalResult expandFunction(const onnx::NodeProto &node,
                                const onnx::FunctionProto &function,
                                NodeContext &ctx);
-  FailureOr<RankedTensorType> getValueInfoType(const onnx::ValueInfoProto &info,
-                                               OnnxDType &dtype);
+  FailureOr<RankedTensorType>
+  getValueInfoType(const onnx::ValueInfoProto &info, OnnxDType &dtype,
+                   SmallVectorImpl<std::string> &dimNames);
   Location getNodeLoc(const onnx::NodeProto &node, unsigned index);
   int getOpsetVersion(StringRef domain) const;
   InFlightDiagnostic emitModelError() {
@@ -184,6 +186,8 @@ private:
   std::vector<std::string> bound;
   /// The pinned dimensions (ImportOptions::pinnedDims) that were used.
   std::vector<std::string> usedDims;
+  /// The symbolic dimensions that stay dynamic, in order of appearance.
+  std::vector<std::string> dynamicDims;
   /// Number of nodes imported so far (for unique names of unnamed nodes).
   unsigned nodeCounter = 0;
 };
@@ -278,7 +282,8 @@ ModelImporter::getDenseConstant(const ImportedValue &value) const {
 
 FailureOr<RankedTensorType>
 ModelImporter::getValueInfoType(const onnx::ValueInfoProto &info,
-                                OnnxDType &dtype) {
+                                OnnxDType &dtype,
+                                SmallVectorImpl<std::string> &dimNames) {
   if (!info.type().has_tensor_type()) {
     emitModelError() << "unsupported: graph input '" << info.name()
                      << "' is not a tensor (sequences, maps and optionals "
@@ -298,33 +303,37 @@ ModelImporter::getValueInfoType(const onnx::ValueInfoProto &info,
                      << "' has no shape (only static shapes are supported)";
     return failure();
   }
+  // A symbolic dimension is pinned (--dim NAME=SIZE) or stays dynamic,
+  // named by its dim_param (design/0017); so does one without a name.
   SmallVector<int64_t> shape;
   for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
-    if (dim.has_dim_param() && !dim.dim_param().empty() &&
-        !dim.has_dim_value()) {
-      auto pinned = options.pinnedDims.find(dim.dim_param());
-      if (pinned != options.pinnedDims.end()) {
-        if (!llvm::is_contained(usedDims, dim.dim_param()))
-          usedDims.push_back(dim.dim_param());
-        shape.push_back(pinned->second);
-        continue;
-      }
-      emitModelError() << "unsupported: graph input '" << info.name()
-                       << "' has a dynamic dimension '" << dim.dim_param()
-                       << "' (only static shapes are supported; compile for "
-                          "one size with --dim "
-                       << dim.dim_param() << "=SIZE)";
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      shape.push_back(dim.dim_value());
+      dimNames.push_back("");
+      continue;
+    }
+    std::string name = dim.has_dim_param() ? dim.dim_param() : "";
+    auto pinned = options.pinnedDims.find(name);
+    if (!name.empty() && pinned != options.pinnedDims.end()) {
+      if (!llvm::is_contained(usedDims, name))
+        usedDims.push_back(name);
+      shape.push_back(pinned->second);
+      dimNames.push_back("");
+      continue;
+    }
+    if (dim.has_dim_value()) {
+      emitModelError() << "graph input '" << info.name()
+                       << "' has a negative dimension " << dim.dim_value();
       return failure();
     }
-    if (!dim.has_dim_value() || dim.dim_value() < 0) {
-      emitModelError() << "unsupported: graph input '" << info.name()
-                       << "' has a dynamic dimension without a name (only "
-                          "static shapes are supported)";
-      return failure();
-    }
-    shape.push_back(dim.dim_value());
+    if (!name.empty() && !llvm::is_contained(dynamicDims, name))
+      dynamicDims.push_back(name);
+    shape.push_back(ShapedType::kDynamic);
+    dimNames.push_back(name);
   }
-  if (!getBoundedElementCount(shape)) {
+  SmallVector<int64_t> staticDims(
+      llvm::make_filter_range(shape, [](int64_t size) { return size >= 0; }));
+  if (!getBoundedElementCount(staticDims)) {
     emitModelError() << "graph input '" << info.name() << "' has "
                      << "more than 2^40 elements (the largest tensor "
                         "OrchestraOS compiles)";
@@ -409,6 +418,163 @@ LogicalResult ModelImporter::importNodes(
   return success();
 }
 
+/// The converters that take dynamically shaped inputs (design/0017), and
+/// which dimensions of which inputs may be dynamic: elementwise ops any,
+/// convolutions, poolings and normalizations the batch (input 0, dimension
+/// 0), Gemm and MatMul the rows of A, Flatten the dimensions before its
+/// axis. Any other dynamic input is refused with an error that names it,
+/// before its converter could compute with an unknown size.
+static LogicalResult checkDynamicInputs(NodeContext &ctx) {
+  auto isDynamic = [&](unsigned i) {
+    return ctx.hasInput(i) && !ctx.getInputType(i).hasStaticShape();
+  };
+  bool any = false;
+  for (unsigned i = 0, e = ctx.getNumInputs(); i < e; ++i)
+    any |= isDynamic(i);
+  if (!any)
+    return success();
+  static const llvm::StringSet<> elementwise = {
+      "Abs",         "Add",       "Ceil",     "Clip",      "Cos",
+      "Div",         "Elu",       "Erf",      "Exp",       "Floor",
+      "HardSigmoid", "HardSwish", "Identity", "LeakyRelu", "Log",
+      "Max",         "Min",       "Mul",      "Neg",       "Pow",
+      "Reciprocal",  "Relu",      "Round",    "Sigmoid",   "Sign",
+      "Sin",         "Softplus",  "Sqrt",     "Sub",       "Sum",
+      "Tanh"};
+  static const llvm::StringSet<> batched = {
+      "AveragePool",       "BatchNormalization", "Conv",
+      "GlobalAveragePool", "GlobalMaxPool",      "MaxPool"};
+  StringRef op = ctx.getOpType();
+  // The dimensions of input `i` that may be dynamic: [first, last).
+  auto onlyDims = [&](unsigned i, int64_t first, int64_t last) {
+    if (!isDynamic(i))
+      return true;
+    ArrayRef<int64_t> shape = ctx.getInputShape(i);
+    for (auto [axis, size] : llvm::enumerate(shape))
+      if (ShapedType::isDynamic(size) &&
+          (int64_t(axis) < first || int64_t(axis) >= last))
+        return false;
+    return true;
+  };
+  auto othersStatic = [&](unsigned except) {
+    for (unsigned i = 0, e = ctx.getNumInputs(); i < e; ++i)
+      if (i != except && isDynamic(i))
+        return false;
+    return true;
+  };
+  bool supported = false;
+  if (ctx.getDomain().empty() && elementwise.contains(op)) {
+    supported = true;
+  } else if (ctx.getDomain().empty() && batched.contains(op)) {
+    supported = onlyDims(0, 0, 1) && othersStatic(0);
+  } else if (op == "Flatten") {
+    int64_t rank = ctx.getInputRank(0);
+    int64_t axis = ctx.getAttrInt("axis", 1);
+    supported = onlyDims(0, 0, axis < 0 ? axis + rank : axis);
+  } else if (op == "Gemm") {
+    supported = ctx.getAttrInt("transA", 0) == 0 && onlyDims(0, 0, 1) &&
+                othersStatic(0);
+  } else if (op == "MatMul") {
+    supported = onlyDims(0, 0, ctx.getInputRank(0) - 1) && othersStatic(0);
+  }
+  if (supported)
+    return success();
+  for (unsigned i = 0, e = ctx.getNumInputs(); i < e; ++i)
+    if (isDynamic(i))
+      return ctx.emitError()
+             << "unsupported: input " << i << " has the dynamic type "
+             << ctx.getInputType(i) << " (dynamic dimensions reach "
+             << "elementwise ops, convolutions, poolings, Gemm, MatMul and "
+                "Flatten so far); compile for one size with --dim NAME=SIZE";
+  return success();
+}
+
+/// Replaces each placeholder size of a `tensor.empty` (NodeContext::
+/// createEmpty) by the size of the same loop dimension in an input of the
+/// structured op the tensor initializes.
+static LogicalResult resolveDynamicSizes(func::FuncOp func) {
+  SmallVector<tensor::EmptyOp> empties;
+  func.walk([&](tensor::EmptyOp empty) {
+    if (llvm::any_of(empty.getDynamicSizes(), [](Value size) {
+          Operation *def = size.getDefiningOp();
+          return def && def->hasAttr(attr::kUnresolvedSize);
+        }))
+      empties.push_back(empty);
+  });
+  DominanceInfo dominance(func);
+  // The operand and dimension that give dimension `dim` of `value`, an
+  // init of a structured op (directly or through fills).
+  std::function<std::optional<std::pair<Value, int64_t>>(Value, int64_t)>
+      findSource =
+          [&](Value value,
+              int64_t dim) -> std::optional<std::pair<Value, int64_t>> {
+    for (OpOperand &use : value.getUses()) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner());
+      if (!linalgOp || !linalgOp.isDpsInit(&use))
+        continue;
+      if (isa<linalg::FillOp>(linalgOp.getOperation())) {
+        if (auto found = findSource(linalgOp->getResult(0), dim))
+          return found;
+        continue;
+      }
+      auto loop = dyn_cast<AffineDimExpr>(
+          linalgOp.getMatchingIndexingMap(&use).getResult(dim));
+      if (!loop)
+        continue;
+      for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+        auto type = dyn_cast<ShapedType>(input->get().getType());
+        if (!type)
+          continue;
+        AffineMap map = linalgOp.getMatchingIndexingMap(input);
+        for (auto [axis, expr] : llvm::enumerate(map.getResults()))
+          if (expr == loop)
+            return std::make_pair(input->get(), int64_t(axis));
+      }
+      // No input has the dimension (a broadcast bias): the result, of the
+      // init's shape, may initialize an op that has.
+      if (auto found = findSource(linalgOp.getTiedOpResult(&use), dim))
+        return found;
+    }
+    return std::nullopt;
+  };
+  for (tensor::EmptyOp empty : empties) {
+    OpBuilder builder(empty);
+    SmallVector<Value> sizes;
+    unsigned next = 0;
+    for (auto [dim, size] : llvm::enumerate(empty.getType().getShape())) {
+      if (!ShapedType::isDynamic(size))
+        continue;
+      Value current = empty.getDynamicSizes()[next++];
+      Operation *def = current.getDefiningOp();
+      if (!def || !def->hasAttr(attr::kUnresolvedSize)) {
+        sizes.push_back(current);
+        continue;
+      }
+      std::optional<std::pair<Value, int64_t>> source =
+          findSource(empty.getResult(), dim);
+      if (!source || !dominance.properlyDominates(source->first, empty))
+        return empty.emitError()
+               << "unsupported: the size of dynamic dimension #" << dim
+               << " of this result cannot be derived from the op's inputs; "
+                  "compile for one size with --dim NAME=SIZE";
+      sizes.push_back(tensor::DimOp::create(builder, empty.getLoc(),
+                                            source->first, source->second));
+    }
+    empty.getDynamicSizesMutable().assign(sizes);
+  }
+  SmallVector<Operation *> placeholders;
+  func.walk([&](arith::ConstantOp op) {
+    if (op->hasAttr(attr::kUnresolvedSize))
+      placeholders.push_back(op);
+  });
+  for (Operation *op : placeholders) {
+    if (!op->use_empty())
+      return op->emitError() << "internal error: an unresolved dynamic size";
+    op->erase();
+  }
+  return success();
+}
+
 LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
                                         unsigned index) {
   ++nodeCounter;
@@ -483,6 +649,8 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
   }
 
   NodeContext ctx(*this, node, opset, since, loc, builder);
+  if (failed(checkDynamicInputs(ctx)))
+    return failure();
   const ConverterRegistry &registry = getConverterRegistry();
   if (const ConvertFn *convert =
           registry.lookup(domain, node.op_type(), since)) {
@@ -545,7 +713,9 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
              << "for output " << i << " ('" << node.output(i) << "')";
     // Shapes computed from the model's data (Expand, ConstantOfShape, ...)
     // are bounded here, with the node's name, not later by the scheduler.
-    if (!getBoundedElementCount(output->type.getShape()))
+    SmallVector<int64_t> staticDims(llvm::make_filter_range(
+        output->type.getShape(), [](int64_t size) { return size >= 0; }));
+    if (!getBoundedElementCount(staticDims))
       return mlir::emitError(loc)
              << prefix() << "output " << i << " ('" << node.output(i)
              << "') would have shape " << output->type
@@ -725,13 +895,16 @@ FailureOr<ImportResult> ModelImporter::run() {
   SmallVector<Type> argTypes;
   SmallVector<OnnxDType> argDTypes;
   SmallVector<std::string> argNames;
+  SmallVector<SmallVector<std::string>> argDimNames;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     if (initializerNames.contains(input.name()))
       continue;
     OnnxDType dtype;
-    FailureOr<RankedTensorType> type = getValueInfoType(input, dtype);
+    SmallVector<std::string> dimNames;
+    FailureOr<RankedTensorType> type = getValueInfoType(input, dtype, dimNames);
     if (failed(type))
       return failure();
+    argDimNames.push_back(std::move(dimNames));
     BlockArgument arg = body->addArgument(*type, funcLoc);
     ImportedValue imported;
     imported.value = arg;
@@ -806,6 +979,13 @@ FailureOr<ImportResult> ModelImporter::run() {
     func.setArgAttr(i, attr::kName, builder.getStringAttr(argNames[i]));
     if (isUnsignedDType(argDTypes[i]))
       func.setArgAttr(i, attr::kUnsigned, builder.getUnitAttr());
+    // The names of dynamic dimensions, for orchestra-bind-dims.
+    if (!cast<RankedTensorType>(inputTypes[i]).hasStaticShape()) {
+      SmallVector<Attribute> names;
+      for (const std::string &name : argDimNames[i])
+        names.push_back(builder.getStringAttr(name));
+      func.setArgAttr(i, attr::kDimNames, builder.getArrayAttr(names));
+    }
   }
   for (unsigned i = 0, e = results.size(); i < e; ++i) {
     func.setResultAttr(i, attr::kName,
@@ -820,11 +1000,14 @@ FailureOr<ImportResult> ModelImporter::run() {
         func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attr::kName)
             .str());
 
+  if (failed(resolveDynamicSizes(func)))
+    return failure();
   if (failed(mlir::verify(module)))
     return emitModelError()
            << "internal error: the imported IR does not verify";
   result.boundInputs = bound;
   result.usedDims = usedDims;
+  result.dynamicDims = dynamicDims;
   result.module = std::move(owned);
   return result;
 }

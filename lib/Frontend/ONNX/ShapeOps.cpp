@@ -172,6 +172,23 @@ LogicalResult convertFlatten(NodeContext &ctx) {
                            << rank;
   if (axis < 0)
     axis += rank;
+  // A dynamic dimension before the axis (a dynamic batch) makes the outer
+  // size dynamic: the collapse takes it from the input.
+  if (!ctx.getInputType(0).hasStaticShape()) {
+    if (axis == 0 ||
+        llvm::any_of(shape.drop_front(axis), ShapedType::isDynamic))
+      return ctx.emitError() << "unsupported: flattening dynamic dimensions "
+                                "after the axis";
+    SmallVector<ReassociationIndices> groups{
+        llvm::to_vector(llvm::seq<int64_t>(0, axis)),
+        llvm::to_vector(llvm::seq<int64_t>(axis, rank))};
+    Value input = ctx.getInput(0);
+    ctx.setOutput(0,
+                  tensor::CollapseShapeOp::create(ctx.getBuilder(),
+                                                  ctx.getLoc(), input, groups),
+                  ctx.getInputDType(0));
+    return success();
+  }
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < rank; ++i)
     (i < axis ? outer : inner) *= shape[i];

@@ -36,7 +36,8 @@ struct ImportOptions {
   llvm::StringMap<DenseElementsAttr> bindableInputs;
   /// Sizes of symbolic dimensions (`orchestra-compile --dim NAME=SIZE`): a
   /// graph input dimension whose `dim_param` is NAME gets the static size
-  /// SIZE. Other symbolic dimensions are refused (design note 0017).
+  /// SIZE. Other symbolic dimensions stay dynamic (`?`), named by their
+  /// `dim_param` in the argument's `orchestra.dim_names` (design/0017).
   llvm::StringMap<int64_t> pinnedDims;
   /// Initializers and constants larger than this many bytes become
   /// `dense_resource` blobs instead of inline `dense` attributes.
@@ -48,6 +49,8 @@ struct ImportResult {
   OwningOpRef<ModuleOp> module;
   /// The names of `pinnedDims` that some graph input used.
   std::vector<std::string> usedDims;
+  /// The symbolic dimensions left dynamic.
+  std::vector<std::string> dynamicDims;
   /// Graph inputs that were bound to constants, in graph order.
   std::vector<std::string> boundInputs;
   /// Graph inputs that remain function arguments, in argument order.

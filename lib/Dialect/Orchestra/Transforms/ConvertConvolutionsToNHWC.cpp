@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
@@ -31,11 +32,12 @@ namespace {
 Value transpose(PatternRewriter &rewriter, Location loc, Value value,
                 ArrayRef<int64_t> permutation) {
   auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> shape;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, value);
+  SmallVector<OpFoldResult> permuted;
   for (int64_t dim : permutation)
-    shape.push_back(type.getDimSize(dim));
+    permuted.push_back(sizes[dim]);
   Value init =
-      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+      tensor::EmptyOp::create(rewriter, loc, permuted, type.getElementType());
   return linalg::TransposeOp::create(rewriter, loc, value, init, permutation)
       ->getResult(0);
 }
@@ -57,6 +59,14 @@ SmallVector<int64_t> toChannelsFirst(int64_t rank) {
   return invertPermutationVector(toChannelsLast(rank));
 }
 
+/// Whether every operand is a ranked tensor (dynamic sizes, a dynamic
+/// batch, go through the transposes as they are: design/0017).
+bool isRankedTensorOp(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() &&
+         llvm::all_of(op->getOperandTypes(),
+                      [](Type type) { return isa<RankedTensorType>(type); });
+}
+
 bool isStaticTensorOp(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() &&
          llvm::all_of(op->getOperandTypes(), [](Type type) {
@@ -75,8 +85,8 @@ struct ConvertToNHWC : OpRewritePattern<SourceOp> {
 
   LogicalResult matchAndRewrite(SourceOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isStaticTensorOp(op))
-      return rewriter.notifyMatchFailure(op, "needs static tensors");
+    if (!isRankedTensorOp(op))
+      return rewriter.notifyMatchFailure(op, "needs ranked tensors");
     Location loc = op.getLoc();
     int64_t rank =
         cast<RankedTensorType>(op.getOutputs()[0].getType()).getRank();
@@ -338,7 +348,8 @@ static bool readsEveryElement(AffineMap map, unsigned rank) {
 /// loop (a resize or a gather computes its indices from them).
 Value cloneElementwise(PatternRewriter &rewriter, linalg::GenericOp op,
                        ValueRange inputs, ArrayRef<AffineMap> maps,
-                       ArrayRef<int64_t> shape, ArrayRef<int64_t> newLoops) {
+                       ArrayRef<OpFoldResult> shape,
+                       ArrayRef<int64_t> newLoops) {
   Location loc = op.getLoc();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   Value init = tensor::EmptyOp::create(rewriter, loc, shape,
@@ -408,10 +419,12 @@ struct SinkTransposeThroughElementwise : OpRewritePattern<linalg::GenericOp> {
       inputs.push_back(input->get());
       maps.push_back(map.compose(toOld));
     }
-    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    SmallVector<int64_t> shape(rank);
+    // The sizes of the init (not of the result, which is replaced).
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, op.getLoc(), op.getDpsInits()[0]);
+    SmallVector<OpFoldResult> shape(rank);
     for (auto [k, dim] : llvm::enumerate(*permutation))
-      shape[dim] = resultType.getDimSize(k);
+      shape[dim] = sizes[k];
     Value result =
         cloneElementwise(rewriter, op, inputs, maps, shape, *permutation);
     rewriter.replaceOp(op,
@@ -429,7 +442,7 @@ struct SinkTransposeThroughPad : OpRewritePattern<tensor::PadOp> {
                                 PatternRewriter &rewriter) const override {
     auto transposeOp = pad.getSource().getDefiningOp<linalg::TransposeOp>();
     Value padValue = pad.getConstantPaddingValue();
-    if (!transposeOp || !padValue || !pad.getResultType().hasStaticShape())
+    if (!transposeOp || !padValue)
       return rewriter.notifyMatchFailure(pad, "not a constant padding of a "
                                               "transpose");
     ArrayRef<int64_t> permutation = transposeOp.getPermutation();
@@ -484,10 +497,10 @@ struct FoldTransposeOfBroadcast : OpRewritePattern<linalg::TransposeOp> {
       inputs.push_back(input->get());
       maps.push_back(producer.getMatchingIndexingMap(input).compose(toOld));
     }
-    auto type = cast<RankedTensorType>(transposeOp->getResult(0).getType());
-    rewriter.replaceOp(transposeOp,
-                       cloneElementwise(rewriter, producer, inputs, maps,
-                                        type.getShape(), newLoops));
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(
+        rewriter, transposeOp.getLoc(), transposeOp.getInit());
+    rewriter.replaceOp(transposeOp, cloneElementwise(rewriter, producer, inputs,
+                                                     maps, sizes, newLoops));
     return success();
   }
 };
@@ -593,6 +606,11 @@ public:
     // of transposes compose.
     linalg::FillOp::getCanonicalizationPatterns(patterns, &getContext());
     linalg::TransposeOp::getCanonicalizationPatterns(patterns, &getContext());
+    // Dynamic sizes (design/0017) are read from the ops' operands, so that a
+    // `tensor.dim` does not keep a transpose that the layout removed alive.
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    tensor::DimOp::getCanonicalizationPatterns(patterns, &getContext());
+    tensor::EmptyOp::getCanonicalizationPatterns(patterns, &getContext());
     patterns.add<ConvertGroupedToNHWC>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -7,7 +7,8 @@ Each NODE is one argument of the form
     'y = Op(a, b, ...) {attr=value, ...}'     (a node; '' leaves an optional
                                               input out; 'y1, y2 = ...' for
                                               several outputs)
-    'in x: float[3,4]'                        (a graph input)
+    'in x: float[3,4]'                        (a graph input; a name or ?
+                                              for a dimension is symbolic)
     'init w: float[4] = 1,2,3,4'              (an initializer; 'rand' fills
                                               random values)
     'out y'                                   (a graph output; its type is
@@ -39,7 +40,8 @@ def parse_type(text):
     if not m:
         sys.exit("bad type: " + text)
     dims = [d.strip() for d in m.group(2).split(",") if d.strip()]
-    shape = [int(d) if re.fullmatch(r"-?\d+", d) else d for d in dims]
+    shape = [int(d) if re.fullmatch(r"-?\d+", d) else None if d == "?" else d
+             for d in dims]
     return DTYPES[m.group(1)], shape
 
 

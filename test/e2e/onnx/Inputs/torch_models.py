@@ -5,6 +5,11 @@ time (random weights, fixed seed; nothing is downloaded).
                                       and PyTorch's output DIR/expected_0.npy
     torch_models.py compare DIR OUT   compares OUT/output_0.npy with
                                       DIR/expected_0.npy (rtol 1e-3, atol 1e-4)
+    torch_models.py export-dynamic NAME DIR N,N...
+                                      exports with a dynamic batch
+                                      (dynamic_axes, as most export scripts
+                                      do) and writes DIR/bN/input_0.npy and
+                                      DIR/bN/expected_0.npy for each size N
     torch_models.py list              prints the model names
 """
 import os
@@ -263,6 +268,27 @@ def export(name, out_dir):
     np.save(os.path.join(out_dir, "expected_0.npy"), expected.numpy())
 
 
+def export_dynamic(name, out_dir, sizes):
+    import torch
+
+    model, x = prepare(name)
+    os.makedirs(out_dir, exist_ok=True)
+    torch.onnx.export(model, x, os.path.join(out_dir, "model.onnx"),
+                      opset_version=17, input_names=["input"],
+                      output_names=["output"],
+                      dynamic_axes={"input": {0: "batch"},
+                                    "output": {0: "batch"}})
+    generator = torch.Generator().manual_seed(1)
+    for size in sizes:
+        batch = torch.randn((size,) + tuple(x.shape[1:]), generator=generator)
+        with torch.no_grad():
+            expected = model(batch)
+        size_dir = os.path.join(out_dir, "b%d" % size)
+        os.makedirs(size_dir, exist_ok=True)
+        np.save(os.path.join(size_dir, "input_0.npy"), batch.numpy())
+        np.save(os.path.join(size_dir, "expected_0.npy"), expected.numpy())
+
+
 def compare(model_dir, out_dir, quiet=False):
     expected = np.load(os.path.join(model_dir, "expected_0.npy"))
     got = np.load(os.path.join(out_dir, "output_0.npy"))
@@ -290,6 +316,9 @@ def main():
     command = sys.argv[1]
     if command == "export":
         export(sys.argv[2], sys.argv[3])
+    elif command == "export-dynamic":
+        export_dynamic(sys.argv[2], sys.argv[3],
+                       [int(n) for n in sys.argv[4].split(",")])
     elif command == "compare":
         compare(sys.argv[2], sys.argv[3])
     elif command == "list":

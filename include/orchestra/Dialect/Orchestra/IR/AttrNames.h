@@ -44,6 +44,10 @@ inline constexpr llvm::StringLiteral kDimNames = "orchestra.dim_names";
 /// entry function's `orchestra.arg_shapes`).
 inline constexpr llvm::StringLiteral kShapes = "orchestra.shapes";
 inline constexpr llvm::StringLiteral kArgShapes = "orchestra.arg_shapes";
+/// Inside the ONNX importer only: a placeholder for a dynamic size that is
+/// derived from the consuming op's operands once the graph is imported.
+inline constexpr llvm::StringLiteral kUnresolvedSize =
+    "orchestra.unresolved_size";
 
 // The host plan (orchestra-plan-buffers).
 /// The plan: memory spaces and their arena sizes.
