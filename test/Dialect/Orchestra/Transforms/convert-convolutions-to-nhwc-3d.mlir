@@ -113,14 +113,15 @@ func.func @pools3d(%x: tensor<1x8x4x9x9xf32>) -> tensor<1x8x3x3x2xf32> {
 
 // Does not apply: a window reduction whose body is not a max or a sum (a
 // product), and one whose input is not read at output * stride + window
-// (the window loops are swapped); a 3-D convolution of dynamic shape.
+// (the window loops are swapped). A 3-D convolution of dynamic shape runs
+// channels-last like a static one (design/0017).
 // CHECK-LABEL: func.func @not_pools3d
 // CHECK-NOT:     linalg.pooling_ndhwc
 // CHECK-NOT:     linalg.transpose
 // CHECK:         linalg.generic
 // CHECK:         arith.mulf
 // CHECK:         linalg.generic
-// CHECK:         linalg.conv_3d_ncdhw_fcdhw
+// CHECK:         linalg.conv_3d_ndhwc_dhwcf {{.*}} -> tensor<?x2x7x7x8xf32>
 #in = affine_map<(n, c, d, h, w, kd, kh, kw) -> (n, c, d + kd, h + kh, w + kw)>
 #swapped = affine_map<(n, c, d, h, w, kd, kh, kw) -> (n, c, d + kd, h + kw, w + kh)>
 #win2 = affine_map<(n, c, d, h, w, kd, kh, kw) -> (kd, kh, kw)>
