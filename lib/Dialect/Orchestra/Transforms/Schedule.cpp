@@ -728,6 +728,8 @@ LogicalResult SchedulePass::checkEntry(func::FuncOp func) {
     auto tensor = dyn_cast<RankedTensorType>(value.getType());
     if (!tensor)
       return emit() << " is not a ranked tensor";
+    // The largest size of each dimension: the plan holds the tensor at it.
+    SmallVector<int64_t> largest(tensor.getShape());
     for (int64_t dim = 0; dim < tensor.getRank(); ++dim) {
       if (!tensor.isDynamicDim(dim))
         continue;
@@ -742,13 +744,19 @@ LogicalResult SchedulePass::checkEntry(func::FuncOp func) {
                       << " of dynamic size that is not an affine expression "
                          "in the entry's named dims (it depends on data, or "
                          "was not named by orchestra-bind-dims)";
-      if (!getUpperBound(*expr, *dims)) {
+      std::optional<int64_t> bound = getUpperBound(*expr, *dims);
+      if (!bound) {
         std::string text;
         llvm::raw_string_ostream(text) << *expr;
         return emit() << " has dimension #" << dim << " of size " << text
                       << ", which has no upper bound over the dims' ranges";
       }
+      largest[dim] = *bound;
     }
+    if (!tensor.hasStaticShape() && !getBoundedElementCount(largest))
+      return emit() << " holds more than 2^40 elements at the dims' largest "
+                       "sizes (the largest tensor OrchestraOS compiles; "
+                       "bound the dims with --dim NAME=MIN..MAX)";
     return success();
   };
   // Element counts past the limit would overflow the byte counts and

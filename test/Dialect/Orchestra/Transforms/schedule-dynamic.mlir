@@ -33,3 +33,13 @@ func.func @data_size(%x: tensor<?xf32> {orchestra.dim_names = ["batch"]}, %k: te
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
   return %f : tensor<?xf32>
 }
+
+// -----
+
+// The plan holds a tensor at its largest size, which must be one the
+// compiler takes.
+
+// expected-error @below {{argument #0 of entry function 'huge' ('tensor<?x1048576x1048576xf32>') holds more than 2^40 elements at the dims' largest sizes (the largest tensor OrchestraOS compiles; bound the dims with --dim NAME=MIN..MAX)}}
+func.func @huge(%x: tensor<?x1048576x1048576xf32> {orchestra.dim_names = ["batch", "", ""]}) -> tensor<?x1048576x1048576xf32> {
+  return %x : tensor<?x1048576x1048576xf32>
+}
