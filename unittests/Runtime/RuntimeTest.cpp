@@ -258,7 +258,8 @@ TEST(RuntimeTest, DynamicDims) {
             "input 0 'x' (f32[?]): dimension 0 ('n') is 17, outside the range "
             "1..16 it was compiled for (compile with --dim n=MIN..MAX for "
             "another)");
-  status.reset(orx_session_set_input_shape(session.get(), 0, shape, 2));
+  int64_t matrix[] = {4, 4};
+  status.reset(orx_session_set_input_shape(session.get(), 0, matrix, 2));
   EXPECT_EQ(message(status), "input 0 'x' (f32[?]): expected rank 1, got 2");
 
   // Each run takes the sizes of the shape set last.
