@@ -421,9 +421,9 @@ LogicalResult ModelImporter::importNodes(
 /// The converters that take dynamically shaped inputs (design/0017), and
 /// which dimensions of which inputs may be dynamic: elementwise ops any,
 /// convolutions, poolings and normalizations the batch (input 0, dimension
-/// 0), Gemm and MatMul the rows of A, Flatten the dimensions before its
-/// axis. Any other dynamic input is refused with an error that names it,
-/// before its converter could compute with an unknown size.
+/// 0), Gemm and MatMul the rows of A (one of them for MatMul), Flatten the
+/// dimensions before its axis. Any other dynamic input is refused with an error
+/// that names it, before its converter could compute with an unknown size.
 static LogicalResult checkDynamicInputs(NodeContext &ctx) {
   auto isDynamic = [&](unsigned i) {
     return ctx.hasInput(i) && !ctx.getInputType(i).hasStaticShape();
@@ -475,7 +475,10 @@ static LogicalResult checkDynamicInputs(NodeContext &ctx) {
     supported = ctx.getAttrInt("transA", 0) == 0 && onlyDims(0, 0, 1) &&
                 othersStatic(0);
   } else if (op == "MatMul") {
-    supported = onlyDims(0, 0, ctx.getInputRank(0) - 1) && othersStatic(0);
+    // One dynamic row dimension: the converter merges the leading ones.
+    supported =
+        onlyDims(0, 0, ctx.getInputRank(0) - 1) && othersStatic(0) &&
+        llvm::count_if(ctx.getInputShape(0), ShapedType::isDynamic) <= 1;
   }
   if (supported)
     return success();
