@@ -273,27 +273,23 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
   for (size_t i = 0; i < steps.size(); ++i)
     queues[steps[i].device].push_back(static_cast<uint32_t>(i));
 
-  // Described in messages as "'x' (f32[4x4])".
   dims = artifact.dims;
-  auto describe = [](const TensorDesc &desc) {
-    return "'" + desc.name + "' (" + describeTensor(desc) + ")";
+  // Slots are described in messages as "'x' (f32[4x4])"; a dynamic
+  // tensor's bytes are set per run (prepareRun).
+  auto makeSlot = [&](const TensorDesc &desc, uint32_t value) -> Slot {
+    return {desc.isDynamic() ? 0 : desc.byteSize(),
+            "'" + desc.name + "' (" + describeTensor(desc) + ")",
+            memoryOf(artifact, value), desc, artifact.values[value].bytes};
   };
   for (size_t i = 0; i < artifact.inputs.size(); ++i) {
     const TensorDesc &desc = artifact.inputs[i];
-    uint32_t value = artifact.inputValues[i];
-    inputSlots.push_back({desc.isDynamic() ? 0 : desc.byteSize(),
-                          describe(desc), memoryOf(artifact, value), desc,
-                          artifact.values[value].bytes});
+    inputSlots.push_back(makeSlot(desc, artifact.inputValues[i]));
     inputShapes.push_back(desc.isDynamic() ? std::vector<int64_t>()
                                            : desc.shape);
   }
-  for (size_t i = 0; i < artifact.outputs.size(); ++i) {
-    const TensorDesc &desc = artifact.outputs[i];
-    uint32_t value = artifact.outputValues[i];
-    outputSlots.push_back({desc.isDynamic() ? 0 : desc.byteSize(),
-                           describe(desc), memoryOf(artifact, value), desc,
-                           artifact.values[value].bytes});
-  }
+  for (size_t i = 0; i < artifact.outputs.size(); ++i)
+    outputSlots.push_back(
+        makeSlot(artifact.outputs[i], artifact.outputValues[i]));
   for (const StepDesc &desc : artifact.steps)
     stepSizes.push_back(desc.sizes);
   return true;
