@@ -342,9 +342,12 @@ int main(int argc, char **argv) {
     importOptions.bindableInputs = std::move(*bindings);
     // One size pins a dim at import (the static fast path); a range
     // bounds a dim the model keeps dynamic.
-    for (const mlir::orchestra::DynamicDim &dim : *parsedDims)
+    for (const mlir::orchestra::DynamicDim &dim : *parsedDims) {
       if (dim.min == dim.max)
         importOptions.pinnedDims[dim.name] = dim.min;
+      else
+        importOptions.dimRanges[dim.name] = dim;
+    }
     FailureOr<onnx_import::ImportResult> imported = onnx_import::importModel(
         &context, input->getBuffer(), inputFilename, importOptions);
     if (failed(imported))

@@ -30,22 +30,6 @@ using namespace mlir;
 using namespace mlir::orchestra;
 using namespace mlir::orchestra::onnx_import;
 
-Value NodeContext::createEmpty(ArrayRef<int64_t> shape, Type elementType) {
-  // A dynamic size takes a placeholder, replaced by the size of the operand
-  // of the consuming op that has the same loop dimension once the graph is
-  // imported (resolveDynamicSizes).
-  SmallVector<Value> sizes;
-  for (int64_t size : shape)
-    if (ShapedType::isDynamic(size)) {
-      auto placeholder =
-          arith::ConstantIndexOp::create(builder, loc, ShapedType::kDynamic);
-      placeholder->setAttr(attr::kUnresolvedSize, builder.getUnitAttr());
-      sizes.push_back(placeholder);
-    }
-  return tensor::EmptyOp::create(
-      builder, loc, RankedTensorType::get(shape, elementType), sizes);
-}
-
 Value NodeContext::createScalar(Type elementType, double value) {
   if (auto floatType = dyn_cast<FloatType>(elementType))
     return arith::ConstantOp::create(builder, loc,

@@ -207,7 +207,102 @@ Value toSingleBatch(NodeContext &ctx, Value value) {
 /// numpy.matmul of `lhs` and `rhs` (same element type): 1-D operands are
 /// promoted to matrices and the promoted dimension removed from the result;
 /// batch dimensions broadcast.
+/// A zero-filled tensor of `sizes` (dynamic where not constant).
+Value createZeros(NodeContext &ctx, ArrayRef<AffineExpr> sizes,
+                  Type elementType) {
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynamic;
+  for (AffineExpr size : sizes) {
+    if (auto constant = dyn_cast<AffineConstantExpr>(size)) {
+      shape.push_back(constant.getValue());
+      continue;
+    }
+    shape.push_back(ShapedType::kDynamic);
+    dynamic.push_back(cast<Value>(ctx.buildSize(size)));
+  }
+  Value empty = tensor::EmptyOp::create(
+      ctx.getBuilder(), ctx.getLoc(), RankedTensorType::get(shape, elementType),
+      dynamic);
+  return linalg::FillOp::create(ctx.getBuilder(), ctx.getLoc(),
+                                ctx.createScalar(elementType, 0), empty)
+      .getResult(0);
+}
+
+/// MatMul of operands with dynamic sizes (design/0017), both of rank 2 or
+/// more: one weight matrix takes the left operand's leading dimensions as
+/// rows; equal batches make one batch_matmul. Broadcast batches are not
+/// supported.
+FailureOr<Value> buildDynamicMatMul(NodeContext &ctx, Value lhs, Value rhs) {
+  RankedTensorType lhsType = getTensorType(lhs), rhsType = getTensorType(rhs);
+  if (lhsType.getRank() < 2 || rhsType.getRank() < 2)
+    return ctx.emitError() << "unsupported: a MatMul of dynamic sizes with "
+                              "an operand of rank 1";
+  SmallVector<AffineExpr> lhsSizes, rhsSizes;
+  for (auto [value, sizes] :
+       {std::make_pair(lhs, &lhsSizes), std::make_pair(rhs, &rhsSizes)})
+    for (int64_t d = 0; d < getTensorType(value).getRank(); ++d) {
+      FailureOr<AffineExpr> size = ctx.getDimExpr(value, d);
+      if (failed(size))
+        return failure();
+      sizes->push_back(*size);
+    }
+  auto print = [&](ArrayRef<AffineExpr> sizes) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "[";
+    llvm::interleaveComma(sizes, os,
+                          [&](AffineExpr e) { os << ctx.printSize(e); });
+    os << "]";
+    return text;
+  };
+  AffineExpr m = lhsSizes[lhsSizes.size() - 2], k = lhsSizes.back();
+  AffineExpr n = rhsSizes.back();
+  ArrayRef<AffineExpr> lhsBatch = ArrayRef(lhsSizes).drop_back(2);
+  ArrayRef<AffineExpr> rhsBatch = ArrayRef(rhsSizes).drop_back(2);
+  if (rhsSizes[rhsSizes.size() - 2] != k ||
+      (!rhsBatch.empty() && lhsBatch != rhsBatch))
+    return ctx.emitError() << "unsupported: operands of sizes "
+                           << print(lhsSizes) << " and " << print(rhsSizes)
+                           << " (a MatMul of dynamic sizes needs equal "
+                              "contraction sizes and batches, or one right "
+                              "matrix)";
+  Type elementType = lhsType.getElementType();
+  MLIRContext *context = ctx.getContext();
+  SmallVector<AffineExpr> resultSizes(lhsBatch);
+  resultSizes.append({m, n});
+  AffineExpr rows = m;
+  for (AffineExpr size : lhsBatch)
+    rows = rows * size;
+  if (rhsBatch.empty()) {
+    // Rows of the left operand times one matrix.
+    SmallVector<AffineExpr> matrixSizes{rows, k};
+    FailureOr<Value> matrix = reshapeToSizes(ctx, lhs, lhsSizes, matrixSizes);
+    if (failed(matrix))
+      return failure();
+    Value product = createMatmul(ctx, *matrix, rhs,
+                                 createZeros(ctx, {rows, n}, elementType));
+    return reshapeToSizes(ctx, product, {rows, n}, resultSizes);
+  }
+  AffineExpr batch = getAffineConstantExpr(1, context);
+  for (AffineExpr size : lhsBatch)
+    batch = batch * size;
+  SmallVector<AffineExpr> lhs3{batch, m, k}, rhs3{batch, k, n},
+      result3{batch, m, n};
+  FailureOr<Value> left = reshapeToSizes(ctx, lhs, lhsSizes, lhs3);
+  FailureOr<Value> right = reshapeToSizes(ctx, rhs, rhsSizes, rhs3);
+  if (failed(left) || failed(right))
+    return failure();
+  Value product = linalg::BatchMatmulOp::create(
+                      ctx.getBuilder(), ctx.getLoc(), ValueRange{*left, *right},
+                      createZeros(ctx, result3, elementType))
+                      .getResult(0);
+  return reshapeToSizes(ctx, product, result3, resultSizes);
+}
+
 FailureOr<Value> buildMatMul(NodeContext &ctx, Value lhs, Value rhs) {
+  if (!getTensorType(lhs).hasStaticShape() ||
+      !getTensorType(rhs).hasStaticShape())
+    return buildDynamicMatMul(ctx, lhs, rhs);
   int64_t lhsRank = getTensorType(lhs).getRank();
   int64_t rhsRank = getTensorType(rhs).getRank();
   if (lhsRank == 0 || rhsRank == 0)

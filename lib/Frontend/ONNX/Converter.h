@@ -21,10 +21,12 @@
 
 #include "orchestra/Frontend/ONNX/TensorData.h"
 
+#include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -147,7 +149,37 @@ struct ImportedValue {
   std::string graphInputName;
   /// In a quantized graph: how the value was computed from integers.
   std::shared_ptr<const QuantizedOrigin> quantized;
+  /// For a small integer tensor (rank 0 or 1) computed from dynamic sizes
+  /// (the Shape of a dynamically shaped value and the arithmetic on it):
+  /// each element as an expression in the model's dynamic dims
+  /// (design/0017). `value` stays null until the tensor is needed at run
+  /// time; Reshape, Slice, ConstantOfShape and Expand read the sizes.
+  llvm::SmallVector<AffineExpr> sizes;
 };
+
+/// Folds a shape computation whose operands are sizes (Shape of a dynamic
+/// tensor, Gather/Concat/Slice/Unsqueeze/Squeeze/Reshape/Cast/Identity of
+/// sizes, integer arithmetic on them) into sizes; returns false when the
+/// node is not one (its converter then runs).
+FailureOr<bool> foldSizeComputation(NodeContext &ctx);
+
+/// Ops on dynamic sizes (Sizes.cpp), which the converters call when a shape
+/// is dynamic or an operand is a computed size.
+/// `input` (of sizes `from`) reshaped to sizes `to`, through collapse and
+/// expand shapes grouped as a static reshape would be; failure (diagnosed)
+/// when the element counts differ for some sizes of the dims.
+FailureOr<Value> reshapeToSizes(NodeContext &ctx, Value input,
+                                llvm::ArrayRef<AffineExpr> from,
+                                llvm::ArrayRef<AffineExpr> to);
+/// Reshape to `shape` (0 copies, one -1 inferred).
+LogicalResult convertDynamicReshape(NodeContext &ctx,
+                                    llvm::ArrayRef<AffineExpr> shape);
+/// Slice (opset 10 and later) with unit steps on its sliced axes.
+LogicalResult convertDynamicSlice(NodeContext &ctx);
+/// ConstantOfShape of computed sizes.
+LogicalResult convertDynamicConstantOfShape(NodeContext &ctx,
+                                            llvm::ArrayRef<AffineExpr> shape,
+                                            TypedAttr value, OnnxDType dtype);
 
 /// Maximum number of elements of a constant that converters fold through
 /// (shape computations); larger constants stay opaque.
@@ -199,6 +231,29 @@ public:
   /// As above, as integers (any integer type).
   FailureOr<llvm::SmallVector<int64_t>>
   requireConstantInts(unsigned index, llvm::StringRef what);
+
+  // Dynamic sizes (design/0017): expressions whose symbols are the model's
+  // dynamic dimensions.
+  /// The size of dimension `dim` of `tensor` (a value of the graph).
+  FailureOr<AffineExpr> getDimExpr(Value tensor, int64_t dim);
+  /// The sizes of all dimensions of input `index`.
+  FailureOr<llvm::SmallVector<AffineExpr>> getInputSizes(unsigned index);
+  /// Input `index`'s elements as sizes, when it is a small integer constant
+  /// or a computed size (ImportedValue::sizes); nullopt otherwise.
+  std::optional<llvm::SmallVector<AffineExpr>> getSizeInput(unsigned index);
+  /// Defines output `index`, an integer tensor of rank 0 (`scalar`, one
+  /// element) or 1, from sizes; a constant when every size is one.
+  void setSizeOutput(unsigned index, llvm::ArrayRef<AffineExpr> elements,
+                     bool scalar, OnnxDType dtype);
+  /// `expr` as an index (an attribute when constant); its ops are built at
+  /// the top of the function, where every dim is known.
+  OpFoldResult buildSize(AffineExpr expr);
+  llvm::SmallVector<OpFoldResult> buildSizes(llvm::ArrayRef<AffineExpr> exprs);
+  /// The range of `expr` over the dims' declared ranges (--dim), or nothing.
+  std::optional<int64_t> getUpperBound(AffineExpr expr);
+  std::optional<int64_t> getLowerBound(AffineExpr expr);
+  /// `expr` with the dims' names, for diagnostics ("seq * 4").
+  std::string printSize(AffineExpr expr);
 
   // Attributes. Lookups fall back to the schema's default value.
   bool hasAttr(llvm::StringRef name) const;

@@ -167,6 +167,46 @@ FailureOr<std::string> getScatterReduction(NodeContext &ctx) {
 //===----------------------------------------------------------------------===//
 
 /// Gather: out[a, i, b] = data[a, indices[i], b] along `axis`.
+/// Gather of constant `indices` along a static axis of data with dynamic
+/// sizes: a strided slice, reshaped to the result.
+LogicalResult gatherDynamic(NodeContext &ctx, int64_t axis,
+                            ArrayRef<int64_t> indices,
+                            ArrayRef<int64_t> indicesShape) {
+  int64_t stride = indices.size() > 1 ? indices[1] - indices[0] : 1;
+  for (size_t i = 1; i < indices.size(); ++i)
+    if (stride <= 0 || indices[i] - indices[i - 1] != stride)
+      return ctx.emitError() << "unsupported: gathering indices that are not "
+                                "evenly increasing from data of dynamic sizes";
+  FailureOr<SmallVector<AffineExpr>> sizes = ctx.getInputSizes(0);
+  if (failed(sizes))
+    return failure();
+  MLIRContext *context = ctx.getContext();
+  OpBuilder &b = ctx.getBuilder();
+  int64_t rank = sizes->size();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  SmallVector<AffineExpr> sliced(*sizes);
+  offsets[axis] = b.getIndexAttr(indices.empty() ? 0 : indices.front());
+  strides[axis] = b.getIndexAttr(stride);
+  sliced[axis] = getAffineConstantExpr(indices.size(), context);
+  SmallVector<int64_t> slicedShape(ctx.getInputShape(0));
+  slicedShape[axis] = indices.size();
+  Value input = ctx.getInput(0);
+  auto type =
+      RankedTensorType::get(slicedShape, ctx.getInputType(0).getElementType());
+  Value slice = tensor::ExtractSliceOp::create(
+      b, ctx.getLoc(), type, input, offsets, ctx.buildSizes(sliced), strides);
+  SmallVector<AffineExpr> result(ArrayRef<AffineExpr>(*sizes).take_front(axis));
+  for (int64_t extent : indicesShape)
+    result.push_back(getAffineConstantExpr(extent, context));
+  llvm::append_range(result, ArrayRef<AffineExpr>(*sizes).drop_front(axis + 1));
+  FailureOr<Value> reshaped = reshapeToSizes(ctx, slice, sliced, result);
+  if (failed(reshaped))
+    return failure();
+  ctx.setOutput(0, *reshaped, ctx.getInputDType(0));
+  return success();
+}
+
 LogicalResult convertGather(NodeContext &ctx) {
   ArrayRef<int64_t> shape = ctx.getInputShape(0);
   int64_t rank = shape.size();
@@ -182,7 +222,8 @@ LogicalResult convertGather(NodeContext &ctx) {
   llvm::append_range(resultShape, shape.drop_front(*axis + 1));
   Type element = ctx.getInputType(0).getElementType();
   OnnxDType dtype = ctx.getInputDType(0);
-  if (RankedTensorType::get(resultShape, element).getNumElements() == 0) {
+  auto resultType = RankedTensorType::get(resultShape, element);
+  if (resultType.hasStaticShape() && resultType.getNumElements() == 0) {
     setResult(ctx, 0, emptyResult(resultShape, element), dtype);
     return success();
   }
@@ -193,6 +234,8 @@ LogicalResult convertGather(NodeContext &ctx) {
         getNormalizedIndices(ctx, indicesAttr, dim);
     if (failed(indices))
       return failure();
+    if (!ctx.getInputType(0).hasStaticShape())
+      return gatherDynamic(ctx, *axis, *indices, indicesShape);
     // Evenly spaced increasing indices are a strided slice; others a
     // table lookup along the axis.
     int64_t stride = indices->size() > 1 ? (*indices)[1] - (*indices)[0] : 1;
@@ -1325,7 +1368,8 @@ LogicalResult convertTopK(NodeContext &ctx) {
   SmallVector<int64_t> resultShape(shape);
   resultShape[*axis] = k;
   Type i64 = ctx.getBuilder().getI64Type();
-  if (RankedTensorType::get(resultShape, element).getNumElements() == 0) {
+  auto resultType = RankedTensorType::get(resultShape, element);
+  if (resultType.hasStaticShape() && resultType.getNumElements() == 0) {
     setResult(ctx, 0, emptyResult(resultShape, element), dtype);
     setResult(ctx, 1, emptyResult(resultShape, i64), onnx::TensorProto::INT64);
     return success();

@@ -20,6 +20,7 @@
 
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/Dialect/Orchestra/Utils/DynamicDims.h"
 #include "orchestra/Frontend/ONNX/TensorData.h"
 
 #include "Converter.h"
@@ -148,6 +149,15 @@ public:
                  ArrayRef<ImportedValue> inputs);
   const onnx::OpSchema *getSchema(const onnx::NodeProto &node) const;
 
+  // Dynamic sizes (design/0017). The symbols of size expressions are the
+  // dynamic dimensions of the function's arguments, in order of first use.
+  FailureOr<AffineExpr> getDimExpr(Value tensor, int64_t dim);
+  FailureOr<AffineExpr> resolveArgDim(BlockArgument arg, int64_t dim);
+  OpFoldResult buildSize(AffineExpr expr);
+  ArrayRef<DynamicDim> getSymbolRanges() const { return symbolRanges; }
+  /// A tensor.empty whose dynamic sizes wait for the op it initializes.
+  void addPlaceholder(tensor::EmptyOp empty) { placeholders.push_back(empty); }
+
 private:
   struct Scope {
     llvm::StringMap<ImportedValue *> values;
@@ -190,6 +200,17 @@ private:
   std::vector<std::string> dynamicDims;
   /// Number of nodes imported so far (for unique names of unnamed nodes).
   unsigned nodeCounter = 0;
+  /// The names of the arguments' dimensions ("" for static ones).
+  SmallVector<SmallVector<std::string>> argDimNames;
+  /// Size expressions' symbols: (argument, dimension), their ranges and
+  /// their sizes in the function (built on first use).
+  SmallVector<std::pair<unsigned, int64_t>> symbols;
+  SmallVector<DynamicDim> symbolRanges;
+  /// Sizes built so far, at the top of the function.
+  DenseMap<AffineExpr, Value> builtSizes;
+  Operation *lastSize = nullptr;
+  SmallVector<tensor::EmptyOp> placeholders;
+  LogicalResult resolvePlaceholders(bool final);
 };
 
 } // namespace mlir::orchestra::onnx_import
@@ -236,6 +257,35 @@ ImportedValue *ModelImporter::store(ImportedValue value) {
 Value ModelImporter::materialize(ImportedValue &value) {
   if (value.value)
     return value.value;
+  if (!value.sizes.empty()) {
+    // Computed sizes: index_cast to the tensor's integer type, at the top of
+    // the function (where each use can see them).
+    SmallVector<Value> elements;
+    for (AffineExpr expr : value.sizes) {
+      OpFoldResult size = buildSize(expr);
+      OpBuilder::InsertionGuard guard(builder);
+      if (lastSize)
+        builder.setInsertionPointAfter(lastSize);
+      else
+        builder.setInsertionPointToStart(&func.getBody().front());
+      Value index =
+          getValueOrCreateConstantIndexOp(builder, func.getLoc(), size);
+      auto cast = arith::IndexCastOp::create(
+          builder, func.getLoc(), value.type.getElementType(), index);
+      elements.push_back(cast);
+      lastSize = cast;
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    if (lastSize)
+      builder.setInsertionPointAfter(lastSize);
+    else
+      builder.setInsertionPointToStart(&func.getBody().front());
+    auto tensor = tensor::FromElementsOp::create(builder, func.getLoc(),
+                                                 value.type, elements);
+    lastSize = tensor;
+    value.value = tensor;
+    return value.value;
+  }
   assert(value.constant && "a value without an MLIR value is a constant");
   OpBuilder::InsertionGuard guard(builder);
   if (lastConstant)
@@ -247,6 +297,90 @@ Value ModelImporter::materialize(ImportedValue &value) {
   lastConstant = op;
   value.value = op.getResult();
   return value.value;
+}
+
+FailureOr<AffineExpr> ModelImporter::resolveArgDim(BlockArgument arg,
+                                                   int64_t dim) {
+  auto type = cast<ShapedType>(arg.getType());
+  if (!type.isDynamicDim(dim))
+    return getAffineConstantExpr(type.getDimSize(dim), context);
+  // One symbol per name: inputs that share a dim_param share its size
+  // (the runtime checks that they agree).
+  std::string name;
+  if (arg.getArgNumber() < argDimNames.size() &&
+      dim < static_cast<int64_t>(argDimNames[arg.getArgNumber()].size()))
+    name = argDimNames[arg.getArgNumber()][dim];
+  if (name.empty())
+    name =
+        "arg" + std::to_string(arg.getArgNumber()) + "." + std::to_string(dim);
+  for (auto [i, range] : llvm::enumerate(symbolRanges))
+    if (range.name == name)
+      return getAffineSymbolExpr(i, context);
+  auto key = std::make_pair(arg.getArgNumber(), dim);
+  // The dim's declared range (--dim NAME=MIN..MAX), else the default of
+  // orchestra-bind-dims, whose names (`argI.J`) it also takes.
+  DynamicDim range{name, 1, kDefaultDimUpperBound, kDefaultDimUpperBound};
+  auto declared = options.dimRanges.find(name);
+  if (declared != options.dimRanges.end())
+    range = declared->second;
+  symbols.push_back(key);
+  symbolRanges.push_back(range);
+  return getAffineSymbolExpr(symbols.size() - 1, context);
+}
+
+FailureOr<AffineExpr> ModelImporter::getDimExpr(Value tensor, int64_t dim) {
+  return orchestra::getDimExpr(
+      tensor, dim, func,
+      [&](BlockArgument arg, int64_t d) { return resolveArgDim(arg, d); });
+}
+
+OpFoldResult ModelImporter::buildSize(AffineExpr expr) {
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return builder.getIndexAttr(constant.getValue());
+  if (Value built = builtSizes.lookup(expr))
+    return built;
+  // Operands first: each lands after the sizes built before it.
+  OpFoldResult lhsSize, rhsSize;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (binary) {
+    lhsSize = buildSize(binary.getLHS());
+    rhsSize = buildSize(binary.getRHS());
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  Block &body = func.getBody().front();
+  if (lastSize)
+    builder.setInsertionPointAfter(lastSize);
+  else
+    builder.setInsertionPointToStart(&body);
+  Location loc = func.getLoc();
+  Value result;
+  if (!binary) {
+    auto [arg, dim] = symbols[cast<AffineSymbolExpr>(expr).getPosition()];
+    result = tensor::DimOp::create(builder, loc, body.getArgument(arg), dim);
+  } else {
+    Value lhs = getValueOrCreateConstantIndexOp(builder, loc, lhsSize);
+    Value rhs = getValueOrCreateConstantIndexOp(builder, loc, rhsSize);
+    switch (expr.getKind()) {
+    case AffineExprKind::Add:
+      result = arith::AddIOp::create(builder, loc, lhs, rhs);
+      break;
+    case AffineExprKind::Mul:
+      result = arith::MulIOp::create(builder, loc, lhs, rhs);
+      break;
+    case AffineExprKind::FloorDiv:
+      result = arith::FloorDivSIOp::create(builder, loc, lhs, rhs);
+      break;
+    case AffineExprKind::CeilDiv:
+      result = arith::CeilDivSIOp::create(builder, loc, lhs, rhs);
+      break;
+    default:
+      result = arith::RemSIOp::create(builder, loc, lhs, rhs);
+      break;
+    }
+  }
+  lastSize = result.getDefiningOp();
+  builtSizes[expr] = result;
+  return result;
 }
 
 LogicalResult ModelImporter::bind(ImportedValue &value) {
@@ -412,18 +546,24 @@ ModelImporter::getSchema(const onnx::NodeProto &node) const {
 LogicalResult ModelImporter::importNodes(
     const google::protobuf::RepeatedPtrField<onnx::NodeProto> &nodes) {
   unsigned index = 0;
-  for (const onnx::NodeProto &node : nodes)
+  for (const onnx::NodeProto &node : nodes) {
     if (failed(importNode(node, index++)))
       return failure();
+    if (!placeholders.empty() && failed(resolvePlaceholders(/*final=*/false)))
+      return failure();
+  }
   return success();
 }
 
 /// The converters that take dynamically shaped inputs (design/0017), and
-/// which dimensions of which inputs may be dynamic: elementwise ops any,
+/// which dimensions of which inputs may be dynamic: elementwise ops, data
+/// movement (Reshape, Squeeze, Unsqueeze, Transpose, Slice) and MatMul any;
 /// convolutions, poolings and normalizations the batch (input 0, dimension
-/// 0), Gemm and MatMul the rows of A (one of them for MatMul), Flatten the
-/// dimensions before its axis. Any other dynamic input is refused with an error
-/// that names it, before its converter could compute with an unknown size.
+/// 0), LayerNormalization and Softmax the dimensions before the normalized
+/// ones, Gemm the rows of A, Gather the indices (or the data when the
+/// indices are constants), Flatten the dimensions before its axis. Any other
+/// dynamic input is refused with an error that names it, before its
+/// converter could compute with an unknown size.
 static LogicalResult checkDynamicInputs(NodeContext &ctx) {
   auto isDynamic = [&](unsigned i) {
     return ctx.hasInput(i) && !ctx.getInputType(i).hasStaticShape();
@@ -434,13 +574,15 @@ static LogicalResult checkDynamicInputs(NodeContext &ctx) {
   if (!any)
     return success();
   static const llvm::StringSet<> elementwise = {
-      "Abs",         "Add",       "Ceil",     "Clip",      "Cos",
-      "Div",         "Elu",       "Erf",      "Exp",       "Floor",
-      "HardSigmoid", "HardSwish", "Identity", "LeakyRelu", "Log",
-      "Max",         "Min",       "Mul",      "Neg",       "Pow",
-      "Reciprocal",  "Relu",      "Round",    "Sigmoid",   "Sign",
-      "Sin",         "Softplus",  "Sqrt",     "Sub",       "Sum",
-      "Tanh"};
+      "Abs",         "Add",       "Ceil",      "Clip",      "Cos",
+      "Div",         "Elu",       "Erf",       "Exp",       "Floor",
+      "HardSigmoid", "HardSwish", "Identity",  "LeakyRelu", "Log",
+      "Max",         "Min",       "Mul",       "Neg",       "Pow",
+      "Reciprocal",  "Relu",      "Round",     "Sigmoid",   "Sign",
+      "Sin",         "Softplus",  "Sqrt",      "Sub",       "Sum",
+      "Tanh",        "Cast",      "Where",     "Equal",     "Not",
+      "Transpose",   "Squeeze",   "Unsqueeze", "Reshape",   "Slice",
+      "MatMul"};
   static const llvm::StringSet<> batched = {
       "AveragePool",       "BatchNormalization", "Conv",
       "GlobalAveragePool", "GlobalMaxPool",      "MaxPool"};
@@ -474,11 +616,15 @@ static LogicalResult checkDynamicInputs(NodeContext &ctx) {
   } else if (op == "Gemm") {
     supported = ctx.getAttrInt("transA", 0) == 0 && onlyDims(0, 0, 1) &&
                 othersStatic(0);
-  } else if (op == "MatMul") {
-    // One dynamic row dimension: the converter merges the leading ones.
+  } else if (op == "Gather") {
+    supported = !isDynamic(0) || ctx.getConstantInput(1);
+  } else if (op == "LayerNormalization") {
+    int64_t rank = ctx.getInputRank(0);
+    int64_t axis = ctx.getAttrInt("axis", -1);
     supported =
-        onlyDims(0, 0, ctx.getInputRank(0) - 1) && othersStatic(0) &&
-        llvm::count_if(ctx.getInputShape(0), ShapedType::isDynamic) <= 1;
+        onlyDims(0, 0, axis < 0 ? axis + rank : axis) && othersStatic(0);
+  } else if (op == "Softmax" && ctx.getSinceVersion() >= 13) {
+    supported = othersStatic(0);
   }
   if (supported)
     return success();
@@ -487,23 +633,20 @@ static LogicalResult checkDynamicInputs(NodeContext &ctx) {
       return ctx.emitError()
              << "unsupported: input " << i << " has the dynamic type "
              << ctx.getInputType(i) << " (dynamic dimensions reach "
-             << "elementwise ops, convolutions, poolings, Gemm, MatMul and "
-                "Flatten so far); compile for one size with --dim NAME=SIZE";
+             << "elementwise ops, data movement, convolutions, poolings, "
+                "normalizations, Softmax, Gemm, MatMul, Gather and Flatten so "
+                "far); compile for one size with --dim NAME=SIZE";
   return success();
 }
 
 /// Replaces each placeholder size of a `tensor.empty` (NodeContext::
 /// createEmpty) by the size of the same loop dimension in an input of the
-/// structured op the tensor initializes.
-static LogicalResult resolveDynamicSizes(func::FuncOp func) {
-  SmallVector<tensor::EmptyOp> empties;
-  func.walk([&](tensor::EmptyOp empty) {
-    if (llvm::any_of(empty.getDynamicSizes(), [](Value size) {
-          Operation *def = size.getDefiningOp();
-          return def && def->hasAttr(attr::kUnresolvedSize);
-        }))
-      empties.push_back(empty);
-  });
+/// structured op the tensor initializes. Runs after each node, so that the
+/// sizes of every value imported so far are derivable (Shape of a dynamic
+/// value); `final` (after the graph) reports the placeholders left.
+LogicalResult ModelImporter::resolvePlaceholders(bool final) {
+  SmallVector<tensor::EmptyOp> empties = std::move(placeholders);
+  placeholders.clear();
   DominanceInfo dominance(func);
   // The operand and dimension that give dimension `dim` of `value`, an
   // init of a structured op (directly or through fills).
@@ -543,6 +686,7 @@ static LogicalResult resolveDynamicSizes(func::FuncOp func) {
   for (tensor::EmptyOp empty : empties) {
     OpBuilder builder(empty);
     SmallVector<Value> sizes;
+    bool resolved = true;
     unsigned next = 0;
     for (auto [dim, size] : llvm::enumerate(empty.getType().getShape())) {
       if (!ShapedType::isDynamic(size))
@@ -555,22 +699,36 @@ static LogicalResult resolveDynamicSizes(func::FuncOp func) {
       }
       std::optional<std::pair<Value, int64_t>> source =
           findSource(empty.getResult(), dim);
-      if (!source || !dominance.properlyDominates(source->first, empty))
-        return empty.emitError()
-               << "unsupported: the size of dynamic dimension #" << dim
-               << " of this result cannot be derived from the op's inputs; "
-                  "compile for one size with --dim NAME=SIZE";
+      if (!source || !dominance.properlyDominates(source->first, empty)) {
+        if (final)
+          return empty.emitError()
+                 << "unsupported: the size of dynamic dimension #" << dim
+                 << " of this result cannot be derived from the op's inputs; "
+                    "compile for one size with --dim NAME=SIZE";
+        resolved = false;
+        break;
+      }
       sizes.push_back(tensor::DimOp::create(builder, empty.getLoc(),
                                             source->first, source->second));
     }
+    if (!resolved) {
+      for (Value size : sizes)
+        if (size.getDefiningOp<tensor::DimOp>() &&
+            !llvm::is_contained(empty.getDynamicSizes(), size))
+          size.getDefiningOp()->erase();
+      placeholders.push_back(empty);
+      continue;
+    }
     empty.getDynamicSizesMutable().assign(sizes);
   }
-  SmallVector<Operation *> placeholders;
+  if (!final)
+    return success();
+  SmallVector<Operation *> constants;
   func.walk([&](arith::ConstantOp op) {
     if (op->hasAttr(attr::kUnresolvedSize))
-      placeholders.push_back(op);
+      constants.push_back(op);
   });
-  for (Operation *op : placeholders) {
+  for (Operation *op : constants) {
     if (!op->use_empty())
       return op->emitError() << "internal error: an unresolved dynamic size";
     op->erase();
@@ -652,6 +810,12 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
   }
 
   NodeContext ctx(*this, node, opset, since, loc, builder);
+  // Shape computations on dynamic sizes fold into sizes (Sizes.cpp).
+  FailureOr<bool> folded = foldSizeComputation(ctx);
+  if (failed(folded))
+    return failure();
+  if (*folded)
+    return success();
   if (failed(checkDynamicInputs(ctx)))
     return failure();
   const ConverterRegistry &registry = getConverterRegistry();
@@ -898,7 +1062,6 @@ FailureOr<ImportResult> ModelImporter::run() {
   SmallVector<Type> argTypes;
   SmallVector<OnnxDType> argDTypes;
   SmallVector<std::string> argNames;
-  SmallVector<SmallVector<std::string>> argDimNames;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     if (initializerNames.contains(input.name()))
       continue;
@@ -1003,7 +1166,7 @@ FailureOr<ImportResult> ModelImporter::run() {
         func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), attr::kName)
             .str());
 
-  if (failed(resolveDynamicSizes(func)))
+  if (failed(resolvePlaceholders(/*final=*/true)))
     return failure();
   if (failed(mlir::verify(module)))
     return emitModelError()
@@ -1216,6 +1379,144 @@ const onnx::GraphProto *NodeContext::getAttrGraph(StringRef name) const {
 
 bool NodeContext::hasOutput(unsigned index) const {
   return index < unsigned(node.output_size()) && !node.output(index).empty();
+}
+
+Value NodeContext::createEmpty(ArrayRef<int64_t> shape, Type elementType) {
+  // A dynamic size takes a placeholder, replaced by the size of the operand
+  // of the consuming op that has the same loop dimension once the node is
+  // imported (ModelImporter::resolvePlaceholders).
+  SmallVector<Value> sizes;
+  for (int64_t size : shape)
+    if (ShapedType::isDynamic(size)) {
+      auto placeholder =
+          arith::ConstantIndexOp::create(builder, loc, ShapedType::kDynamic);
+      placeholder->setAttr(attr::kUnresolvedSize, builder.getUnitAttr());
+      sizes.push_back(placeholder);
+    }
+  auto empty = tensor::EmptyOp::create(
+      builder, loc, RankedTensorType::get(shape, elementType), sizes);
+  if (!sizes.empty())
+    importer.addPlaceholder(empty);
+  return empty;
+}
+
+FailureOr<AffineExpr> NodeContext::getDimExpr(Value tensor, int64_t dim) {
+  FailureOr<AffineExpr> expr = importer.getDimExpr(tensor, dim);
+  if (failed(expr))
+    emitError() << "unsupported: the size of dimension " << dim << " of "
+                << tensor.getType()
+                << " cannot be derived from the model's dynamic dimensions";
+  return expr;
+}
+
+FailureOr<SmallVector<AffineExpr>> NodeContext::getInputSizes(unsigned index) {
+  SmallVector<AffineExpr> sizes;
+  RankedTensorType type = getInputType(index);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      sizes.push_back(getAffineConstantExpr(type.getDimSize(d), getContext()));
+      continue;
+    }
+    FailureOr<AffineExpr> size = getDimExpr(getInput(index), d);
+    if (failed(size))
+      return failure();
+    sizes.push_back(*size);
+  }
+  return sizes;
+}
+
+std::optional<SmallVector<AffineExpr>>
+NodeContext::getSizeInput(unsigned index) {
+  if (!hasInput(index))
+    return std::nullopt;
+  const ImportedValue &value = getImportedInput(index);
+  if (value.type.getRank() > 1 ||
+      !isa<IntegerType>(value.type.getElementType()) ||
+      isBoolDType(value.dtype))
+    return std::nullopt;
+  if (!value.sizes.empty())
+    return value.sizes;
+  DenseElementsAttr constant = getConstantInput(index);
+  if (!constant)
+    return std::nullopt;
+  SmallVector<AffineExpr> sizes;
+  for (int64_t v : getIntValues(constant))
+    sizes.push_back(getAffineConstantExpr(v, getContext()));
+  return sizes;
+}
+
+void NodeContext::setSizeOutput(unsigned index, ArrayRef<AffineExpr> elements,
+                                bool scalar, OnnxDType dtype) {
+  if (!hasOutput(index))
+    return;
+  assert((!scalar || elements.size() == 1) && "a scalar has one element");
+  auto elementType = cast<IntegerType>(getElementType(getContext(), dtype));
+  auto type = RankedTensorType::get(
+      scalar ? ArrayRef<int64_t>{}
+             : ArrayRef<int64_t>{int64_t(elements.size())},
+      elementType);
+  if (llvm::all_of(elements, llvm::IsaPred<AffineConstantExpr>)) {
+    SmallVector<APInt> values;
+    for (AffineExpr e : elements)
+      values.push_back(APInt(elementType.getWidth(),
+                             cast<AffineConstantExpr>(e).getValue(),
+                             /*isSigned=*/true, /*implicitTrunc=*/true));
+    setConstantOutput(index, DenseElementsAttr::get(type, values), dtype);
+    return;
+  }
+  ImportedValue imported;
+  imported.type = type;
+  imported.dtype = dtype;
+  imported.sizes.assign(elements.begin(), elements.end());
+  importer.define(node.output(index), std::move(imported));
+}
+
+OpFoldResult NodeContext::buildSize(AffineExpr expr) {
+  return importer.buildSize(expr);
+}
+
+SmallVector<OpFoldResult> NodeContext::buildSizes(ArrayRef<AffineExpr> exprs) {
+  return llvm::map_to_vector(exprs, [&](AffineExpr e) { return buildSize(e); });
+}
+
+std::optional<int64_t> NodeContext::getUpperBound(AffineExpr expr) {
+  return orchestra::getUpperBound(expr, importer.getSymbolRanges());
+}
+
+std::optional<int64_t> NodeContext::getLowerBound(AffineExpr expr) {
+  return orchestra::getLowerBound(expr, importer.getSymbolRanges());
+}
+
+std::string NodeContext::printSize(AffineExpr expr) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ArrayRef<DynamicDim> ranges = importer.getSymbolRanges();
+  std::function<void(AffineExpr)> print = [&](AffineExpr e) {
+    if (auto symbol = dyn_cast<AffineSymbolExpr>(e)) {
+      os << ranges[symbol.getPosition()].name;
+      return;
+    }
+    auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!binary) {
+      os << e;
+      return;
+    }
+    StringRef op = e.getKind() == AffineExprKind::Add        ? " + "
+                   : e.getKind() == AffineExprKind::Mul      ? " * "
+                   : e.getKind() == AffineExprKind::Mod      ? " mod "
+                   : e.getKind() == AffineExprKind::FloorDiv ? " floordiv "
+                                                             : " ceildiv ";
+    bool nested = isa<AffineBinaryOpExpr>(binary.getLHS());
+    os << (nested ? "(" : "");
+    print(binary.getLHS());
+    os << (nested ? ")" : "") << op;
+    nested = isa<AffineBinaryOpExpr>(binary.getRHS());
+    os << (nested ? "(" : "");
+    print(binary.getRHS());
+    os << (nested ? ")" : "");
+  };
+  print(expr);
+  return text;
 }
 
 void NodeContext::setOutput(unsigned index, Value value, OnnxDType dtype) {

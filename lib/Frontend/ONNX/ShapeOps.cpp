@@ -70,6 +70,29 @@ LogicalResult normalizeAxesInOrder(NodeContext &ctx,
   return success();
 }
 
+/// Squeeze/Unsqueeze of dynamic sizes: input 0 reshaped to `shape`, its
+/// shape with unit dimensions removed or inserted (the dynamic dimensions
+/// keep their order).
+LogicalResult reshapeDynamic(NodeContext &ctx, ArrayRef<int64_t> shape) {
+  FailureOr<SmallVector<AffineExpr>> from = ctx.getInputSizes(0);
+  if (failed(from))
+    return failure();
+  SmallVector<AffineExpr> dynamic, to;
+  for (auto [size, expr] : llvm::zip(ctx.getInputShape(0), *from))
+    if (ShapedType::isDynamic(size))
+      dynamic.push_back(expr);
+  auto it = dynamic.begin();
+  for (int64_t size : shape)
+    to.push_back(ShapedType::isDynamic(size)
+                     ? *it++
+                     : getAffineConstantExpr(size, ctx.getContext()));
+  FailureOr<Value> result = reshapeToSizes(ctx, ctx.getInput(0), *from, to);
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result, ctx.getInputDType(0));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Converters
 //===----------------------------------------------------------------------===//
@@ -106,6 +129,16 @@ LogicalResult convertSize(NodeContext &ctx) {
 
 /// Reshape: 0 copies the input dimension (unless allowzero), -1 is inferred.
 LogicalResult convertReshape(NodeContext &ctx) {
+  // Dynamic shapes, or a target computed from them.
+  if (ctx.getSinceVersion() >= 5 && (!ctx.getInputType(0).hasStaticShape() ||
+                                     !ctx.getImportedInput(1).sizes.empty())) {
+    std::optional<SmallVector<AffineExpr>> shape = ctx.getSizeInput(1);
+    if (!shape)
+      return ctx.emitError() << "unsupported: the target shape of a reshape of "
+                                "dynamic sizes must be a constant or computed "
+                                "from shapes";
+    return convertDynamicReshape(ctx, *shape);
+  }
   SmallVector<int64_t> target;
   if (ctx.getSinceVersion() < 5) {
     target = ctx.getAttrInts("shape");
@@ -216,6 +249,8 @@ LogicalResult convertSqueeze(NodeContext &ctx) {
       continue;
     result.push_back(dim);
   }
+  if (!ctx.getInputType(0).hasStaticShape())
+    return reshapeDynamic(ctx, result);
   setResult(ctx, 0, reshapeOperand(ctx, getOperand(ctx, 0), result),
             ctx.getInputDType(0));
   return success();
@@ -234,6 +269,8 @@ LogicalResult convertUnsqueeze(NodeContext &ctx) {
   const int64_t *next = shape.begin();
   for (int64_t i = 0; i < rank; ++i)
     result.push_back(llvm::is_contained(*normalized, i) ? 1 : *next++);
+  if (!ctx.getInputType(0).hasStaticShape())
+    return reshapeDynamic(ctx, result);
   setResult(ctx, 0, reshapeOperand(ctx, getOperand(ctx, 0), result),
             ctx.getInputDType(0));
   return success();
@@ -340,6 +377,10 @@ LogicalResult convertSplit(NodeContext &ctx) {
 /// Slice: per-axis start/end/step with the spec's clamping; negative steps
 /// walk backwards.
 LogicalResult convertSlice(NodeContext &ctx) {
+  if (ctx.getSinceVersion() >= 10 && (!ctx.getInputType(0).hasStaticShape() ||
+                                      !ctx.getImportedInput(1).sizes.empty() ||
+                                      !ctx.getImportedInput(2).sizes.empty()))
+    return convertDynamicSlice(ctx);
   ArrayRef<int64_t> shape = ctx.getInputShape(0);
   int64_t rank = shape.size();
   SmallVector<int64_t> starts, ends, axes, steps;
@@ -670,12 +711,6 @@ LogicalResult convertPad(NodeContext &ctx) {
 
 /// ConstantOfShape: a splat of the `value` attribute (float 0 by default).
 LogicalResult convertConstantOfShape(NodeContext &ctx) {
-  FailureOr<SmallVector<int64_t>> shape =
-      ctx.requireConstantInts(0, "the output shape");
-  if (failed(shape))
-    return failure();
-  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
-    return ctx.emitError() << "negative dimension in the output shape";
   OnnxDType dtype = onnx::TensorProto::FLOAT;
   Attribute value = FloatAttr::get(Float32Type::get(ctx.getContext()), 0.0);
   if (ctx.hasAttr("value")) {
@@ -687,6 +722,15 @@ LogicalResult convertConstantOfShape(NodeContext &ctx) {
       return ctx.emitError() << "the value attribute must have one element";
     value = *dense.value_begin<Attribute>();
   }
+  if (!ctx.getImportedInput(0).sizes.empty())
+    return convertDynamicConstantOfShape(ctx, ctx.getImportedInput(0).sizes,
+                                         cast<TypedAttr>(value), dtype);
+  FailureOr<SmallVector<int64_t>> shape =
+      ctx.requireConstantInts(0, "the output shape");
+  if (failed(shape))
+    return failure();
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
+    return ctx.emitError() << "negative dimension in the output shape";
   auto type = RankedTensorType::get(*shape, cast<TypedAttr>(value).getType());
   ctx.setConstantOutput(0, DenseElementsAttr::get(type, value), dtype);
   return success();

@@ -14,6 +14,8 @@
 #ifndef ORCHESTRA_FRONTEND_ONNX_ONNXIMPORTER_H
 #define ORCHESTRA_FRONTEND_ONNX_ONNXIMPORTER_H
 
+#include "orchestra/Dialect/Orchestra/Utils/DynamicDims.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -39,6 +41,10 @@ struct ImportOptions {
   /// SIZE. Other symbolic dimensions stay dynamic (`?`), named by their
   /// `dim_param` in the argument's `orchestra.dim_names` (design/0017).
   llvm::StringMap<int64_t> pinnedDims;
+  /// Declared ranges of the dynamic dimensions (`--dim NAME=MIN..MAX`),
+  /// which decide clamps of computed sizes (a Slice end within a dimension).
+  /// A dimension without one has orchestra-bind-dims's default range.
+  llvm::StringMap<DynamicDim> dimRanges;
   /// Initializers and constants larger than this many bytes become
   /// `dense_resource` blobs instead of inline `dense` attributes.
   size_t resourceThresholdBytes = 1024;

@@ -206,8 +206,15 @@ def CPUExpandStridedCopies : Pass<"orchestra-cpu-expand-strided-copies",
     library kernels must not depend on. This pass rewrites those copies as
     `linalg.copy`, which `convert-linalg-to-loops` turns into plain loops;
     copies between identity layouts stay `memref.copy` (a `memcpy`).
+
+    It also rewrites each `memref.expand_shape` that splits one dimension
+    into several dynamic ones (a reshape of `[batch * seq, n]` to `[batch,
+    seq, n]`, design/0017), which upstream's `expand-strided-metadata`
+    cannot lower, as a `memref.reinterpret_cast` of its contiguous source
+    with the row-major strides of the output shape.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def CPUStackScratchBuffers : Pass<"orchestra-cpu-stack-scratch-buffers",

@@ -7,8 +7,13 @@
 #include "orchestra/Dialect/Orchestra/Utils/DynamicDims.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 using namespace mlir;
@@ -86,6 +91,187 @@ FailureOr<AffineExpr> mlir::orchestra::resolveEntryArgDim(BlockArgument arg,
   return failure();
 }
 
+namespace {
+/// Derives sizes structurally, through the ops that define them: shapes
+/// flow from inits, empties, reshapes, slices and index arithmetic. Unlike
+/// the value bounds (a linear constraint set), this keeps products of dims
+/// (`batch * seq` after a collapse), which the plan and the runtime
+/// evaluate like any other expression.
+class SizeDeriver {
+public:
+  SizeDeriver(func::FuncOp func, ArgDimResolver resolve)
+      : func(func), resolve(resolve) {}
+
+  FailureOr<AffineExpr> dim(Value value, int64_t dim);
+  FailureOr<AffineExpr> index(Value value);
+  FailureOr<AffineExpr> mixed(OpFoldResult size) {
+    if (auto attr = dyn_cast<Attribute>(size))
+      return getAffineConstantExpr(cast<IntegerAttr>(attr).getInt(),
+                                   func.getContext());
+    return index(cast<Value>(size));
+  }
+
+private:
+  bool isArgument(Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner()->getParentOp() == func.getOperation();
+  }
+  FailureOr<AffineExpr> derive(Value value, int64_t dim);
+  FailureOr<AffineExpr> deriveIndex(Value value);
+
+  func::FuncOp func;
+  ArgDimResolver resolve;
+  DenseMap<std::pair<Value, int64_t>, AffineExpr> dims;
+  DenseMap<Value, AffineExpr> indices;
+};
+} // namespace
+
+FailureOr<AffineExpr> SizeDeriver::dim(Value value, int64_t d) {
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!type || !type.hasRank() || d < 0 || d >= type.getRank())
+    return failure();
+  if (!type.isDynamicDim(d))
+    return getAffineConstantExpr(type.getDimSize(d), value.getContext());
+  auto key = std::make_pair(value, d);
+  auto it = dims.find(key);
+  if (it != dims.end())
+    return it->second;
+  FailureOr<AffineExpr> expr = derive(value, d);
+  if (succeeded(expr))
+    dims[key] = *expr;
+  return expr;
+}
+
+FailureOr<AffineExpr> SizeDeriver::derive(Value value, int64_t d) {
+  if (isArgument(value))
+    return resolve(cast<BlockArgument>(value), d);
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return failure();
+  auto result = cast<OpResult>(value);
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+    return mixed(empty.getMixedSizes()[d]);
+  if (auto cast = dyn_cast<tensor::CastOp>(op))
+    return dim(cast.getSource(), d);
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    AffineExpr product = getAffineConstantExpr(1, op->getContext());
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    for (int64_t source : groups[d]) {
+      FailureOr<AffineExpr> size = dim(collapse.getSrc(), source);
+      if (failed(size))
+        return failure();
+      product = product * *size;
+    }
+    return product;
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+    return mixed(expand.getMixedOutputShape()[d]);
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    int64_t kept = -1;
+    for (auto [i, size] : llvm::enumerate(slice.getMixedSizes()))
+      if (!dropped.test(i) && ++kept == d)
+        return mixed(size);
+    return failure();
+  }
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    FailureOr<AffineExpr> source = dim(pad.getSource(), d);
+    FailureOr<AffineExpr> low = mixed(pad.getMixedLowPad()[d]);
+    FailureOr<AffineExpr> high = mixed(pad.getMixedHighPad()[d]);
+    if (failed(source) || failed(low) || failed(high))
+      return failure();
+    return *source + *low + *high;
+  }
+  if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
+    if (static_cast<int64_t>(concat.getDim()) != d)
+      return dim(concat.getInputs().front(), d);
+    AffineExpr sum = getAffineConstantExpr(0, op->getContext());
+    for (Value input : concat.getInputs()) {
+      FailureOr<AffineExpr> size = dim(input, d);
+      if (failed(size))
+        return failure();
+      sum = sum + *size;
+    }
+    return sum;
+  }
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op)) {
+    Value init = dps.getDpsInitOperand(result.getResultNumber())->get();
+    auto initType = dyn_cast<RankedTensorType>(init.getType());
+    if (dps.hasPureTensorSemantics() && initType &&
+        initType.getRank() == cast<ShapedType>(value.getType()).getRank())
+      return dim(init, d);
+  }
+  return failure();
+}
+
+FailureOr<AffineExpr> SizeDeriver::index(Value value) {
+  auto it = indices.find(value);
+  if (it != indices.end())
+    return it->second;
+  FailureOr<AffineExpr> expr = deriveIndex(value);
+  if (succeeded(expr))
+    indices[value] = *expr;
+  return expr;
+}
+
+FailureOr<AffineExpr> SizeDeriver::deriveIndex(Value value) {
+  MLIRContext *ctx = value.getContext();
+  Operation *op = value.getDefiningOp();
+  APInt constant;
+  if (op && !op->hasAttr(attr::kUnresolvedSize) &&
+      matchPattern(value, m_ConstantInt(&constant)))
+    return getAffineConstantExpr(constant.getSExtValue(), ctx);
+  // A size the ONNX importer has yet to resolve.
+  if (!op || op->hasAttr(attr::kUnresolvedSize))
+    return failure();
+  if (auto dimOp = dyn_cast<tensor::DimOp>(op)) {
+    std::optional<int64_t> d = dimOp.getConstantIndex();
+    if (!d)
+      return failure();
+    return dim(dimOp.getSource(), *d);
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
+    return index(op->getOperand(0));
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+    SmallVector<AffineExpr> operands;
+    for (Value operand : apply.getMapOperands()) {
+      FailureOr<AffineExpr> expr = index(operand);
+      if (failed(expr))
+        return failure();
+      operands.push_back(*expr);
+    }
+    AffineMap map = apply.getAffineMap();
+    ArrayRef<AffineExpr> all = operands;
+    return map.getResult(0).replaceDimsAndSymbols(
+        all.take_front(map.getNumDims()), all.drop_front(map.getNumDims()));
+  }
+  if (op->getNumOperands() != 2)
+    return failure();
+  FailureOr<AffineExpr> lhs = index(op->getOperand(0));
+  FailureOr<AffineExpr> rhs = index(op->getOperand(1));
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  // Division and remainder only by a positive constant (sizes are not
+  // negative, so truncating and flooring agree).
+  auto divisor = dyn_cast<AffineConstantExpr>(*rhs);
+  bool byConstant = divisor && divisor.getValue() > 0;
+  if (isa<arith::AddIOp>(op))
+    return *lhs + *rhs;
+  if (isa<arith::SubIOp>(op))
+    return *lhs - *rhs;
+  if (isa<arith::MulIOp>(op))
+    return *lhs * *rhs;
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::FloorDivSIOp>(op) &&
+      byConstant)
+    return lhs->floorDiv(*rhs);
+  if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(op) && byConstant)
+    return lhs->ceilDiv(*rhs);
+  if (isa<arith::RemSIOp, arith::RemUIOp>(op) && byConstant)
+    return *lhs % *rhs;
+  return failure();
+}
+
 FailureOr<AffineExpr> mlir::orchestra::getDimExpr(Value value, int64_t dim,
                                                   func::FuncOp func,
                                                   ArgDimResolver resolve) {
@@ -93,12 +279,16 @@ FailureOr<AffineExpr> mlir::orchestra::getDimExpr(Value value, int64_t dim,
   MLIRContext *ctx = value.getContext();
   if (!type.isDynamicDim(dim))
     return getAffineConstantExpr(type.getDimSize(dim), ctx);
+  SizeDeriver deriver(func, resolve);
+  FailureOr<AffineExpr> derived = deriver.dim(value, dim);
+  if (succeeded(derived))
+    return derived;
+  // Through ops the structure does not know (loops, ...): the value
+  // bounds, which stop at the function's arguments.
   auto isArgument = [&](Value v) {
     auto arg = dyn_cast<BlockArgument>(v);
     return arg && arg.getOwner()->getParentOp() == func.getOperation();
   };
-  if (isArgument(value))
-    return resolve(cast<BlockArgument>(value), dim);
   AffineMap map;
   ValueDimList operands;
   if (failed(ValueBoundsConstraintSet::computeBound(
@@ -121,6 +311,12 @@ FailureOr<AffineExpr> mlir::orchestra::getDimExpr(Value value, int64_t dim,
   ArrayRef<AffineExpr> all = replacements;
   return map.getResult(0).replaceDimsAndSymbols(
       all.take_front(map.getNumDims()), all.drop_front(map.getNumDims()));
+}
+
+FailureOr<AffineExpr> mlir::orchestra::getIndexExpr(Value value,
+                                                    func::FuncOp func,
+                                                    ArgDimResolver resolve) {
+  return SizeDeriver(func, resolve).index(value);
 }
 
 FailureOr<SmallVector<AffineExpr>>
@@ -196,6 +392,14 @@ mlir::orchestra::getUpperBound(AffineExpr expr, ArrayRef<DynamicDim> dims) {
   if (!range)
     return std::nullopt;
   return range->hi;
+}
+
+std::optional<int64_t>
+mlir::orchestra::getLowerBound(AffineExpr expr, ArrayRef<DynamicDim> dims) {
+  std::optional<Interval> range = getRange(expr, dims);
+  if (!range)
+    return std::nullopt;
+  return range->lo;
 }
 
 FailureOr<SmallVector<int64_t>>

@@ -9,7 +9,10 @@ time (random weights, fixed seed; nothing is downloaded).
                                       exports with a dynamic batch
                                       (dynamic_axes, as most export scripts
                                       do) and writes DIR/bN/input_0.npy and
-                                      DIR/bN/expected_0.npy for each size N
+                                      DIR/bN/expected_0.npy for each size N;
+                                      a model of token ids also has a
+                                      dynamic sequence length: sizes BxS,
+                                      written to DIR/bBsS
     torch_models.py list              prints the model names
 """
 import os
@@ -89,6 +92,33 @@ def build(name):
             Bottleneck(160, 160, 160, 32, 1),
             torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
             torch.nn.Linear(160, 10)), (1, 3, 64, 64)
+    if name == "bert_tiny":
+        # A BERT-style encoder: token, position and segment embeddings, their
+        # layer norm and two post-norm GELU layers; the positions are sliced
+        # to the sequence's length, so the sequence length may vary.
+        class Bert(torch.nn.Module):
+            def __init__(self, vocab=1000, hidden=64, layers=2, heads=4,
+                         positions=64):
+                super().__init__()
+                self.tokens = torch.nn.Embedding(vocab, hidden)
+                self.positions = torch.nn.Embedding(positions, hidden)
+                self.segments = torch.nn.Embedding(2, hidden)
+                self.norm = torch.nn.LayerNorm(hidden, eps=1e-12)
+                layer = torch.nn.TransformerEncoderLayer(
+                    hidden, heads, 4 * hidden, dropout=0.0,
+                    activation="gelu", batch_first=True)
+                self.encoder = torch.nn.TransformerEncoder(
+                    layer, layers, enable_nested_tensor=False)
+                self.register_buffer("position_ids",
+                                     torch.arange(positions)[None, :])
+
+            def forward(self, ids):
+                positions = self.position_ids[:, :ids.shape[1]]
+                x = (self.tokens(ids) + self.positions(positions) +
+                     self.segments(torch.zeros_like(ids)))
+                return self.encoder(self.norm(x))
+
+        return Bert(), torch.randint(0, 1000, (2, 16))
     if name == "lstm_tagger":
         # A sequence tagger: token embeddings, a 2-layer LSTM, a linear
         # layer per step; 40 tokens of a 1000-word vocabulary.
@@ -217,7 +247,7 @@ def build(name):
 MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder_layer", "mlp",
           "small_cnn", "grouped_cnn", "lraspp", "lstm_tagger",
           "gru_classifier", "transformer_encoder", "r3d_18", "r3d_small",
-          "patch_embed"]
+          "patch_embed", "bert_tiny"]
 
 
 def calibrate_batch_norm(model, shape):
@@ -273,17 +303,25 @@ def export_dynamic(name, out_dir, sizes):
 
     model, x = prepare(name)
     os.makedirs(out_dir, exist_ok=True)
+    tokens = not x.is_floating_point()
+    axes = {0: "batch", 1: "seq"} if tokens else {0: "batch"}
     torch.onnx.export(model, x, os.path.join(out_dir, "model.onnx"),
                       opset_version=17, input_names=["input"],
                       output_names=["output"],
-                      dynamic_axes={"input": {0: "batch"},
-                                    "output": {0: "batch"}})
+                      dynamic_axes={"input": axes, "output": axes})
     generator = torch.Generator().manual_seed(1)
     for size in sizes:
-        batch = torch.randn((size,) + tuple(x.shape[1:]), generator=generator)
+        if tokens:
+            batch_size, seq = (int(n) for n in size.split("x"))
+            batch = torch.randint(0, 1000, (batch_size, seq),
+                                  generator=generator)
+            size_dir = os.path.join(out_dir, "b%ds%d" % (batch_size, seq))
+        else:
+            batch = torch.randn((int(size),) + tuple(x.shape[1:]),
+                                generator=generator)
+            size_dir = os.path.join(out_dir, "b%s" % size)
         with torch.no_grad():
             expected = model(batch)
-        size_dir = os.path.join(out_dir, "b%d" % size)
         os.makedirs(size_dir, exist_ok=True)
         np.save(os.path.join(size_dir, "input_0.npy"), batch.numpy())
         np.save(os.path.join(size_dir, "expected_0.npy"), expected.numpy())
@@ -317,8 +355,7 @@ def main():
     if command == "export":
         export(sys.argv[2], sys.argv[3])
     elif command == "export-dynamic":
-        export_dynamic(sys.argv[2], sys.argv[3],
-                       [int(n) for n in sys.argv[4].split(",")])
+        export_dynamic(sys.argv[2], sys.argv[3], sys.argv[4].split(","))
     elif command == "compare":
         compare(sys.argv[2], sys.argv[3])
     elif command == "list":

@@ -48,12 +48,18 @@ using ArgDimResolver =
     llvm::function_ref<FailureOr<AffineExpr>(BlockArgument, int64_t)>;
 
 /// The size of dimension `dim` of the shaped `value`, defined in `func`, as
-/// an expression: a constant for a static size, else derived through the
-/// ops' value bounds down to `func`'s arguments, which `resolve` names.
-/// Fails where the size depends on data (or on an op without bounds).
+/// an expression: a constant for a static size, else derived down to
+/// `func`'s arguments, which `resolve` names: through the ops that define
+/// shapes (inits, empties, reshapes, slices, pads, concats, index
+/// arithmetic), which keeps products of dims, else through the ops' value
+/// bounds (linear). Fails where the size depends on data.
 FailureOr<AffineExpr> getDimExpr(Value value, int64_t dim, func::FuncOp func,
                                  ArgDimResolver resolve);
 
+/// The value of the index `value` (a size computed by index arithmetic) as
+/// an expression, as getDimExpr derives sizes.
+FailureOr<AffineExpr> getIndexExpr(Value value, func::FuncOp func,
+                                   ArgDimResolver resolve);
 /// The expressions of all dims of `value` (see getDimExpr).
 FailureOr<SmallVector<AffineExpr>> getShapeExprs(Value value, func::FuncOp func,
                                                  ArgDimResolver resolve);
@@ -67,6 +73,9 @@ FailureOr<AffineExpr> resolveEntryArgDim(BlockArgument arg, int64_t dim);
 std::optional<int64_t> getUpperBound(AffineExpr expr,
                                      ArrayRef<DynamicDim> dims);
 
+/// The smallest value `expr` takes over the dims' ranges, or nothing.
+std::optional<int64_t> getLowerBound(AffineExpr expr,
+                                     ArrayRef<DynamicDim> dims);
 /// The shape of `type` at its upper bounds: `exprs` gives each dimension.
 FailureOr<SmallVector<int64_t>> getUpperBoundShape(ArrayRef<AffineExpr> exprs,
                                                    ArrayRef<DynamicDim> dims);
