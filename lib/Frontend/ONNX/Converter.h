@@ -176,6 +176,8 @@ LogicalResult convertDynamicReshape(NodeContext &ctx,
                                     llvm::ArrayRef<AffineExpr> shape);
 /// Slice (opset 10 and later) with unit steps on its sliced axes.
 LogicalResult convertDynamicSlice(NodeContext &ctx);
+/// Expand of a dynamically shaped input, or to computed sizes.
+LogicalResult convertDynamicExpand(NodeContext &ctx);
 /// ConstantOfShape of computed sizes.
 LogicalResult convertDynamicConstantOfShape(NodeContext &ctx,
                                             llvm::ArrayRef<AffineExpr> shape,

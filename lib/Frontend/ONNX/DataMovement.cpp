@@ -167,26 +167,54 @@ FailureOr<std::string> getScatterReduction(NodeContext &ctx) {
 //===----------------------------------------------------------------------===//
 
 /// Gather: out[a, i, b] = data[a, indices[i], b] along `axis`.
-/// Gather of constant `indices` along a static axis of data with dynamic
-/// sizes: a strided slice, reshaped to the result.
+/// More symbols than any model has dims, for simplifyAffineExpr.
+constexpr unsigned kMaxSymbols = 1 << 16;
+
+/// Gather of constant `indices` from data with dynamic sizes (the first
+/// token of each sequence, x[:, 0]): a strided slice, reshaped to the
+/// result. Along a dynamic dimension, a negative index counts from its end
+/// and every index must be within it for every size the dims may take.
 LogicalResult gatherDynamic(NodeContext &ctx, int64_t axis,
-                            ArrayRef<int64_t> indices,
+                            ArrayRef<int64_t> rawIndices,
                             ArrayRef<int64_t> indicesShape) {
-  int64_t stride = indices.size() > 1 ? indices[1] - indices[0] : 1;
-  for (size_t i = 1; i < indices.size(); ++i)
-    if (stride <= 0 || indices[i] - indices[i - 1] != stride)
-      return ctx.emitError() << "unsupported: gathering indices that are not "
-                                "evenly increasing from data of dynamic sizes";
   FailureOr<SmallVector<AffineExpr>> sizes = ctx.getInputSizes(0);
   if (failed(sizes))
     return failure();
   MLIRContext *context = ctx.getContext();
+  AffineExpr dim = (*sizes)[axis];
+  SmallVector<AffineExpr> indices;
+  for (int64_t index : rawIndices) {
+    AffineExpr position =
+        index < 0 ? dim + index : getAffineConstantExpr(index, context);
+    std::optional<int64_t> lower = ctx.getLowerBound(position);
+    std::optional<int64_t> past =
+        ctx.getUpperBound(simplifyAffineExpr(position - dim, 0, kMaxSymbols));
+    if (!lower || *lower < 0 || !past || *past >= 0)
+      return ctx.emitError()
+             << "index " << index << " is out of range of dimension " << axis
+             << " (of size " << ctx.printSize(dim)
+             << ") for some sizes the dims may take";
+    indices.push_back(position);
+  }
+  int64_t stride = 1;
+  if (indices.size() > 1) {
+    auto first = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(indices[1] - indices[0], 0, kMaxSymbols));
+    stride = first ? first.getValue() : 0;
+  }
+  for (size_t i = 1; i < indices.size(); ++i)
+    if (stride <= 0 ||
+        simplifyAffineExpr(indices[i] - indices[i - 1], 0, kMaxSymbols) !=
+            getAffineConstantExpr(stride, context))
+      return ctx.emitError() << "unsupported: gathering indices that are not "
+                                "evenly increasing from data of dynamic sizes";
   OpBuilder &b = ctx.getBuilder();
   int64_t rank = sizes->size();
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
   SmallVector<AffineExpr> sliced(*sizes);
-  offsets[axis] = b.getIndexAttr(indices.empty() ? 0 : indices.front());
+  offsets[axis] =
+      indices.empty() ? b.getIndexAttr(0) : ctx.buildSize(indices.front());
   strides[axis] = b.getIndexAttr(stride);
   sliced[axis] = getAffineConstantExpr(indices.size(), context);
   SmallVector<int64_t> slicedShape(ctx.getInputShape(0));
@@ -230,12 +258,12 @@ LogicalResult convertGather(NodeContext &ctx) {
   TensorOperand data = getOperand(ctx, 0);
 
   if (DenseElementsAttr indicesAttr = ctx.getConstantInput(1)) {
+    if (!ctx.getInputType(0).hasStaticShape())
+      return gatherDynamic(ctx, *axis, getIntValues(indicesAttr), indicesShape);
     FailureOr<SmallVector<int64_t>> indices =
         getNormalizedIndices(ctx, indicesAttr, dim);
     if (failed(indices))
       return failure();
-    if (!ctx.getInputType(0).hasStaticShape())
-      return gatherDynamic(ctx, *axis, *indices, indicesShape);
     // Evenly spaced increasing indices are a strided slice; others a
     // table lookup along the axis.
     int64_t stride = indices->size() > 1 ? (*indices)[1] - (*indices)[0] : 1;

@@ -582,7 +582,7 @@ static LogicalResult checkDynamicInputs(NodeContext &ctx) {
       "Sin",         "Softplus",  "Sqrt",      "Sub",       "Sum",
       "Tanh",        "Cast",      "Where",     "Equal",     "Not",
       "Transpose",   "Squeeze",   "Unsqueeze", "Reshape",   "Slice",
-      "MatMul"};
+      "MatMul",      "Concat",    "Expand"};
   static const llvm::StringSet<> batched = {
       "AveragePool",       "BatchNormalization", "Conv",
       "GlobalAveragePool", "GlobalMaxPool",      "MaxPool"};

@@ -93,6 +93,40 @@ LogicalResult reshapeDynamic(NodeContext &ctx, ArrayRef<int64_t> shape) {
   return success();
 }
 
+/// Concat of operands with dynamic sizes, equal outside `axis` for every
+/// size of the dims.
+LogicalResult concatDynamic(NodeContext &ctx, int64_t axis) {
+  FailureOr<SmallVector<AffineExpr>> first = ctx.getInputSizes(0);
+  if (failed(first))
+    return failure();
+  SmallVector<Value> values;
+  for (unsigned i = 0, e = ctx.getNumInputs(); i < e; ++i) {
+    if (ctx.getInputDType(i) != ctx.getInputDType(0))
+      return ctx.emitError() << "operands have different element types";
+    FailureOr<SmallVector<AffineExpr>> sizes = ctx.getInputSizes(i);
+    if (failed(sizes))
+      return failure();
+    if (sizes->size() != first->size())
+      return ctx.emitError() << "operand " << i << " has rank " << sizes->size()
+                             << "; expected " << first->size();
+    for (int64_t d = 0, rank = sizes->size(); d < rank; ++d)
+      if (d != axis && (*sizes)[d] != (*first)[d])
+        return ctx.emitError()
+               << "operand " << i << " has size " << ctx.printSize((*sizes)[d])
+               << " in dimension " << d << "; expected "
+               << ctx.printSize((*first)[d]);
+    values.push_back(ctx.getInput(i));
+  }
+  if (values.size() == 1) {
+    ctx.setOutput(0, values.front(), ctx.getInputDType(0));
+    return success();
+  }
+  ctx.setOutput(
+      0, tensor::ConcatOp::create(ctx.getBuilder(), ctx.getLoc(), axis, values),
+      ctx.getInputDType(0));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Converters
 //===----------------------------------------------------------------------===//
@@ -239,6 +273,22 @@ LogicalResult convertSqueeze(NodeContext &ctx) {
       normalizeAxes(ctx, *axes, shape.size());
   if (failed(normalized))
     return failure();
+  // Without axes, a dynamic dimension that may be 1 would be removed or not
+  // depending on the input: the output's rank would depend on data.
+  if (normalized->empty() && !ctx.getInputType(0).hasStaticShape()) {
+    FailureOr<SmallVector<AffineExpr>> sizes = ctx.getInputSizes(0);
+    if (failed(sizes))
+      return failure();
+    for (auto [i, size] : llvm::enumerate(*sizes)) {
+      std::optional<int64_t> lower = ctx.getLowerBound(size);
+      if (ShapedType::isDynamic(shape[i]) && (!lower || *lower <= 1))
+        return ctx.emitError()
+               << "unsupported: a Squeeze without axes of dynamic dimension "
+               << i << " (" << ctx.printSize(size)
+               << "), which may be 1: the result's rank would depend on the "
+                  "input; give the axes";
+    }
+  }
   SmallVector<int64_t> result;
   for (auto [i, dim] : llvm::enumerate(shape)) {
     bool listed = llvm::is_contained(*normalized, int64_t(i));
@@ -301,6 +351,11 @@ LogicalResult convertConcat(NodeContext &ctx) {
   FailureOr<int64_t> normalized = normalizeAxis(ctx, *axis, rank);
   if (failed(normalized))
     return failure();
+  bool dynamic = false;
+  for (unsigned i = 0, e = ctx.getNumInputs(); i < e; ++i)
+    dynamic |= !ctx.getInputType(i).hasStaticShape();
+  if (dynamic)
+    return concatDynamic(ctx, *normalized);
   SmallVector<TensorOperand> inputs;
   for (unsigned i = 0, e = ctx.getNumInputs(); i < e; ++i) {
     if (ctx.getInputDType(i) != ctx.getInputDType(0))
@@ -456,6 +511,9 @@ LogicalResult convertSlice(NodeContext &ctx) {
 
 /// Expand: numpy broadcast of the input and the shape operand.
 LogicalResult convertExpand(NodeContext &ctx) {
+  if (!ctx.getInputType(0).hasStaticShape() ||
+      !ctx.getImportedInput(1).sizes.empty())
+    return convertDynamicExpand(ctx);
   FailureOr<SmallVector<int64_t>> shape =
       ctx.requireConstantInts(1, "the target shape");
   if (failed(shape))

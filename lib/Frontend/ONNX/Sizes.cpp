@@ -99,6 +99,16 @@ std::optional<Monomial> getProduct(ArrayRef<AffineExpr> exprs) {
   return product;
 }
 
+/// `expr` with its linear parts combined (seq - (seq - 1) is 1).
+AffineExpr simplify(AffineExpr expr) {
+  unsigned symbols = 0;
+  expr.walk([&](AffineExpr e) {
+    if (auto symbol = dyn_cast<AffineSymbolExpr>(e))
+      symbols = std::max(symbols, symbol.getPosition() + 1);
+  });
+  return simplifyAffineExpr(expr, 0, symbols);
+}
+
 RankedTensorType getSizedType(ArrayRef<AffineExpr> sizes, Type element) {
   SmallVector<int64_t> shape;
   for (AffineExpr size : sizes) {
@@ -175,8 +185,9 @@ FailureOr<AffineExpr> getSliceBound(NodeContext &ctx, AffineExpr value,
       value = dim + c;
     }
   }
+  value = simplify(value);
   std::optional<int64_t> lower = ctx.getLowerBound(value);
-  std::optional<int64_t> excess = ctx.getUpperBound(value - dim);
+  std::optional<int64_t> excess = ctx.getUpperBound(simplify(value - dim));
   if (!lower || *lower < 0 || !excess || *excess > 0)
     return ctx.emitError()
            << "unsupported: the slice " << what << " " << ctx.printSize(value)
@@ -360,11 +371,11 @@ FailureOr<bool> onnx_import::foldSizeComputation(NodeContext &ctx) {
       AffineExpr a = (*data)[data->size() == 1 ? 0 : i];
       AffineExpr b = (*rhs)[rhs->size() == 1 ? 0 : i];
       if (op == "Add") {
-        result.push_back(a + b);
+        result.push_back(simplify(a + b));
       } else if (op == "Sub") {
-        result.push_back(a - b);
+        result.push_back(simplify(a - b));
       } else if (op == "Mul") {
-        result.push_back(a * b);
+        result.push_back(simplify(a * b));
       } else {
         // Integer division truncates; sizes are not negative, so it floors.
         std::optional<int64_t> lower = ctx.getLowerBound(a);
@@ -532,13 +543,14 @@ LogicalResult onnx_import::convertDynamicSlice(NodeContext &ctx) {
     FailureOr<AffineExpr> end = getSliceBound(ctx, (*ends)[i], dim, "end");
     if (failed(start) || failed(end))
       return failure();
-    std::optional<int64_t> lower = ctx.getLowerBound(*end - *start);
+    AffineExpr size = simplify(*end - *start);
+    std::optional<int64_t> lower = ctx.getLowerBound(size);
     if (!lower || *lower < 0)
       return ctx.emitError()
              << "unsupported: the slice end " << ctx.printSize(*end)
              << " may come before its start " << ctx.printSize(*start);
     offsets[axis] = *start;
-    sizes[axis] = *end - *start;
+    sizes[axis] = size;
   }
   Value input = ctx.getInput(0);
   RankedTensorType type = getSizedType(
@@ -572,5 +584,60 @@ onnx_import::convertDynamicConstantOfShape(NodeContext &ctx,
   Value scalar = arith::ConstantOp::create(b, loc, value);
   Value filled = linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
   ctx.setOutput(0, filled, dtype);
+  return success();
+}
+
+LogicalResult onnx_import::convertDynamicExpand(NodeContext &ctx) {
+  std::optional<SmallVector<AffineExpr>> target = ctx.getSizeInput(1);
+  if (!target)
+    return ctx.emitError() << "unsupported: the target shape of an Expand of "
+                              "dynamic sizes must be a constant or computed "
+                              "from shapes";
+  FailureOr<SmallVector<AffineExpr>> input = ctx.getInputSizes(0);
+  if (failed(input))
+    return failure();
+  MLIRContext *context = ctx.getContext();
+  AffineExpr one = getAffineConstantExpr(1, context);
+  int64_t rank = std::max(input->size(), target->size());
+  int64_t inputOffset = rank - input->size();
+  int64_t targetOffset = rank - target->size();
+  SmallVector<AffineExpr> sizes, reads;
+  for (int64_t d = 0; d < rank; ++d) {
+    AffineExpr a = d >= inputOffset ? (*input)[d - inputOffset] : one;
+    AffineExpr b = d >= targetOffset ? (*target)[d - targetOffset] : one;
+    AffineExpr size = a == one ? b : (b == one || b == a) ? a : AffineExpr();
+    if (!size)
+      return ctx.emitError()
+             << "cannot broadcast dimension " << d << " of size "
+             << ctx.printSize(a) << " to " << ctx.printSize(b);
+    sizes.push_back(size);
+    if (d >= inputOffset)
+      reads.push_back(a == one && size != one
+                          ? getAffineConstantExpr(0, context)
+                          : getAffineDimExpr(d, context));
+  }
+  OpBuilder &b = ctx.getBuilder();
+  Location loc = ctx.getLoc();
+  Value source = ctx.getInput(0);
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  RankedTensorType type = getSizedType(sizes, sourceType.getElementType());
+  SmallVector<Value> dynamicSizes;
+  for (auto [size, extent] : llvm::zip(sizes, type.getShape()))
+    if (ShapedType::isDynamic(extent))
+      dynamicSizes.push_back(
+          getValueOrCreateConstantIndexOp(b, loc, ctx.buildSize(size)));
+  Value init = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+  SmallVector<AffineMap> maps{AffineMap::get(rank, 0, reads, context),
+                              AffineMap::getMultiDimIdentityMap(rank, context)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  Value result =
+      linalg::GenericOp::create(
+          b, loc, type, source, init, maps, iterators,
+          [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+            linalg::YieldOp::create(nested, nestedLoc, args[0]);
+          })
+          .getResult(0);
+  ctx.setOutput(0, result, ctx.getInputDType(0));
   return success();
 }

@@ -67,10 +67,15 @@ void applyKernelABITypes(func::FuncOp func) {
       continue;
     Type original = arg.getType();
     arg.setType(abiType);
+    // The uses before the conversion, whose sizes (tensor.dim) read the
+    // argument too.
+    SmallVector<OpOperand *> uses =
+        llvm::to_vector(llvm::make_pointer_range(arg.getUses()));
     Value converted =
         convertElements(builder, arg.getLoc(), arg,
                         cast<ShapedType>(original).getElementType());
-    arg.replaceAllUsesExcept(converted, converted.getDefiningOp());
+    for (OpOperand *use : uses)
+      use->set(converted);
   }
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   builder.setInsertionPoint(ret);
