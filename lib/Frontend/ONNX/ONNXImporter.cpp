@@ -560,10 +560,10 @@ LogicalResult ModelImporter::importNodes(
 /// movement (Reshape, Squeeze, Unsqueeze, Transpose, Slice) and MatMul any;
 /// convolutions, poolings and normalizations the batch (input 0, dimension
 /// 0), LayerNormalization and Softmax the dimensions before the normalized
-/// ones, Gemm the rows of A, Gather the indices (or the data when the
-/// indices are constants), Flatten the dimensions before its axis. Any other
-/// dynamic input is refused with an error that names it, before its
-/// converter could compute with an unknown size.
+/// ones, reductions the dimensions they keep, Gemm the rows of A, Gather the
+/// indices (or the data when the indices are constants), Flatten the dimensions
+/// before its axis. Any other dynamic input is refused with an error that names
+/// it, before its converter could compute with an unknown size.
 static LogicalResult checkDynamicInputs(NodeContext &ctx) {
   auto isDynamic = [&](unsigned i) {
     return ctx.hasInput(i) && !ctx.getInputType(i).hasStaticShape();
@@ -625,6 +625,19 @@ static LogicalResult checkDynamicInputs(NodeContext &ctx) {
         onlyDims(0, 0, axis < 0 ? axis + rank : axis) && othersStatic(0);
   } else if (op == "Softmax" && ctx.getSinceVersion() >= 13) {
     supported = othersStatic(0);
+  } else if (op.starts_with("Reduce") && ctx.getDomain().empty()) {
+    // Over static dimensions only: a mean divides by their count.
+    SmallVector<int64_t> axes = ctx.getAttrInts("axes");
+    if (ctx.hasInput(1)) {
+      DenseElementsAttr constant = ctx.getConstantInput(1);
+      axes = constant ? getIntValues(constant) : SmallVector<int64_t>{};
+    }
+    int64_t rank = ctx.getInputRank(0);
+    supported = !axes.empty() && othersStatic(0);
+    for (int64_t axis : axes)
+      supported &= axis >= -rank && axis < rank &&
+                   !ShapedType::isDynamic(
+                       ctx.getInputShape(0)[axis < 0 ? axis + rank : axis]);
   }
   if (supported)
     return success();
@@ -634,8 +647,9 @@ static LogicalResult checkDynamicInputs(NodeContext &ctx) {
              << "unsupported: input " << i << " has the dynamic type "
              << ctx.getInputType(i) << " (dynamic dimensions reach "
              << "elementwise ops, data movement, convolutions, poolings, "
-                "normalizations, Softmax, Gemm, MatMul, Gather and Flatten so "
-                "far); compile for one size with --dim NAME=SIZE";
+                "normalizations, reductions over static dimensions, Softmax, "
+                "Gemm, MatMul, Gather and Flatten so far); compile for one "
+                "size with --dim NAME=SIZE";
   return success();
 }
 
