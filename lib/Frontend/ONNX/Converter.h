@@ -178,6 +178,9 @@ LogicalResult convertDynamicReshape(NodeContext &ctx,
 LogicalResult convertDynamicSlice(NodeContext &ctx);
 /// Expand of a dynamically shaped input, or to computed sizes.
 LogicalResult convertDynamicExpand(NodeContext &ctx);
+/// Range whose start or limit is a computed size (positions up to the
+/// sequence's length), with a positive constant delta.
+LogicalResult convertDynamicRange(NodeContext &ctx);
 /// ConstantOfShape of computed sizes.
 LogicalResult convertDynamicConstantOfShape(NodeContext &ctx,
                                             llvm::ArrayRef<AffineExpr> shape,

@@ -797,6 +797,9 @@ LogicalResult convertConstantOfShape(NodeContext &ctx) {
 /// Range: start + i * delta for i < ceil((limit - start) / delta); the
 /// operands fix the output size, so they must be constants.
 LogicalResult convertRange(NodeContext &ctx) {
+  for (unsigned i = 0; i < 3; ++i)
+    if (!ctx.getImportedInput(i).sizes.empty())
+      return convertDynamicRange(ctx);
   OnnxDType dtype = ctx.getInputDType(0);
   SmallVector<DenseElementsAttr> operands;
   for (unsigned i = 0; i < 3; ++i) {

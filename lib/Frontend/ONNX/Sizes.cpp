@@ -641,3 +641,58 @@ LogicalResult onnx_import::convertDynamicExpand(NodeContext &ctx) {
   ctx.setOutput(0, result, ctx.getInputDType(0));
   return success();
 }
+
+LogicalResult onnx_import::convertDynamicRange(NodeContext &ctx) {
+  SmallVector<AffineExpr> operands;
+  for (unsigned i = 0; i < 3; ++i) {
+    std::optional<SmallVector<AffineExpr>> value = ctx.getSizeInput(i);
+    if (!value || value->size() != 1)
+      return ctx.emitError() << "unsupported: a Range of dynamic size whose "
+                                "operand "
+                             << i << " is not a scalar size or constant";
+    operands.push_back(value->front());
+  }
+  auto delta = dyn_cast<AffineConstantExpr>(operands[2]);
+  if (!delta || delta.getValue() <= 0)
+    return ctx.emitError() << "unsupported: a Range of dynamic size needs a "
+                              "positive constant delta";
+  AffineExpr span = simplify(operands[1] - operands[0]);
+  std::optional<int64_t> lower = ctx.getLowerBound(span);
+  if (!lower || *lower < 0)
+    return ctx.emitError() << "unsupported: the Range's limit "
+                           << ctx.printSize(operands[1])
+                           << " may be below its start "
+                           << ctx.printSize(operands[0]);
+  AffineExpr count = simplify(span.ceilDiv(delta.getValue()));
+  OpBuilder &b = ctx.getBuilder();
+  Location loc = ctx.getLoc();
+  auto element = cast<IntegerType>(ctx.getInputType(0).getElementType());
+  RankedTensorType type = getSizedType({count}, element);
+  SmallVector<Value> dynamicSizes;
+  if (type.isDynamicDim(0))
+    dynamicSizes.push_back(
+        getValueOrCreateConstantIndexOp(b, loc, ctx.buildSize(count)));
+  Value init = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+  Value start =
+      getValueOrCreateConstantIndexOp(b, loc, ctx.buildSize(operands[0]));
+  Value step = arith::ConstantIndexOp::create(b, loc, delta.getValue());
+  MLIRContext *context = ctx.getContext();
+  Value result =
+      linalg::GenericOp::create(
+          b, loc, type, ValueRange{}, init,
+          AffineMap::getMultiDimIdentityMap(1, context),
+          utils::IteratorType::parallel,
+          [&](OpBuilder &nested, Location nestedLoc, ValueRange) {
+            Value i = linalg::IndexOp::create(nested, nestedLoc, 0);
+            Value offset = arith::MulIOp::create(nested, nestedLoc, i, step);
+            Value value =
+                arith::AddIOp::create(nested, nestedLoc, start, offset);
+            linalg::YieldOp::create(
+                nested, nestedLoc,
+                arith::IndexCastOp::create(nested, nestedLoc, element, value)
+                    .getResult());
+          })
+          .getResult(0);
+  ctx.setOutput(0, result, ctx.getInputDType(0));
+  return success();
+}
