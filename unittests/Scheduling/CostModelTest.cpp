@@ -9,6 +9,7 @@
 #include "orchestra/Target/TargetRegistry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "gtest/gtest.h"
@@ -93,8 +94,9 @@ protected:
 
 TEST_F(CostModelTest, WorkOfStructuredOps) {
   // 64 x 16 x 32 iterations of a multiply and an add.
-  EXPECT_DOUBLE_EQ(estimateFlops(matmul), 2.0 * 64 * 16 * 32);
-  EXPECT_DOUBLE_EQ(estimateBytes(matmul->getResult(0).getType()), 64 * 16 * 4);
+  CostShapes shapes;
+  EXPECT_DOUBLE_EQ(shapes.estimateFlops(matmul), 2.0 * 64 * 16 * 32);
+  EXPECT_DOUBLE_EQ(shapes.estimateBytes(matmul->getResult(0)), 64 * 16 * 4);
   EXPECT_EQ(getElementTypeName(matmul->getResult(0).getType()), "f32");
 }
 
@@ -151,4 +153,35 @@ TEST_F(CostModelTest, TransfersFollowTheFastestRoute) {
   EXPECT_EQ(route[0], "gpu0_hbm");
   EXPECT_EQ(route[1], "cpu0_dram");
   EXPECT_EQ(route[2], "tpu0_hbm");
+}
+
+TEST_F(CostModelTest, DynamicSizesAtOptAndMax) {
+  // A batch of 1..64 rows, costed at 8 (design/0017, decision 5); memory
+  // at 64.
+  const char *program = R"mlir(
+    func.func @main(%a: tensor<?x16xf32> {orchestra.dim_names = ["batch", ""]},
+                    %b: tensor<16x32xf32>) -> tensor<?x32xf32>
+        attributes {orchestra.dims = {batch = array<i64: 1, 64, 8>}} {
+      %c0 = arith.constant 0 : index
+      %n = tensor.dim %a, %c0 : tensor<?x16xf32>
+      %e = tensor.empty(%n) : tensor<?x32xf32>
+      %m = linalg.matmul ins(%a, %b : tensor<?x16xf32>, tensor<16x32xf32>)
+                         outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
+      return %m : tensor<?x32xf32>
+    })mlir";
+  OwningOpRef<ModuleOp> dynamic =
+      parseSourceString<ModuleOp>(program, context.get());
+  ASSERT_TRUE(dynamic);
+  auto func = *dynamic->getOps<func::FuncOp>().begin();
+  FailureOr<SmallVector<DynamicDim>> dims = getDynamicDims(func);
+  ASSERT_TRUE(succeeded(dims));
+  Operation *product = nullptr;
+  func.walk([&](linalg::MatmulOp op) { product = op; });
+  CostShapes atOpt(func, *dims, CostShapes::AtOpt);
+  CostShapes atMax(func, *dims, CostShapes::AtMax);
+  EXPECT_DOUBLE_EQ(atOpt.estimateFlops(product), 2.0 * 8 * 32 * 16);
+  EXPECT_DOUBLE_EQ(atOpt.estimateBytes(product->getResult(0)), 8 * 32 * 4);
+  EXPECT_DOUBLE_EQ(atMax.estimateBytes(product->getResult(0)), 64 * 32 * 4);
+  // Without the dims, a dynamic size costs 1.
+  EXPECT_DOUBLE_EQ(CostShapes().estimateFlops(product), 2.0 * 32 * 16);
 }

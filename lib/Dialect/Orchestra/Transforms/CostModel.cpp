@@ -20,10 +20,53 @@ using namespace mlir::orchestra;
 
 static constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-double mlir::orchestra::estimateFlops(Operation *op) {
+CostShapes::CostShapes(func::FuncOp entry, ArrayRef<DynamicDim> dims,
+                       Point point)
+    : entry(entry) {
+  for (const DynamicDim &dim : dims)
+    sizes.push_back(point == AtOpt ? dim.opt : dim.max);
+}
+
+int64_t CostShapes::getDimSize(Value value, int64_t dim) const {
+  auto shaped = cast<ShapedType>(value.getType());
+  if (!shaped.isDynamicDim(dim))
+    return shaped.getDimSize(dim);
+  if (!entry || sizes.empty())
+    return 1;
+  auto key = std::make_pair(value, dim);
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return it->second;
+  FailureOr<AffineExpr> expr =
+      getDimExpr(value, dim, entry, resolveEntryArgDim);
+  int64_t size =
+      succeeded(expr) ? std::max<int64_t>(1, evaluateDimExpr(*expr, sizes)) : 1;
+  cache[key] = size;
+  return size;
+}
+
+int64_t CostShapes::getNumElements(Value value) const {
+  auto shaped = cast<ShapedType>(value.getType());
+  int64_t count = 1;
+  for (int64_t d = 0; d < shaped.getRank(); ++d)
+    count *= getDimSize(value, d);
+  return count;
+}
+
+double CostShapes::estimateFlops(Operation *op) const {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    // The loop ranges from the operands' sizes at opt.
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+      SmallVector<int64_t> sizes;
+      for (OpOperand &operand : op->getOpOperands())
+        for (int64_t d = 0, e = linalgOp.getRank(&operand); d < e; ++d)
+          sizes.push_back(getDimSize(operand.get(), d));
+      if (AffineMap map = linalgOp.getShapesToLoopsMap())
+        ranges = map.compose(sizes);
+    }
     double iterations = 1;
-    for (int64_t range : linalgOp.getStaticLoopRanges())
+    for (int64_t range : ranges)
       iterations *= ShapedType::isDynamic(range) ? 1 : range;
     int64_t bodyOps = 0;
     if (Block *body = linalgOp.getBlock())
@@ -39,19 +82,19 @@ double mlir::orchestra::estimateFlops(Operation *op) {
     return (trips ? trips->getZExtValue() : 1) * body;
   }
   double flops = 0;
-  for (Type type : op->getResultTypes()) {
-    auto shaped = dyn_cast<ShapedType>(type);
-    flops += shaped && shaped.hasStaticShape() ? shaped.getNumElements() : 1;
-  }
+  for (Value result : op->getResults())
+    flops += isa<ShapedType>(result.getType()) ? getNumElements(result) : 1;
   return flops;
 }
 
-double mlir::orchestra::estimateBytes(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (shaped && shaped.hasStaticShape() &&
-      shaped.getElementType().isIntOrFloat())
-    return getBufferSize(type);
-  return 8;
+double CostShapes::estimateBytes(Value value) const {
+  auto shaped = dyn_cast<ShapedType>(value.getType());
+  if (!shaped || !shaped.hasRank() || !shaped.getElementType().isIntOrFloat())
+    return 8;
+  if (shaped.hasStaticShape())
+    return getBufferSize(shaped);
+  return static_cast<double>(getNumElements(value)) *
+         llvm::divideCeil(shaped.getElementType().getIntOrFloatBitWidth(), 8);
 }
 
 std::string mlir::orchestra::getElementTypeName(Type type) {

@@ -346,7 +346,8 @@ struct EntryTasks {
   DenseMap<Operation *, unsigned> taskOf;
 };
 
-EntryTasks collectTasks(Block &body, const CostModel &model) {
+EntryTasks collectTasks(Block &body, const CostModel &model,
+                        const CostShapes &shapes) {
   const Topology &topo = model.getTopology();
   DenseMap<Operation *, SupportMask> masks;
   auto getSupport = [&](Operation *op) -> SupportMask {
@@ -383,14 +384,14 @@ EntryTasks collectTasks(Block &body, const CostModel &model) {
         if (innerDef && isCloneable(innerDef))
           addCloned(innerDef);
         else if (isa<tensor::DimOp>(def) && task.inputs.insert(inner))
-          task.work.bytes += estimateBytes(inner.getType());
+          task.work.bytes += shapes.estimateBytes(inner);
       }
       task.cloned.insert(def);
     };
     for (Operation *op : group.ops) {
-      task.work.flops += estimateFlops(op);
-      for (Type type : op->getResultTypes())
-        task.work.bytes += estimateBytes(type);
+      task.work.flops += shapes.estimateFlops(op);
+      for (Value result : op->getResults())
+        task.work.bytes += shapes.estimateBytes(result);
       for (Value input : getInputs(op)) {
         Operation *def = input.getDefiningOp();
         if (def && members.contains(def))
@@ -400,7 +401,7 @@ EntryTasks collectTasks(Block &body, const CostModel &model) {
           continue;
         }
         if (task.inputs.insert(input))
-          task.work.bytes += estimateBytes(input.getType());
+          task.work.bytes += shapes.estimateBytes(input);
       }
     }
     // Results: values used outside the group.
@@ -436,7 +437,8 @@ using ExcludedDevices = llvm::SmallBitVector;
 
 FailureOr<scheduling::TaskGraph>
 buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
-               const CostModel &model, const ExcludedDevices &excluded,
+               const CostModel &model, const CostShapes &shapes,
+               const ExcludedDevices &excluded,
                const ForbiddenPlacements &forbidden = {}) {
   const Topology &topo = model.getTopology();
   unsigned numDevices = topo.devices.size();
@@ -507,10 +509,9 @@ buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
   for (auto [t, task] : llvm::enumerate(entry.tasks))
     for (Value input : task.inputs)
       if (!isConstant(input))
-        graph.addEdge(producerTask(input), t + 1,
-                      estimateBytes(input.getType()));
+        graph.addEdge(producerTask(input), t + 1, shapes.estimateBytes(input));
   for (Value result : func.getBody().front().getTerminator()->getOperands())
-    graph.addEdge(producerTask(result), sink, estimateBytes(result.getType()));
+    graph.addEdge(producerTask(result), sink, shapes.estimateBytes(result));
 
   for (unsigned p = 0; p < numDevices; ++p) {
     if (const TopologyMemorySpace *space = model.getDefaultSpace(p))
@@ -537,7 +538,7 @@ buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
 /// forbade anything.
 bool forbidOverfullPlacements(const EntryTasks &entry,
                               const scheduling::Schedule &sched,
-                              const CostModel &model,
+                              const CostModel &model, const CostShapes &largest,
                               ForbiddenPlacements &forbidden) {
   const Topology &topo = model.getTopology();
   for (unsigned d = 0; d < topo.devices.size(); ++d) {
@@ -553,10 +554,10 @@ bool forbidOverfullPlacements(const EntryTasks &entry,
       return sched.start[a + 1] > sched.start[b + 1];
     });
     // Buffers take whole 64-byte lines in the plan.
-    auto padded = [](Value value) {
+    auto padded = [&](Value value) {
       return static_cast<double>(llvm::alignTo(
-          std::max<int64_t>(
-              1, static_cast<int64_t>(estimateBytes(value.getType()))),
+          std::max<int64_t>(1,
+                            static_cast<int64_t>(largest.estimateBytes(value))),
           kBufferAlignment));
     };
     auto estimate = [&](ArrayRef<unsigned> tasks) {
@@ -642,8 +643,12 @@ mlir::orchestra::buildEntryTaskGraph(func::FuncOp func,
   if (!func.getBody().hasOneBlock())
     return func.emitError() << "entry function '" << func.getSymName()
                             << "' must have a single block";
-  EntryTasks entry = collectTasks(func.getBody().front(), model);
-  return buildTaskGraph(func, entry, model,
+  FailureOr<SmallVector<DynamicDim>> dims = getDynamicDims(func);
+  if (failed(dims))
+    return failure();
+  CostShapes shapes(func, *dims, CostShapes::AtOpt);
+  EntryTasks entry = collectTasks(func.getBody().front(), model, shapes);
+  return buildTaskGraph(func, entry, model, shapes,
                         ExcludedDevices(model.getTopology().devices.size()));
 }
 
@@ -891,7 +896,14 @@ void SchedulePass::runOnOperation() {
       }
 
   Block &body = func.getBody().front();
-  EntryTasks entryTasks = collectTasks(body, model);
+  // Dynamic sizes are costed at their dims' opt; memory holds them at
+  // their largest (design/0017).
+  FailureOr<SmallVector<DynamicDim>> dims = getDynamicDims(func);
+  if (failed(dims))
+    return signalPassFailure();
+  CostShapes shapes(func, *dims, CostShapes::AtOpt);
+  CostShapes largest(func, *dims, CostShapes::AtMax);
+  EntryTasks entryTasks = collectTasks(body, model, shapes);
   // Schedule; where the weights a schedule leaves resident on a device do
   // not fit beside its working sets, keep the tasks that start last there
   // off it and schedule again.
@@ -899,7 +911,8 @@ void SchedulePass::runOnOperation() {
   FailureOr<scheduling::TaskGraph> graph = failure();
   std::optional<scheduling::Schedule> scheduled;
   for (;;) {
-    graph = buildTaskGraph(func, entryTasks, model, excluded, forbidden);
+    graph =
+        buildTaskGraph(func, entryTasks, model, shapes, excluded, forbidden);
     if (failed(graph))
       return signalPassFailure();
     llvm::Expected<scheduling::Schedule> result =
@@ -910,7 +923,8 @@ void SchedulePass::runOnOperation() {
       return signalPassFailure();
     }
     scheduled = std::move(*result);
-    if (!forbidOverfullPlacements(entryTasks, *scheduled, model, forbidden))
+    if (!forbidOverfullPlacements(entryTasks, *scheduled, model, largest,
+                                  forbidden))
       break;
   }
   if (!forbidden.empty()) {
@@ -982,7 +996,7 @@ void SchedulePass::runOnOperation() {
       // Values from one producer task to one consumer task are one edge of
       // the task graph, one message (latency once, then the bytes of each
       // in turn); the predictions follow that model.
-      double bytes = estimateBytes(value.getType());
+      double bytes = shapes.estimateBytes(value);
       double perByte = model.getRouteSecondsPerByte(loc.device, device);
       auto [cursor, first] =
           linkCursor.try_emplace({loc.producer, consumer}, 0.0);

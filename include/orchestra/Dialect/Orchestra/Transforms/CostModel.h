@@ -18,6 +18,7 @@
 #ifndef ORCHESTRA_DIALECT_ORCHESTRA_TRANSFORMS_COSTMODEL_H
 #define ORCHESTRA_DIALECT_ORCHESTRA_TRANSFORMS_COSTMODEL_H
 
+#include "orchestra/Dialect/Orchestra/Utils/DynamicDims.h"
 #include "orchestra/Topology/Topology.h"
 
 #include "mlir/IR/Operation.h"
@@ -40,14 +41,35 @@ struct Work {
   std::string elementType = "f32";
 };
 
-/// Arithmetic work of one op: for structured ops, iterations times the
-/// scalar ops of the body; for an `scf.for` its body's work times its trip
-/// count; for others one operation per result element.
-double estimateFlops(Operation *op);
+/// The sizes a program is costed at (design/0017, decision 5): static sizes
+/// as they are, a dynamic size through its expression in the dims at their
+/// opt (`--dim NAME=MIN..MAX@OPT`: times) or their max (memory, which the
+/// plan holds at the largest sizes); 1 where it has none.
+class CostShapes {
+public:
+  enum Point { AtOpt, AtMax };
+  /// Static sizes only (dynamic ones cost 1).
+  CostShapes() = default;
+  CostShapes(func::FuncOp entry, ArrayRef<DynamicDim> dims, Point point);
 
-/// Bytes of a value: its buffer size for static tensors of int or float
-/// elements, one 8-byte word otherwise.
-double estimateBytes(Type type);
+  /// The size of dimension `dim` of the shaped `value`.
+  int64_t getDimSize(Value value, int64_t dim) const;
+  /// Arithmetic work of one op: for structured ops, iterations times the
+  /// scalar ops of the body; for an `scf.for` its body's work times its
+  /// trip count; for others one operation per result element.
+  double estimateFlops(Operation *op) const;
+  /// Bytes of a value: its buffer size for tensors of int or float
+  /// elements, one 8-byte word otherwise.
+  double estimateBytes(Value value) const;
+
+private:
+  int64_t getNumElements(Value value) const;
+
+  func::FuncOp entry;
+  /// The dims' sizes, in symbol order.
+  SmallVector<int64_t> sizes;
+  mutable DenseMap<std::pair<Value, int64_t>, int64_t> cache;
+};
 
 /// The element type name the throughput tables use ("f32", "i8", "i1", ...).
 std::string getElementTypeName(Type type);
