@@ -47,6 +47,9 @@ static StringRef getFusionRootTag(linalg::LinalgOp root,
       if (!matmul)
         return false;
       SmallVector<int64_t> loops = matmul.getStaticLoopRanges();
+      // (kDynamic asks for a matmul of dynamic rows.)
+      if (ShapedType::isDynamic(rows))
+        return loops.size() == 3 && ShapedType::isDynamic(loops[0]);
       return loops.size() == 3 && loops[0] >= rows;
     };
     return isLarge(root) || llvm::any_of(slice, isLarge);
@@ -106,6 +109,11 @@ static StringRef getFusionRootTag(linalg::LinalgOp root,
       return cpu::attr::kRootNdhwcChannels;
     return cpu::attr::kRootNdhwcRowsChannels;
   }
+  // A dynamic batch (design/0017): one image and one output row per tile,
+  // whose shapes are static.
+  if (channelsLastConvolution && ranges.size() >= 4 &&
+      ShapedType::isDynamic(ranges[0]) && parallelDim(1))
+    return cpu::attr::kRootNhwcBatchRows;
   if (channelsLastConvolution && ranges.size() >= 4 && ranges[0] == 1 &&
       parallelDim(1)) {
     if (ranges[1] >= 14)
@@ -119,6 +127,10 @@ static StringRef getFusionRootTag(linalg::LinalgOp root,
   if (parallelDim(0) && ranges[0] >= 1024 && hasMatmulOfRows(1024))
     return cpu::attr::kRootTall;
   if (parallelDim(0) && ranges[0] >= 128 && hasMatmulOfRows(128))
+    return cpu::attr::kRootWide;
+  // Rows of a dynamic size (design/0017) are tiled as many rows are.
+  if (parallelDim(0) && ShapedType::isDynamic(ranges[0]) &&
+      hasMatmulOfRows(ShapedType::kDynamic))
     return cpu::attr::kRootWide;
   // A first loop too short for two 8-row tiles (the heads of an attention
   // softmax) is tiled by one, unless a matmul needs the rows for its

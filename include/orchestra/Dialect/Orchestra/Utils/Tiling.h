@@ -17,13 +17,14 @@
 namespace mlir::orchestra {
 
 /// Whether loop `dim` of `op` can be split across tiles: a parallel loop of
-/// static trip count at least 2.
+/// trip count at least 2, or of a dynamic one (design/0017: the tiles are
+/// static where the size allows, with a partial last one).
 inline bool isTileableParallelLoop(linalg::LinalgOp op, unsigned dim) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   return dim < ranges.size() &&
          iterators[dim] == utils::IteratorType::parallel &&
-         !ShapedType::isDynamic(ranges[dim]) && ranges[dim] >= 2;
+         (ShapedType::isDynamic(ranges[dim]) || ranges[dim] >= 2);
 }
 
 } // namespace mlir::orchestra
