@@ -266,8 +266,7 @@ FailureOr<bool> onnx_import::foldSizeComputation(NodeContext &ctx) {
     ctx.setSizeOutput(0, *data, scalar, to);
     return true;
   }
-  if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" ||
-      op == "Flatten") {
+  if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape") {
     // Between a scalar and one element, or a vector kept a vector.
     int64_t rank;
     if (op == "Reshape") {
@@ -275,6 +274,10 @@ FailureOr<bool> onnx_import::foldSizeComputation(NodeContext &ctx) {
       if (!target)
         return false;
       rank = target.getNumElements();
+      int64_t extent = rank == 1 ? getIntValues(target).front() : -1;
+      if (extent != -1 && extent != int64_t(data->size()) &&
+          !(extent == 0 && !scalar && ctx.getAttrInt("allowzero", 0) == 0))
+        return false;
     } else if (op == "Unsqueeze") {
       auto axes = ctx.getSinceVersion() < 13 ? ctx.getAttrInts("axes")
                                              : SmallVector<int64_t>();
