@@ -47,6 +47,8 @@ int64_t CostShapes::getDimSize(Value value, int64_t dim) const {
 
 int64_t CostShapes::getNumElements(Value value) const {
   auto shaped = cast<ShapedType>(value.getType());
+  if (!shaped.hasRank())
+    return 1;
   int64_t count = 1;
   for (int64_t d = 0; d < shaped.getRank(); ++d)
     count *= getDimSize(value, d);
