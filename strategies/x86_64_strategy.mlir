@@ -18,10 +18,8 @@
 //     convolution of fewer than 14 rows and a multiple of 32 channels,
 //     tiled by 32 channels over all rows; `_nhwc_groups`: a grouped
 //     convolution of fewer than 14 rows, tiled by one group over all
-//     rows; `_nhwc_batch_rows`: around a channels-last convolution or
-//     pooling of a dynamic batch, tiled by one image and one output row,
-//     so that each tile has the static shapes of a batch of one;
-//     `_ndhwc_rows` / `_ndhwc_channels` / `_ndhwc_rows_channels`:
+//     rows (a dynamic batch is tiled by one image too, so that each tile
+//     has the static shapes of a batch of one); `_ndhwc_rows` / `_ndhwc_channels` / `_ndhwc_rows_channels`:
 //     the same around a channels-last 3-D convolution or pooling, whose
 //     rows are those of every output depth);
 //   * `orchestra.fusion_root_cols`: put by orchestra-cpu-select-tiles in place
@@ -968,25 +966,6 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %roots_nhwc : !transform.any_op {
     ^bb0(%root: !transform.any_op):
       %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [0, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %func = transform.get_parent_op %forall {op_name = "func.func"}
-          : (!transform.any_op) -> !transform.any_op
-      %producers = transform.structured.match
-          attributes{orchestra.fusion_producer} in %func
-          : (!transform.any_op) -> !transform.any_op
-      %fused, %loop = transform.structured.fuse_into_containing_op
-          %producers into %forall
-          : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    }
-    // Roots of channels-last convolutions of a dynamic batch
-    // (design/0017): one output row of one image per parallel tile, whose
-    // shapes are static.
-    %roots_nhwc_b = transform.structured.match
-        attributes{orchestra.fusion_root_nhwc_batch_rows} in %module
-        : (!transform.any_op) -> !transform.any_op
-    transform.foreach %roots_nhwc_b : !transform.any_op {
-    ^bb0(%root: !transform.any_op):
-      %tiled, %forall = transform.structured.tile_using_forall %root
           tile_sizes [1, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %func = transform.get_parent_op %forall {op_name = "func.func"}
           : (!transform.any_op) -> !transform.any_op
@@ -1007,7 +986,7 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %roots_nhwc_f : !transform.any_op {
     ^bb0(%root: !transform.any_op):
       %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [0, 0, 0, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+          tile_sizes [1, 0, 0, 32] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %func = transform.get_parent_op %forall {op_name = "func.func"}
           : (!transform.any_op) -> !transform.any_op
       %producers = transform.structured.match
@@ -1023,7 +1002,7 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %roots_nhwc_c : !transform.any_op {
     ^bb0(%root: !transform.any_op):
       %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [0, 1, 0, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+          tile_sizes [1, 1, 0, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %func = transform.get_parent_op %forall {op_name = "func.func"}
           : (!transform.any_op) -> !transform.any_op
       %producers = transform.structured.match
@@ -1043,7 +1022,7 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %roots_nhwc_g : !transform.any_op {
     ^bb0(%root: !transform.any_op):
       %tiled, %forall = transform.structured.tile_using_forall %root
-          tile_sizes [0, 0, 0, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+          tile_sizes [1, 0, 0, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
       %func = transform.get_parent_op %forall {op_name = "func.func"}
           : (!transform.any_op) -> !transform.any_op
       %producers = transform.structured.match

@@ -109,13 +109,12 @@ static StringRef getFusionRootTag(linalg::LinalgOp root,
       return cpu::attr::kRootNdhwcChannels;
     return cpu::attr::kRootNdhwcRowsChannels;
   }
-  // A dynamic batch (design/0017): one image and one output row per tile,
-  // whose shapes are static.
-  if (channelsLastConvolution && ranges.size() >= 4 &&
-      ShapedType::isDynamic(ranges[0]) && parallelDim(1))
-    return cpu::attr::kRootNhwcBatchRows;
-  if (channelsLastConvolution && ranges.size() >= 4 && ranges[0] == 1 &&
-      parallelDim(1)) {
+  // (A dynamic batch, design/0017, is tiled by one image, and each tile by
+  // the rows, channels or groups of a batch of one: the tiles' shapes are
+  // static.)
+  bool oneImage = ranges.size() >= 4 &&
+                  (ranges[0] == 1 || ShapedType::isDynamic(ranges[0]));
+  if (channelsLastConvolution && oneImage && parallelDim(1)) {
     if (ranges[1] >= 14)
       return cpu::attr::kRootNhwcRows;
     if (groupedConvolution && parallelDim(3) && ranges[3] >= 4)

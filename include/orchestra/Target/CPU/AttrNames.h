@@ -33,10 +33,6 @@ inline constexpr llvm::StringLiteral kRootNhwcChannels =
     "orchestra.fusion_root_nhwc_channels";
 inline constexpr llvm::StringLiteral kRootNhwcRowsChannels =
     "orchestra.fusion_root_nhwc_rows_channels";
-/// ... of a dynamic batch: by images and output rows, so that each tile is
-/// the static one of an image (design/0017).
-inline constexpr llvm::StringLiteral kRootNhwcBatchRows =
-    "orchestra.fusion_root_nhwc_batch_rows";
 /// The same for 3-D ones.
 inline constexpr llvm::StringLiteral kRootNdhwcRows =
     "orchestra.fusion_root_ndhwc_rows";

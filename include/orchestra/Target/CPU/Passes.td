@@ -65,10 +65,9 @@ def CPUTagTiling : Pass<"orchestra-cpu-tag-tiling", "::mlir::ModuleOp"> {
     - `orchestra.fusion_root_nhwc_rows`, `_nhwc_groups`, `_nhwc_channels`,
       `_nhwc_rows_channels`: the same for a [1, H, W, C] output of a 2-D one
       (14 or more rows; a grouped convolution of 4 or more groups is tiled
-      by groups);
-    - `orchestra.fusion_root_nhwc_batch_rows`: a [N, H, W, C] output of a
-      dynamic batch (design/0017), tiled by one image and one output row,
-      so that each tile has the static shapes of a batch of one;
+      by groups), or a [N, H, W, C] one of a dynamic batch, tiled by one
+      image too, so that each tile has the static shapes of a batch of one
+      (design/0017);
     - `orchestra.fusion_root_tall` (around a matmul of 1024 or more rows),
       `_wide` (128 or more, or a dynamic number), `_short` (2 to 15 rows,
       no matmul), or
