@@ -136,6 +136,11 @@ static StringRef getFusionRootTag(linalg::LinalgOp root,
   // register tiles.
   if (parallelDim(0) && ranges[0] >= 2 && ranges[0] < 16 && !hasMatmulOfRows(1))
     return cpu::attr::kRootShort;
+  // A dynamic first loop over 3-D or larger work (the batch of heads of an
+  // attention, design/0017) is tiled by one too: its count may be as short.
+  if (parallelDim(0) && ShapedType::isDynamic(ranges[0]) &&
+      ranges.size() >= 3 && !hasMatmulOfRows(1))
+    return cpu::attr::kRootShort;
   if (parallelDim(0))
     return attr::kFusionRoot;
   if (ranges.size() >= 2 && ranges[0] == 1 && parallelDim(1))

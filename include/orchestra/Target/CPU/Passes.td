@@ -70,7 +70,8 @@ def CPUTagTiling : Pass<"orchestra-cpu-tag-tiling", "::mlir::ModuleOp"> {
       (design/0017);
     - `orchestra.fusion_root_tall` (around a matmul of 1024 or more rows),
       `_wide` (128 or more, or a dynamic number), `_short` (2 to 15 rows,
-      no matmul), or
+      or a dynamic first loop of 3-D work such as attention heads; no
+      matmul), or
       `orchestra.fusion_root` (kept) for a root with a parallel first loop;
     - `orchestra.fusion_root_d1` (`_d1_conv` with a convolution) when only
       its second loop is, after a unit first one.
