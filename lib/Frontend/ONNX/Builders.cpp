@@ -79,6 +79,46 @@ onnx_import::getBroadcastShape(NodeContext &ctx,
   return result;
 }
 
+LogicalResult onnx_import::checkDynamicBroadcast(NodeContext &ctx,
+                                                 ValueRange inputs) {
+  if (llvm::all_of(inputs, [](Value input) {
+        return cast<RankedTensorType>(input.getType()).hasStaticShape();
+      }))
+    return success();
+  int64_t rank = 0;
+  for (Value input : inputs)
+    rank = std::max(rank, cast<RankedTensorType>(input.getType()).getRank());
+  // Per result dimension, the first size other than a static 1: every other
+  // one must be the same expression. A dynamic size is not broadcast (it
+  // may not be 1), and one that differs from another at run time would be
+  // read out of bounds.
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<std::pair<AffineExpr, unsigned>> first;
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      auto type = cast<RankedTensorType>(input.getType());
+      int64_t axis = d - (rank - type.getRank());
+      if (axis < 0 || type.getDimSize(axis) == 1)
+        continue;
+      FailureOr<AffineExpr> size = ctx.getDimExpr(input, axis);
+      if (failed(size))
+        return failure();
+      if (!first) {
+        first = {*size, i};
+        continue;
+      }
+      if (!areEqualSizes(*size, first->first))
+        return ctx.emitError()
+               << "unsupported: dimension " << d << " of the broadcast is "
+               << ctx.printSize(first->first) << " in input " << first->second
+               << " and " << ctx.printSize(*size) << " in input " << i
+               << ", which may differ at run time (a dynamic size is not "
+                  "broadcast); name them alike (dim_param) or pin them "
+                  "with --dim NAME=SIZE";
+    }
+  }
+  return success();
+}
+
 FailureOr<Value> onnx_import::buildElementwise(NodeContext &ctx,
                                                ValueRange inputs,
                                                Type resultElementType,
@@ -87,7 +127,7 @@ FailureOr<Value> onnx_import::buildElementwise(NodeContext &ctx,
   for (Value input : inputs)
     shapes.push_back(cast<RankedTensorType>(input.getType()).getShape());
   FailureOr<SmallVector<int64_t>> shape = getBroadcastShape(ctx, shapes);
-  if (failed(shape))
+  if (failed(shape) || failed(checkDynamicBroadcast(ctx, inputs)))
     return failure();
   OpBuilder &b = ctx.getBuilder();
   MLIRContext *context = b.getContext();

@@ -171,6 +171,8 @@ FailureOr<bool> foldSizeComputation(NodeContext &ctx);
 FailureOr<Value> reshapeToSizes(NodeContext &ctx, Value input,
                                 llvm::ArrayRef<AffineExpr> from,
                                 llvm::ArrayRef<AffineExpr> to);
+/// Whether two sizes are equal for every size of the dims.
+bool areEqualSizes(AffineExpr lhs, AffineExpr rhs);
 /// Reshape to `shape` (0 copies, one -1 inferred).
 LogicalResult convertDynamicReshape(NodeContext &ctx,
                                     llvm::ArrayRef<AffineExpr> shape);
@@ -354,6 +356,11 @@ using ScalarBodyFn =
 FailureOr<llvm::SmallVector<int64_t>>
 getBroadcastShape(NodeContext &ctx,
                   llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
+
+/// Refuses a broadcast of `inputs` whose dynamic sizes may differ at run
+/// time (design/0017): at each result dimension every size but a static 1
+/// must be the same expression in the dims.
+LogicalResult checkDynamicBroadcast(NodeContext &ctx, ValueRange inputs);
 
 /// A `linalg.generic` computing `body` elementwise over the numpy broadcast
 /// of `inputs`, with result element type `resultElementType`.

@@ -408,6 +408,13 @@ FailureOr<bool> onnx_import::foldSizeComputation(NodeContext &ctx) {
 // Ops with dynamic sizes
 //===----------------------------------------------------------------------===//
 
+bool onnx_import::areEqualSizes(AffineExpr lhs, AffineExpr rhs) {
+  if (lhs == rhs || simplify(lhs) == simplify(rhs))
+    return true;
+  std::optional<Monomial> a = getMonomial(lhs), b = getMonomial(rhs);
+  return a && b && *a == *b;
+}
+
 FailureOr<Value> onnx_import::reshapeToSizes(NodeContext &ctx, Value input,
                                              ArrayRef<AffineExpr> from,
                                              ArrayRef<AffineExpr> to) {
