@@ -210,21 +210,9 @@ Value toSingleBatch(NodeContext &ctx, Value value) {
 /// A zero-filled tensor of `sizes` (dynamic where not constant).
 Value createZeros(NodeContext &ctx, ArrayRef<AffineExpr> sizes,
                   Type elementType) {
-  SmallVector<int64_t> shape;
-  SmallVector<Value> dynamic;
-  for (AffineExpr size : sizes) {
-    if (auto constant = dyn_cast<AffineConstantExpr>(size)) {
-      shape.push_back(constant.getValue());
-      continue;
-    }
-    shape.push_back(ShapedType::kDynamic);
-    dynamic.push_back(cast<Value>(ctx.buildSize(size)));
-  }
-  Value empty = tensor::EmptyOp::create(
-      ctx.getBuilder(), ctx.getLoc(), RankedTensorType::get(shape, elementType),
-      dynamic);
   return linalg::FillOp::create(ctx.getBuilder(), ctx.getLoc(),
-                                ctx.createScalar(elementType, 0), empty)
+                                ctx.createScalar(elementType, 0),
+                                createEmptyOfSizes(ctx, sizes, elementType))
       .getResult(0);
 }
 

@@ -171,6 +171,9 @@ FailureOr<bool> foldSizeComputation(NodeContext &ctx);
 FailureOr<Value> reshapeToSizes(NodeContext &ctx, Value input,
                                 llvm::ArrayRef<AffineExpr> from,
                                 llvm::ArrayRef<AffineExpr> to);
+/// `tensor.empty` of `sizes` (static where constant).
+Value createEmptyOfSizes(NodeContext &ctx, llvm::ArrayRef<AffineExpr> sizes,
+                         Type elementType);
 /// Whether two sizes are equal for every size of the dims.
 bool areEqualSizes(AffineExpr lhs, AffineExpr rhs);
 /// Reshape to `shape` (0 copies, one -1 inferred).

@@ -408,6 +408,20 @@ FailureOr<bool> onnx_import::foldSizeComputation(NodeContext &ctx) {
 // Ops with dynamic sizes
 //===----------------------------------------------------------------------===//
 
+Value onnx_import::createEmptyOfSizes(NodeContext &ctx,
+                                      ArrayRef<AffineExpr> sizes,
+                                      Type elementType) {
+  OpBuilder &b = ctx.getBuilder();
+  Location loc = ctx.getLoc();
+  RankedTensorType type = getSizedType(sizes, elementType);
+  SmallVector<Value> dynamicSizes;
+  for (auto [size, extent] : llvm::zip(sizes, type.getShape()))
+    if (ShapedType::isDynamic(extent))
+      dynamicSizes.push_back(
+          getValueOrCreateConstantIndexOp(b, loc, ctx.buildSize(size)));
+  return tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+}
+
 bool onnx_import::areEqualSizes(AffineExpr lhs, AffineExpr rhs) {
   if (lhs == rhs || simplify(lhs) == simplify(rhs))
     return true;
@@ -579,18 +593,12 @@ onnx_import::convertDynamicConstantOfShape(NodeContext &ctx,
                                            TypedAttr value, OnnxDType dtype) {
   OpBuilder &b = ctx.getBuilder();
   Location loc = ctx.getLoc();
-  RankedTensorType type = getSizedType(shape, value.getType());
-  SmallVector<Value> dynamicSizes;
-  for (auto [size, extent] : llvm::zip(shape, type.getShape()))
-    if (ShapedType::isDynamic(extent))
-      dynamicSizes.push_back(
-          getValueOrCreateConstantIndexOp(b, loc, ctx.buildSize(size)));
   for (AffineExpr size : shape)
     if (std::optional<int64_t> lower = ctx.getLowerBound(size);
         !lower || *lower < 0)
       return ctx.emitError() << "unsupported: the dimension "
                              << ctx.printSize(size) << " may be negative";
-  Value empty = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+  Value empty = createEmptyOfSizes(ctx, shape, value.getType());
   Value scalar = arith::ConstantOp::create(b, loc, value);
   Value filled = linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
   ctx.setOutput(0, filled, dtype);
@@ -630,13 +638,8 @@ LogicalResult onnx_import::convertDynamicExpand(NodeContext &ctx) {
   Location loc = ctx.getLoc();
   Value source = ctx.getInput(0);
   auto sourceType = cast<RankedTensorType>(source.getType());
-  RankedTensorType type = getSizedType(sizes, sourceType.getElementType());
-  SmallVector<Value> dynamicSizes;
-  for (auto [size, extent] : llvm::zip(sizes, type.getShape()))
-    if (ShapedType::isDynamic(extent))
-      dynamicSizes.push_back(
-          getValueOrCreateConstantIndexOp(b, loc, ctx.buildSize(size)));
-  Value init = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+  Value init = createEmptyOfSizes(ctx, sizes, sourceType.getElementType());
+  auto type = cast<RankedTensorType>(init.getType());
   SmallVector<AffineMap> maps{AffineMap::get(rank, 0, reads, context),
                               AffineMap::getMultiDimIdentityMap(rank, context)};
   SmallVector<utils::IteratorType> iterators(rank,
@@ -677,12 +680,8 @@ LogicalResult onnx_import::convertDynamicRange(NodeContext &ctx) {
   OpBuilder &b = ctx.getBuilder();
   Location loc = ctx.getLoc();
   auto element = cast<IntegerType>(ctx.getInputType(0).getElementType());
-  RankedTensorType type = getSizedType({count}, element);
-  SmallVector<Value> dynamicSizes;
-  if (type.isDynamicDim(0))
-    dynamicSizes.push_back(
-        getValueOrCreateConstantIndexOp(b, loc, ctx.buildSize(count)));
-  Value init = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+  Value init = createEmptyOfSizes(ctx, {count}, element);
+  auto type = cast<RankedTensorType>(init.getType());
   Value start =
       getValueOrCreateConstantIndexOp(b, loc, ctx.buildSize(operands[0]));
   Value step = arith::ConstantIndexOp::create(b, loc, delta.getValue());
