@@ -363,17 +363,20 @@ module attributes {transform.with_named_sequence} {
       %channels: !transform.param<i64> {transform.readonly}) {
     %func = transform.get_parent_op %c {op_name = "func.func"}
         : (!transform.any_op) -> !transform.any_op
-    // (n, oh, ow, f, kh, kw, c)
+    // (n, oh, ow, f, kh, kw, c); the channels outside the columns, so that
+    // a channel tile's filter bytes stay in L1 across its columns and the
+    // op computes the tile's corrections once for all of them.
     %t, %l:4 = transform.structured.tile_using_for %c
         tile_sizes [1, 1, 7, %channels, 0, 0, 0]
+        interchange = [0, 1, 3, 2, 4, 5, 6]
         : (!transform.any_op, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op, !transform.any_op,
             !transform.any_op, !transform.any_op)
-    %lf = transform.cast %l#3 : !transform.any_op to !transform.op<"scf.for">
-    %lw = transform.cast %l#2 : !transform.any_op to !transform.op<"scf.for">
-    transform.include @peel_if_needed failures(suppress) (%lf)
-        : (!transform.op<"scf.for">) -> ()
+    %lf = transform.cast %l#2 : !transform.any_op to !transform.op<"scf.for">
+    %lw = transform.cast %l#3 : !transform.any_op to !transform.op<"scf.for">
     transform.include @peel_if_needed failures(suppress) (%lw)
+        : (!transform.op<"scf.for">) -> ()
+    transform.include @peel_if_needed failures(suppress) (%lf)
         : (!transform.op<"scf.for">) -> ()
     transform.apply_patterns to %func {
       transform.apply_patterns.canonicalization

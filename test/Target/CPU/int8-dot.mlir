@@ -4,8 +4,9 @@
 // register tiles (7 columns or rows x two vectors of channels) with
 // transform.orchestra.cpu_int8_dot: loops over the filter rows, the
 // filter columns and the input channels by four, the accumulators and the
-// per-vector corrections carried in registers, the input bytes shifted to
-// unsigned and broadcast, one vpdpbusd per accumulator and step.
+// per-vector corrections carried in registers (the corrections of a packed
+// filter in loops of their own, outside the tiles), the input bytes shifted
+// to unsigned and broadcast, one vpdpbusd per accumulator and step.
 // RUN: orchestra-opt %s --split-input-file --orchestra-cpu-tag-tiling | FileCheck %s --check-prefix=TAG
 // RUN: orchestra-opt %s --split-input-file --orchestra-cpu-tag-tiling --orchestra-cpu-select-tiles --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy --canonicalize | FileCheck %s
 
@@ -60,13 +61,23 @@
 // A filter packed with four input channels innermost
 // (orchestra-cpu-pack-int8-operands; 6 channels padded to 8): each
 // vector's 16 channels x 4 bytes are one load, no shuffles, and the
-// unpack is gone.
+// unpack is gone. The corrections (128 x the sums of each channel's
+// filter) are loops of their own over the filter alone, outside the loop
+// over the output rows; each step of the tiles is then 10 dot products (5
+// columns x 2 vectors) and none for the corrections.
 // CHECK-LABEL: func.func @packed
 // CHECK-NOT:     linalg.unpack
 // CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2], [3, 4]] : tensor<3x3x2x24x4xi8> into tensor<3x3x2x96xi8>
 // CHECK-NOT:     vector.shuffle
 // CHECK:         vector.transfer_read %{{.*}} {in_bounds = [true]} : tensor<3x3x2x96xi8>, vector<64xi8>
 // CHECK:         vector.transfer_read %{{.*}} : tensor<3x3x2x96xi8>, vector<64xi8>
+// CHECK:         llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[OFFSET:cst[_0-9]*]], %{{.*}})
+// CHECK:         llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[OFFSET]], %{{.*}})
+// CHECK:         scf.for %{{.*}} = %c0 to %c5
+// CHECK-NOT:       %[[OFFSET]]
+// CHECK-COUNT-10:  llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT:       llvm.call_intrinsic
+// CHECK:           arith.subi
 // CHECK-NOT:     vector.shuffle
 // CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
 // CHECK-LABEL: func.func @packed_matmul

@@ -363,6 +363,37 @@ static FailureOr<Value> getUnsignedInput(RewriterBase &rewriter, Value input) {
   return value;
 }
 
+/// Moves `ops` (consecutive ops of one block that use, besides each other's
+/// results, only values defined above them) out of the enclosing scf.for
+/// loops whose iterations they do not depend on.
+static void hoistOutOfLoops(ArrayRef<Operation *> ops) {
+  if (ops.empty())
+    return;
+  llvm::SmallPtrSet<Operation *, 32> moved(ops.begin(), ops.end());
+  auto isMoved = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      def = value.getParentBlock()->getParentOp();
+    for (; def; def = def->getParentOp())
+      if (moved.contains(def))
+        return true;
+    return false;
+  };
+  while (auto loop = dyn_cast<scf::ForOp>(ops.front()->getParentOp())) {
+    bool invariant = true;
+    for (Operation *op : ops)
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (!isMoved(operand) && !loop.isDefinedOutsideOfLoop(operand))
+            invariant = false;
+      });
+    if (!invariant)
+      return;
+    for (Operation *op : ops)
+      op->moveBefore(loop);
+  }
+}
+
 DiagnosedSilenceableFailure
 transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
                                     Operation *target,
@@ -408,48 +439,59 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
   rewriter.setInsertionPoint(target);
   Int8DotTileBuilder build(rewriter, loc, lanes);
   int64_t width8 = vectors * lanes;
-  Value zero = build.index(0);
-  Value zeroI8 =
-      arith::ConstantOp::create(rewriter, loc, rewriter.getI8IntegerAttr(0));
-  Value zeroI32 =
-      arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
-  // The output's indices of column m, channel vector v.
-  auto outputIndices = [&](int64_t m, int64_t v) -> SmallVector<Value> {
-    Value column = build.index(m), channel = build.index(v * lanes);
-    if (tile.isConvolution)
-      return {zero, zero, column, channel};
-    return {column, channel};
-  };
   auto whole = [&](int64_t v) {
     return SmallVector<bool>{!tile.dynamicChannels &&
                              (v + 1) * lanes <= tile.channelsOut};
   };
-
-  // The accumulators (by column, then channel vector), then the
-  // corrections, one per channel vector.
-  SmallVector<Value> initial;
-  for (int64_t m = 0; m < tile.columns; ++m)
-    for (int64_t v = 0; v < vectors; ++v)
-      initial.push_back(vector::TransferReadOp::create(
-          rewriter, loc, build.accType, tile.init, outputIndices(m, v), zeroI32,
-          ArrayRef<bool>(whole(v))));
-  Value zeroAcc = arith::ConstantOp::create(
-      rewriter, loc,
-      DenseElementsAttr::get(build.accType, rewriter.getI32IntegerAttr(0)));
-  initial.append(vectors, zeroAcc);
-
   bool wholeQuads = tile.channels % 4 == 0;
   auto quadType = VectorType::get({4}, rewriter.getI8Type());
   auto rowsType = VectorType::get({4, width8}, rewriter.getI8Type());
   int64_t filterRank = tile.isConvolution ? 4 : 2;
   AffineMap rowsMap =
       AffineMap::getMinorIdentityMap(filterRank, 2, rewriter.getContext());
+  // The loops over the filter's rows and columns and the input channels by
+  // four, outermost first, carrying `initial`; `body` computes one step.
+  SmallVector<int64_t> tripCounts = {
+      tile.filterRows, tile.filterColumns,
+      static_cast<int64_t>(llvm::divideCeil(tile.channels, 4))};
+  using StepFn =
+      function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)>;
+  auto buildSteps = [&](ValueRange initial, StepFn body) -> SmallVector<Value> {
+    SmallVector<Value> ivs;
+    std::function<SmallVector<Value>(size_t, ValueRange)> loop =
+        [&](size_t depth, ValueRange carried) -> SmallVector<Value> {
+      if (depth == tripCounts.size())
+        return body(ivs[0], ivs[1], ivs[2], carried);
+      auto forOp = scf::ForOp::create(rewriter, loc, build.index(0),
+                                      build.index(tripCounts[depth]),
+                                      build.index(1), carried);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(forOp.getBody());
+      ivs.push_back(forOp.getInductionVar());
+      SmallVector<Value> yielded = loop(depth + 1, forOp.getRegionIterArgs());
+      ivs.pop_back();
+      scf::YieldOp::create(rewriter, loc, yielded);
+      return SmallVector<Value>(forOp.getResults());
+    };
+    return loop(0, initial);
+  };
+
+  // What reads only the filter comes first, so that it can leave the loops
+  // of the tiles it does not depend on (below): a packed filter read with
+  // the channels and their four bytes as one dimension, [KH, KW, C/4, F * 4]
+  // ([K/4, N * 4]), at the tile's offsets (the input channels' in fours).
+  Block::iterator filterBegin = rewriter.getInsertionPoint();
+  bool atBlockStart = filterBegin == rewriter.getInsertionBlock()->begin();
+  if (!atBlockStart)
+    --filterBegin;
+  Value zeroI8 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getI8IntegerAttr(0));
+  Value zeroAcc = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseElementsAttr::get(build.accType, rewriter.getI32IntegerAttr(0)));
   Value unsignedOffset = arith::ConstantOp::create(
       rewriter, loc,
       DenseElementsAttr::get(build.bytesType, rewriter.getI8IntegerAttr(-128)));
-  // A packed filter is read with the channels and their four bytes as one
-  // dimension: [KH, KW, C/4, F * 4] ([K/4, N * 4]), at the tile's offsets
-  // (the input channels' in fours).
   Value packedFilter;
   SmallVector<Value> packedOffsets;
   if (tile.packedFilter) {
@@ -459,7 +501,7 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
     packedFilter = tensor::CollapseShapeOp::create(rewriter, loc,
                                                    tile.packedFilter, groups);
     for (auto [d, summands] : llvm::enumerate(tile.packedOffsets)) {
-      Value offset = zero;
+      Value offset = build.index(0);
       for (OpFoldResult summand : summands)
         offset = arith::AddIOp::create(
             rewriter, loc, offset,
@@ -469,12 +511,9 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
       packedOffsets.push_back(offset);
     }
   }
-  // One step: the filter bytes of tap (kh, kw) and four input channels
-  // from c, `lanes x 4` per channel vector, against each column's four
-  // input bytes.
-  auto step = [&](Value kh, Value kw, Value c4,
-                  ValueRange carried) -> SmallVector<Value> {
-    Value c = arith::MulIOp::create(rewriter, loc, c4, build.index(4));
+  // The filter bytes of tap (kh, kw) and four input channels from 4 * c4,
+  // `lanes x 4` per channel vector.
+  auto loadWeights = [&](Value kh, Value kw, Value c4) -> SmallVector<Value> {
     SmallVector<Value> weights;
     if (packedFilter) {
       // Each vector's 16 (8) output channels x 4 input channels are
@@ -494,20 +533,76 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
             rewriter, loc, build.bytesType, packedFilter, indices, zeroI8,
             ArrayRef<bool>(whole(v))));
       }
-    } else {
-      SmallVector<Value> filterIndices = {c, zero};
-      if (tile.isConvolution)
-        filterIndices = {kh, kw, c, zero};
-      Value rows = vector::TransferReadOp::create(
-          rewriter, loc, rowsType, tile.filter, filterIndices, zeroI8, rowsMap,
-          ArrayRef<bool>{wholeQuads,
-                         !tile.dynamicChannels && tile.channelsOut == width8});
-      SmallVector<Value> row;
-      for (int64_t j = 0; j < 4; ++j)
-        row.push_back(vector::ExtractOp::create(rewriter, loc, rows, j));
-      weights = build.interleave(row, vectors);
+      return weights;
     }
+    Value c = arith::MulIOp::create(rewriter, loc, c4, build.index(4));
+    SmallVector<Value> filterIndices = {c, build.index(0)};
+    if (tile.isConvolution)
+      filterIndices = {kh, kw, c, build.index(0)};
+    Value rows = vector::TransferReadOp::create(
+        rewriter, loc, rowsType, tile.filter, filterIndices, zeroI8, rowsMap,
+        ArrayRef<bool>{wholeQuads,
+                       !tile.dynamicChannels && tile.channelsOut == width8});
+    SmallVector<Value> row;
+    for (int64_t j = 0; j < 4; ++j)
+      row.push_back(vector::ExtractOp::create(rewriter, loc, rows, j));
+    return build.interleave(row, vectors);
+  };
+  // `vpdpbusd` multiplies unsigned by signed bytes: the tile computes
+  // sum (x ^ 0x80) w = sum x w + 128 sum w and subtracts the corrections
+  // 128 sum w, one vector per channel vector. From a packed filter they are
+  // their own loops, which leave the loops over the tile's columns (rows of
+  // a matmul): computed once per channel tile instead of at every step of
+  // every register tile.
+  SmallVector<Value> corrections;
+  auto correct = [&](ArrayRef<Value> weights, ValueRange carried) {
+    SmallVector<Value> next(carried.begin(), carried.end());
+    for (int64_t v = 0; v < vectors; ++v)
+      next[v] = build.dot(next[v], unsignedOffset, weights[v]);
+    return next;
+  };
+  if (packedFilter) {
+    corrections =
+        buildSteps(SmallVector<Value>(vectors, zeroAcc),
+                   [&](Value kh, Value kw, Value c4, ValueRange carried) {
+                     return correct(loadWeights(kh, kw, c4), carried);
+                   });
+    Block::iterator filterEnd = rewriter.getInsertionPoint();
+    Block::iterator first = atBlockStart ? rewriter.getInsertionBlock()->begin()
+                                         : std::next(filterBegin);
+    SmallVector<Operation *> filterOps;
+    for (Operation &op : llvm::make_range(first, filterEnd))
+      filterOps.push_back(&op);
+    hoistOutOfLoops(filterOps);
+  }
 
+  Value zero = build.index(0);
+  Value zeroI32 =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+  // The output's indices of column m, channel vector v.
+  auto outputIndices = [&](int64_t m, int64_t v) -> SmallVector<Value> {
+    Value column = build.index(m), channel = build.index(v * lanes);
+    if (tile.isConvolution)
+      return {zero, zero, column, channel};
+    return {column, channel};
+  };
+
+  // The accumulators (by column, then channel vector), then, with a filter
+  // read as it is, the corrections.
+  SmallVector<Value> initial;
+  for (int64_t m = 0; m < tile.columns; ++m)
+    for (int64_t v = 0; v < vectors; ++v)
+      initial.push_back(vector::TransferReadOp::create(
+          rewriter, loc, build.accType, tile.init, outputIndices(m, v), zeroI32,
+          ArrayRef<bool>(whole(v))));
+  int64_t accumulators = tile.columns * vectors;
+  if (!packedFilter)
+    initial.append(vectors, zeroAcc);
+  // One step: the filter bytes against each column's four input bytes.
+  auto step = [&](Value kh, Value kw, Value c4,
+                  ValueRange carried) -> SmallVector<Value> {
+    Value c = arith::MulIOp::create(rewriter, loc, c4, build.index(4));
+    SmallVector<Value> weights = loadWeights(kh, kw, c4);
     SmallVector<Value> next(carried.begin(), carried.end());
     Value inputRow =
         arith::MulIOp::create(rewriter, loc, kh, build.index(tile.rowDilation));
@@ -528,40 +623,23 @@ transform::CPUInt8DotOp::applyToOne(transform::TransformRewriter &rewriter,
         acc = build.dot(acc, broadcast, weights[v]);
       }
     }
-    for (int64_t v = 0; v < vectors; ++v) {
-      Value &correction = next[tile.columns * vectors + v];
-      correction = build.dot(correction, unsignedOffset, weights[v]);
+    if (!packedFilter) {
+      SmallVector<Value> corrected =
+          correct(weights, ValueRange(carried).drop_front(accumulators));
+      std::copy(corrected.begin(), corrected.end(),
+                next.begin() + accumulators);
     }
     return next;
   };
-  // The loops over the filter's rows and columns and the input channels by
-  // four, outermost first.
-  SmallVector<int64_t> tripCounts = {
-      tile.filterRows, tile.filterColumns,
-      static_cast<int64_t>(llvm::divideCeil(tile.channels, 4))};
-  SmallVector<Value> ivs;
-  std::function<SmallVector<Value>(size_t, ValueRange)> loop =
-      [&](size_t depth, ValueRange carried) -> SmallVector<Value> {
-    if (depth == tripCounts.size())
-      return step(ivs[0], ivs[1], ivs[2], carried);
-    auto forOp =
-        scf::ForOp::create(rewriter, loc, zero, build.index(tripCounts[depth]),
-                           build.index(1), carried);
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(forOp.getBody());
-    ivs.push_back(forOp.getInductionVar());
-    SmallVector<Value> yielded = loop(depth + 1, forOp.getRegionIterArgs());
-    ivs.pop_back();
-    scf::YieldOp::create(rewriter, loc, yielded);
-    return SmallVector<Value>(forOp.getResults());
-  };
-  SmallVector<Value> sums = loop(0, initial);
+  SmallVector<Value> sums = buildSteps(initial, step);
+  if (!packedFilter)
+    corrections.assign(sums.begin() + accumulators, sums.end());
 
   Value result = tile.init;
   for (int64_t m = 0; m < tile.columns; ++m)
     for (int64_t v = 0; v < vectors; ++v) {
       Value exact = arith::SubIOp::create(rewriter, loc, sums[m * vectors + v],
-                                          sums[tile.columns * vectors + v]);
+                                          corrections[v]);
       result = vector::TransferWriteOp::create(rewriter, loc, exact, result,
                                                outputIndices(m, v),
                                                ArrayRef<bool>(whole(v)))
