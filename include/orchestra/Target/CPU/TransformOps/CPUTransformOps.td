@@ -60,10 +60,16 @@ def CPUInt8DotOp : TransformDialectOp<"orchestra.cpu_int8_dot", [
       `vpermi2b` each where the CPU has VBMI);
     * each column's four input bytes are broadcast to every lane; since
       `vpdpbusd`'s first operand is unsigned, the signed input is shifted by
-      `x ^ 0x80` (`x + 128`), and each vector of channels keeps a correction
-      accumulator, `vpdpbusd(corr, 0x80.., w)`, which the result subtracts at
-      the end: `sum (x + 128) w - sum 128 w = sum x w` exactly, in 32-bit
-      arithmetic that wraps like the contraction's. When the kernel reads
+      `x ^ 0x80` (`x + 128`), and each vector of channels has a correction,
+      `sum 128 w` (dot products `vpdpbusd(corr, 0x80.., w)`), which the
+      result subtracts at the end: `sum (x + 128) w - sum 128 w = sum x w`
+      exactly, in 32-bit arithmetic that wraps like the contraction's. From
+      a packed filter the corrections are loops of their own over the
+      filter alone, built before the tile's code and moved out of every
+      enclosing `scf.for` whose iteration they do not depend on (the loop
+      over a channel tile's columns: they are computed once per channel
+      tile); from a filter read as it is, they are accumulators carried
+      beside the others. When the kernel reads
       each input byte four times or more and the tile's input is a slice of
       a tensor of the function's body, the shift is made once: the tiles
       read a shifted copy of that tensor (a `linalg.generic` beside it,
