@@ -351,18 +351,15 @@ module attributes {transform.with_named_sequence} {
     transform.yield %op : !transform.any_op
   }
   // Register tiles of an 8-bit convolution for
-  // transform.orchestra.cpu_int8_dot: one output row, `%columns` columns
-  // and `%channels` output channels (orchestra-cpu-tag-tiling's
-  // `orchestra.int8_dot_columns` and `_channels`: 7 x two vectors, or 6 x
-  // four), with all the filter taps and input channels; the column and
-  // channel loops peeled like
+  // transform.orchestra.cpu_int8_dot: one output row, 7 columns and
+  // `%channels` output channels, with all the filter taps and input
+  // channels; the column and channel loops peeled like
   // @conv_nhwc_register_tiles'; then, as for the matmuls, the
   // canonicalization that makes the sizes of single partial tiles static
   // and the op on every tile (one it refuses stays a convolution for the
   // generic path).
   transform.named_sequence @conv_int8_dot_tiles(
       %c: !transform.any_op {transform.consumed},
-      %columns: !transform.param<i64> {transform.readonly},
       %channels: !transform.param<i64> {transform.readonly}) {
     %func = transform.get_parent_op %c {op_name = "func.func"}
         : (!transform.any_op) -> !transform.any_op
@@ -370,9 +367,9 @@ module attributes {transform.with_named_sequence} {
     // a channel tile's filter bytes stay in L1 across its columns and the
     // op computes the tile's corrections once for all of them.
     %t, %l:4 = transform.structured.tile_using_for %c
-        tile_sizes [1, 1, %columns, %channels, 0, 0, 0]
+        tile_sizes [1, 1, 7, %channels, 0, 0, 0]
         interchange = [0, 1, 3, 2, 4, 5, 6]
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        : (!transform.any_op, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op, !transform.any_op,
             !transform.any_op, !transform.any_op)
     %lf = transform.cast %l#2 : !transform.any_op to !transform.op<"scf.for">
@@ -1133,10 +1130,8 @@ module attributes {transform.with_named_sequence} {
     // vectorize the unpack of a packed filter they read; and before the
     // deep convolutions' reduction tiles of step 5): register tiles of one
     // output row, 7 columns and two vectors of output channels (32 at 512
-    // bits, 16 at 256) or 6 columns and four vectors (the tile
-    // orchestra-cpu-tag-tiling chose), remainders peeled, each computed
-    // with dot-product instructions over all its filter taps and input
-    // channels.
+    // bits, 16 at 256), remainders peeled, each computed with dot-product
+    // instructions over all its filter taps and input channels.
     // A deep one (@match_deep_int8_conv) first by filter rows and 64 input
     // channels, so that the filter bytes of a register tile (3 x 64 x 32)
     // stay in L1 while every tile of the parallel tile's rows and columns
@@ -1154,24 +1149,21 @@ module attributes {transform.with_named_sequence} {
         ops{["linalg.conv_2d_nhwc_hwcf"]}
         attributes{orchestra.int8_dot = 512 : i64} in %module
         : (!transform.any_op) -> !transform.any_op
+    transform.foreach %convs_int8_512 : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      %lanes = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.include @conv_int8_dot_tiles failures(propagate)
+          (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
     %convs_int8_256 = transform.structured.match
         ops{["linalg.conv_2d_nhwc_hwcf"]}
         attributes{orchestra.int8_dot = 256 : i64} in %module
         : (!transform.any_op) -> !transform.any_op
-    %convs_int8 = transform.merge_handles %convs_int8_512, %convs_int8_256
-        : !transform.any_op
-    transform.foreach %convs_int8 : !transform.any_op {
+    transform.foreach %convs_int8_256 : !transform.any_op {
     ^bb0(%c: !transform.any_op):
-      %columns = transform.orchestra.param_from_attr
-          %c["orchestra.int8_dot_columns"]
-          : (!transform.any_op) -> !transform.param<i64>
-      %channels = transform.orchestra.param_from_attr
-          %c["orchestra.int8_dot_channels"]
-          : (!transform.any_op) -> !transform.param<i64>
+      %lanes = transform.param.constant 16 : i64 -> !transform.param<i64>
       transform.include @conv_int8_dot_tiles failures(propagate)
-          (%c, %columns, %channels)
-          : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
-          -> ()
+          (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
     }
     // A packed filter (orchestra-cpu-pack-int8-operands) that a tile the op
     // refused still reads as it was: its unpack becomes a transpose and a

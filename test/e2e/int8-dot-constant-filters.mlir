@@ -8,7 +8,7 @@
 // channels (padded to 8) and 24 output channels (a partial vector) with
 // dilation 2, a 1x1 one of 80 output channels (two tiles and a remainder),
 // a deep 3x3 one of 7 rows and 128 channels (tiled by channels), the same
-// filter on rows of 14 (deep blocks and register tiles of 6 columns and 64
+// filter on a 16 x 16 input (deep blocks; a root tiled by rows, not
 // channels), one whose filter is also read by a second convolution, and two
 // matmuls (K = 30, not a multiple of four; 40 columns). On a CPU without
 // VNNI the same comparison checks the generic path.

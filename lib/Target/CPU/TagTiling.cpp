@@ -220,37 +220,6 @@ bool cpu::isInt8Contraction(linalg::LinalgOp op) {
          elementType(op.getDpsInits()[0]).isInteger(32);
 }
 
-/// Tags an 8-bit convolution of the VNNI path with its register tile
-/// (`orchestra.int8_dot_columns` x `orchestra.int8_dot_channels`): 7
-/// columns and two vectors of channels, or, at 512 bits, 6 columns and four
-/// vectors (64 channels) when its channels are a multiple of 64 (no
-/// remainder tile of one vector per column), rows of at least 14
-/// columns, a packed filter (orchestra-cpu-pack-int8-operands) and no root
-/// that tiles its channels by fewer. Each step of a tile
-/// broadcasts one input word per column to all its channel vectors, and the
-/// broadcasts, not the dot products, limit a step: on a Cascade Lake core a
-/// dot product of a 6 x 4 tile took 0.28 ns against 0.32 for 7 x 2 (a
-/// 64 -> 64 3x3 convolution on 56 x 56: 0.45 against 0.51 ms). Narrower
-/// rows would leave a remainder tile of few columns.
-static void tagInt8ConvolutionTile(linalg::Conv2DNhwcHwcfOp conv, int64_t width,
-                                   bool channelTiles) {
-  ArrayRef<int64_t> shape =
-      cast<ShapedType>(conv.getDpsInits()[0].getType()).getShape();
-  int64_t lanes = width / 32;
-  // A filter read as it is needs a correction accumulator per channel
-  // vector at every step, which 24 accumulators leave no register for.
-  bool packed = conv.getDpsInputs()[1].getDefiningOp<linalg::UnPackOp>();
-  bool wide = width == 512 && packed && !channelTiles &&
-              !ShapedType::isDynamic(shape[2]) && shape[2] >= 14 &&
-              !ShapedType::isDynamic(shape[3]) && shape[3] % (4 * lanes) == 0;
-  MLIRContext *ctx = conv.getContext();
-  auto i64 = [&](int64_t value) {
-    return IntegerAttr::get(IntegerType::get(ctx, 64), value);
-  };
-  conv->setAttr(cpu::attr::kInt8DotColumns, i64(wide ? 6 : 7));
-  conv->setAttr(cpu::attr::kInt8DotChannels, i64((wide ? 4 : 2) * lanes));
-}
-
 /// Tags channels-last convolutions with the width of their register tiles
 /// (`orchestra.conv_channels_32` or `_16`): 32 output channels, unless that
 /// leaves a remainder that is not a power of two (24 of MobileNetV2's 24
@@ -273,23 +242,11 @@ static void tagConvolutionTiles(func::FuncOp func,
                          : cpu::attr::kConvChannels32,
                   UnitAttr::get(ctx));
   };
-  // Whether the kernel's root takes a few channels per parallel tile (maps
-  // of fewer than 14 rows), which its convolutions' register tiles then
-  // cannot exceed.
-  bool channelTiles = false;
-  func.walk([&](Operation *op) {
-    channelTiles |= op->hasAttr(cpu::attr::kRootNhwcChannels) ||
-                    op->hasAttr(cpu::attr::kRootNhwcRowsChannels);
-  });
-  auto i64 = [&](int64_t value) {
-    return IntegerAttr::get(IntegerType::get(ctx, 64), value);
-  };
   func.walk([&](linalg::LinalgOp op) {
     if (cpu::isInt8Contraction(op))
       if (int64_t width = int8DotWidth()) {
-        op->setAttr(cpu::attr::kInt8Dot, i64(width));
-        if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation()))
-          tagInt8ConvolutionTile(conv, width, channelTiles);
+        op->setAttr(cpu::attr::kInt8Dot,
+                    IntegerAttr::get(IntegerType::get(ctx, 64), width));
         return;
       }
     if (isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv3DNdhwcDhwcfOp>(op)) {

@@ -11,10 +11,8 @@
 // RUN: orchestra-opt %s --split-input-file --orchestra-cpu-tag-tiling --orchestra-cpu-select-tiles --transform-preload-library=transform-library-paths=%orchestra_src_root/strategies/x86_64_strategy.mlir --transform-interpreter=entry-point=__orchestra_x86_64_strategy --canonicalize | FileCheck %s
 
 // TAG-LABEL: module @avx512
-// TAG:         linalg.conv_2d_nhwc_hwcf {{{.*}}orchestra.int8_dot = 512 : i64, orchestra.int8_dot_channels = 32 : i64, orchestra.int8_dot_columns = 7 : i64
+// TAG:         linalg.conv_2d_nhwc_hwcf {{{.*}}orchestra.int8_dot = 512 : i64
 // TAG:         linalg.matmul {orchestra.int8_dot = 512 : i64}
-// A packed filter of 64 channels on rows of 14: wider tiles.
-// TAG:         linalg.conv_2d_nhwc_hwcf {{{.*}}orchestra.int8_dot_channels = 64 : i64, orchestra.int8_dot_columns = 6 : i64
 // A float convolution keeps its channel tiles.
 // TAG:         linalg.conv_2d_nhwc_hwcf {{{.*}}orchestra.conv_channels_32
 // TAG-LABEL: module @avxvnni
@@ -82,19 +80,6 @@
 // CHECK:           arith.subi
 // CHECK-NOT:     vector.shuffle
 // CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
-// 64 channels of a packed filter on rows of 14: tiles of 6 columns and four
-// vectors (two of 6 columns, then one of 2), each step one load per vector
-// and 24 dot products; the four corrections before the loops.
-// CHECK-LABEL: func.func @packed_wide
-// CHECK-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[OFFSET:cst[_0-9]*]], %{{.*}})
-// CHECK:         scf.for %{{.*}} = %c0 to %c14
-// CHECK:           scf.for %{{.*}} = %c0 to %c12 step %c6
-// CHECK-COUNT-4:     vector.transfer_read {{.*}} : tensor<3x3x4x256xi8>, vector<64xi8>
-// CHECK-COUNT-24:    llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// CHECK-NOT:         llvm.call_intrinsic
-// CHECK:             arith.subi
-// CHECK-COUNT-8:     llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
-// CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
 // CHECK-LABEL: func.func @packed_matmul
 // CHECK-NOT:     linalg.unpack
 // CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<8x40x4xi8> into tensor<8x160xi8>
@@ -143,16 +128,6 @@ module @avx512 attributes {orchestra.arch = "x86_64", orchestra.target = {arch =
     %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
         ins(%x, %w : tensor<1x13x13x6xi8>, tensor<3x3x6x24xi8>) outs(%f : tensor<1x5x5x24xi32>) -> tensor<1x5x5x24xi32>
     return %c : tensor<1x5x5x24xi32>
-  }
-  func.func @packed_wide(%x: tensor<1x16x16x16xi8>, %p: tensor<3x3x4x64x4xi8>) -> tensor<1x14x14x64xi32> {
-    %zero = arith.constant 0 : i32
-    %u = tensor.empty() : tensor<3x3x16x64xi8>
-    %w = linalg.unpack %p inner_dims_pos = [2] inner_tiles = [4] into %u : tensor<3x3x4x64x4xi8> -> tensor<3x3x16x64xi8>
-    %e = tensor.empty() : tensor<1x14x14x64xi32>
-    %f = linalg.fill ins(%zero : i32) outs(%e : tensor<1x14x14x64xi32>) -> tensor<1x14x14x64xi32>
-    %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-        ins(%x, %w : tensor<1x16x16x16xi8>, tensor<3x3x16x64xi8>) outs(%f : tensor<1x14x14x64xi32>) -> tensor<1x14x14x64xi32>
-    return %c : tensor<1x14x14x64xi32>
   }
   func.func @packed_matmul(%a: tensor<37x30xi8>, %p: tensor<8x40x4xi8>) -> tensor<37x40xi32> {
     %zero = arith.constant 0 : i32

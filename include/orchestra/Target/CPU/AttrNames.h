@@ -58,11 +58,6 @@ inline constexpr llvm::StringLiteral kConvChannels32 =
 /// (`transform.orchestra.cpu_int8_dot`): the vector width in bits, 512
 /// or 256.
 inline constexpr llvm::StringLiteral kInt8Dot = "orchestra.int8_dot";
-/// The register tile of such a convolution: output columns and channels.
-inline constexpr llvm::StringLiteral kInt8DotColumns =
-    "orchestra.int8_dot_columns";
-inline constexpr llvm::StringLiteral kInt8DotChannels =
-    "orchestra.int8_dot_channels";
 /// transform.orchestra.cpu_int8_dot: the copy of a kernel's 8-bit input
 /// with its bytes shifted to unsigned (x ^ 0x80), which its tiles share.
 inline constexpr llvm::StringLiteral kInt8UnsignedInput =

@@ -86,14 +86,7 @@ def CPUTagTiling : Pass<"orchestra-cpu-tag-tiling", "::mlir::ModuleOp"> {
     `linalg.matmul`, when the module's CPU (its
     `orchestra.target`'s `cpu` and `features`, else the compiling machine's)
     has the VNNI dot-product instructions: the vector width, 512 (AVX-512
-    VNNI) or 256 (AVX-VNNI), for `transform.orchestra.cpu_int8_dot`. Such
-    a convolution's register tile is `orchestra.int8_dot_columns` output
-    columns by `orchestra.int8_dot_channels` channels: 7 by two vectors, or
-    at 512 bits 6 by four vectors (64 channels) when its channels are a
-    multiple of 64, its rows at least 14 columns, its filter packed
-    (`orchestra-cpu-pack-int8-operands`) and its kernel's root not tiled by
-    channels. A step broadcasts one input word per column to all the
-    channel vectors, and the broadcasts, not the dot products, limit it.
+    VNNI) or 256 (AVX-VNNI), for `transform.orchestra.cpu_int8_dot`.
 
     ```mlir
     // Before (a kernel of orchestra-outline-tasks):
