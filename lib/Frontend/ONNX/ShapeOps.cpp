@@ -246,13 +246,33 @@ LogicalResult convertFlatten(NodeContext &ctx) {
         llvm::any_of(shape.drop_front(axis), ShapedType::isDynamic))
       return ctx.emitError() << "unsupported: flattening dynamic dimensions "
                                 "after the axis";
-    SmallVector<ReassociationIndices> groups{
-        llvm::to_vector(llvm::seq<int64_t>(0, axis)),
-        llvm::to_vector(llvm::seq<int64_t>(axis, rank))};
+    OpBuilder &b = ctx.getBuilder();
+    Location loc = ctx.getLoc();
     Value input = ctx.getInput(0);
+    if (axis < rank) {
+      SmallVector<ReassociationIndices> groups{
+          llvm::to_vector(llvm::seq<int64_t>(0, axis)),
+          llvm::to_vector(llvm::seq<int64_t>(axis, rank))};
+      ctx.setOutput(0, tensor::CollapseShapeOp::create(b, loc, input, groups),
+                    ctx.getInputDType(0));
+      return success();
+    }
+    // axis == rank: [d0 * ... * dn-1, 1], every dimension in the outer one
+    // and a unit inner one.
+    if (rank > 1)
+      input = tensor::CollapseShapeOp::create(
+          b, loc, input,
+          SmallVector<ReassociationIndices>{
+              llvm::to_vector(llvm::seq<int64_t>(0, rank))});
+    auto type = RankedTensorType::get(
+        {ShapedType::kDynamic, 1},
+        cast<RankedTensorType>(input.getType()).getElementType());
+    SmallVector<OpFoldResult> sizes{
+        tensor::DimOp::create(b, loc, input, 0).getResult(), b.getIndexAttr(1)};
     ctx.setOutput(0,
-                  tensor::CollapseShapeOp::create(ctx.getBuilder(),
-                                                  ctx.getLoc(), input, groups),
+                  tensor::ExpandShapeOp::create(
+                      b, loc, type, input,
+                      SmallVector<ReassociationIndices>{{0, 1}}, sizes),
                   ctx.getInputDType(0));
     return success();
   }
