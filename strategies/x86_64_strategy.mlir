@@ -27,7 +27,7 @@
 //     tiled by `orchestra.tile_cols` columns over all rows;
 //   * `orchestra.fusion_producer`: every structured op the root depends on.
 //
-// Size: about 1,400 lines (50 sequences), over the project's 1,000: every
+// Size: about 1,650 lines (50 sequences), over the project's 1,000: every
 // tag above has its tiling sequence here, next to the matchers that route to
 // it, and the tuner's matmul variants (`matmul_variant_*`) must be in the
 // script the registry names for the arch. Vendor-neutral pieces that another
@@ -49,6 +49,9 @@
 //      so that whole register tiles are static; matmuls with at least 1024
 //      columns and 1024 of K get 128x512 blocks and 4x64 register tiles
 //      instead, and a tuning cache (orchestra-tune) can name any variant;
+//      a B packed at compile time in the blocks of b128x256_r6x64
+//      (orchestra-cpu-pack-matmul-blocks, design note 0020) gets that
+//      variant, whose register tiles read the packed blocks in place;
 //   3. tile every other structured op (elementwise, data movement,
 //      reductions) to one element of each outer loop and 8 of the
 //      innermost, so that no vector is larger than a register or two
@@ -473,8 +476,11 @@ module attributes {transform.with_named_sequence} {
         : (!transform.op<"scf.for">) -> ()
     transform.include @peel_if_needed failures(suppress) (%lm)
         : (!transform.op<"scf.for">) -> ()
+    // A B packed in these blocks at compile time
+    // (orchestra-cpu-pack-matmul-blocks) is read in place.
     transform.apply_patterns to %scope {
       transform.apply_patterns.canonicalization
+      transform.apply_patterns.orchestra.fold_unpack_slices
     } : !transform.any_op
     %parts = transform.structured.match ops{["linalg.matmul"]} in %scope
         : (!transform.any_op) -> !transform.any_op
@@ -1165,19 +1171,6 @@ module attributes {transform.with_named_sequence} {
       transform.include @conv_int8_dot_tiles failures(propagate)
           (%c, %lanes) : (!transform.any_op, !transform.param<i64>) -> ()
     }
-    // A packed filter (orchestra-cpu-pack-int8-operands) that a tile the op
-    // refused still reads as it was: its unpack becomes a transpose and a
-    // copy, which bufferize.
-    %unpacks = transform.structured.match ops{["linalg.unpack"]} in %module
-        : (!transform.any_op) -> !transform.op<"linalg.unpack">
-    transform.foreach %unpacks : !transform.op<"linalg.unpack"> {
-    ^bb0(%u: !transform.op<"linalg.unpack">):
-      %e, %t, %c, %x = transform.structured.lower_unpack %u
-          : (!transform.op<"linalg.unpack">)
-          -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">,
-              !transform.op<"tensor.collapse_shape">,
-              !transform.op<"tensor.extract_slice">)
-    }
     %tuned_b128x128_r8x32 = transform.structured.match ops{["linalg.matmul"]}
         attributes{orchestra.tile_variant = "b128x128_r8x32"} in %module
         : (!transform.any_op) -> !transform.any_op
@@ -1381,6 +1374,21 @@ module attributes {transform.with_named_sequence} {
                                     !transform.any_op)
     }
 
+    // A packed filter (orchestra-cpu-pack-int8-operands) that a tile the op
+    // refused, or a packed B (orchestra-cpu-pack-matmul-blocks) that a
+    // cache block does not read whole, still reads as it was: its unpack
+    // becomes a transpose and a copy, which bufferize. (After the matmuls'
+    // cache blocks, which read the packed blocks in place.)
+    %unpacks = transform.structured.match ops{["linalg.unpack"]} in %module_large
+        : (!transform.any_op) -> !transform.op<"linalg.unpack">
+    transform.foreach %unpacks : !transform.op<"linalg.unpack"> {
+    ^bb0(%u: !transform.op<"linalg.unpack">):
+      %e, %t, %c, %x = transform.structured.lower_unpack %u
+          : (!transform.op<"linalg.unpack">)
+          -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">,
+              !transform.op<"tensor.collapse_shape">,
+              !transform.op<"tensor.extract_slice">)
+    }
     // 3. Register tiles of everything else. (Grouped convolutions are
     //    generics of rank 8 too: they are left for step 5.)
     %elementwise = transform.foreach_match in %module_large

@@ -56,6 +56,16 @@ def _bert_small():
                 batch_first=True)
             self.encoder = torch.nn.TransformerEncoder(layer, layers,
                                                        enable_nested_tensor=False)
+            # TransformerEncoder deep-copies one layer: every layer would
+            # have the same weights, which the exporter then shares between
+            # them (read through Identity nodes, which ONNX Runtime's
+            # quantizer does not quantize). A trained model's layers differ.
+            for copy in self.encoder.layers:
+                for module in copy.modules():
+                    if isinstance(module, torch.nn.Linear):
+                        module.reset_parameters()
+                    elif isinstance(module, torch.nn.MultiheadAttention):
+                        module._reset_parameters()
             self.register_buffer("position_ids", torch.arange(seq)[None, :])
 
         def forward(self, ids):

@@ -45,9 +45,11 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
   x86.strategyScript = "x86_64_strategy.mlir";
   x86.strategyEntryPoint = "__orchestra_x86_64_strategy";
   // Stage 4: the filters of the VNNI path's 8-bit contractions with four
-  // input channels innermost, packed at compile time when they are
-  // constants (orchestra-hoist-constant-layouts).
-  x86.constantLayoutPipeline = "orchestra-cpu-pack-int8-operands";
+  // input channels innermost, and the B of float matmuls in the strategy's
+  // cache blocks, packed at compile time when they are constants
+  // (orchestra-hoist-constant-layouts).
+  x86.constantLayoutPipeline =
+      "orchestra-cpu-pack-int8-operands,orchestra-cpu-pack-matmul-blocks";
   // Stage 5: the tiling of each kernel's fusion root and convolutions, and
   // the rows of its parallel tiles for the device's threads (read by the
   // strategy script).

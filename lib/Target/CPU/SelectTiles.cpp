@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PackedMatmul.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Target/CPU/AttrNames.h"
 #include "orchestra/Target/CPU/Passes.h"
@@ -89,10 +90,10 @@ bool hasRegisterTiledOp(Operation *root) {
 /// all rows of its share of the columns and reads only that share of B,
 /// once; with fewer than 16 rows it is also the only way to use every core.
 /// The columns are the threads' even shares, in whole 64-column blocks of
-/// the strategy's step 2.
+/// the strategy's step 2 (whole packed blocks of 128 when B is packed,
+/// orchestra-cpu-pack-matmul-blocks, so that each cache block reads one).
 std::optional<int64_t> selectColumnTile(linalg::LinalgOp root,
                                         int64_t threads) {
-  constexpr int64_t kBlockColumns = 64;
   constexpr int64_t kLargeRhsBytes = 512 * 1024;
   if (threads < 2 || root.getNumDpsInits() != 1)
     return std::nullopt;
@@ -117,6 +118,9 @@ std::optional<int64_t> selectColumnTile(linalg::LinalgOp root,
   });
   if (!matmul || several)
     return std::nullopt;
+  int64_t blockColumns = orchestra::cpu::readsPackedBlocks(matmul)
+                             ? orchestra::cpu::kPackedMatmulBlockColumns
+                             : 64;
   SmallVector<int64_t> mnk = matmul.getStaticLoopRanges();
   if (mnk.size() != 3 || llvm::any_of(mnk, ShapedType::isDynamic) ||
       mnk[0] != ranges[0] || mnk[1] != ranges[1])
@@ -127,9 +131,9 @@ std::optional<int64_t> selectColumnTile(linalg::LinalgOp root,
       static_cast<int64_t>(getElementTypeOrSelf(matmul.getDpsInputs()[1])
                                .getIntOrFloatBitWidth() /
                            8);
-  if (rhsBytes < kLargeRhsBytes || columns < 2 * kBlockColumns * threads)
+  if (rhsBytes < kLargeRhsBytes || columns < 2 * blockColumns * threads)
     return std::nullopt;
-  return llvm::alignTo(llvm::divideCeil(columns, threads), kBlockColumns);
+  return llvm::alignTo(llvm::divideCeil(columns, threads), blockColumns);
 }
 
 class CPUSelectTilesPass

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Int8Dot.h"
+#include "PackedMatmul.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Utils/GroupedConvolution.h"
 #include "orchestra/Dialect/Orchestra/Utils/Tiling.h"
@@ -260,6 +261,18 @@ static void tagConvolutionTiles(func::FuncOp func,
   });
 }
 
+/// Gives each matmul whose B is packed in cache blocks at compile time
+/// (orchestra-cpu-pack-matmul-blocks) the variant whose blocks they are,
+/// over any other (a tuning cache's names blocks of B as it is).
+static void tagPackedMatmuls(func::FuncOp func) {
+  func.walk([&](linalg::MatmulOp matmul) {
+    if (cpu::readsPackedBlocks(matmul))
+      matmul->setAttr(
+          mlir::orchestra::attr::kTileVariant,
+          StringAttr::get(func.getContext(), cpu::kPackedMatmulVariant));
+  });
+}
+
 namespace {
 class CPUTagTilingPass
     : public orchestra::cpu::impl::CPUTagTilingBase<CPUTagTilingPass> {
@@ -274,6 +287,7 @@ public:
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       tagFusionRoot(func);
       tagConvolutionTiles(func, getWidth);
+      tagPackedMatmuls(func);
     }
   }
 };

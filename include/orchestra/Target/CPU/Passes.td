@@ -44,6 +44,43 @@ def CPUPackInt8Operands
                            "::mlir::arith::ArithDialect"];
 }
 
+def CPUPackMatmulBlocks
+    : Pass<"orchestra-cpu-pack-matmul-blocks", "::mlir::ModuleOp"> {
+  let summary = "Ask for the B of f32 matmuls in the cache blocks the "
+                "strategy's register tiles read";
+  let description = [{
+    The x86_64 constant-layout pass for float matmuls (stage 4, run by
+    `orchestra-hoist-constant-layouts` after
+    `orchestra-cpu-pack-int8-operands`; design note 0020). A kernel
+    argument used only as the B (`K x N`, f32, static) of row-major
+    `linalg.matmul`s of at least 16 rows, with K at least 256 and N at least
+    128 (and the zero padding of partial blocks at most a quarter of B), is
+    read through a `linalg.unpack` of its packed form
+    `[ceil(N / 128), ceil(K / 256), 256, 128]`: the strategy's cache blocks of B (128
+    columns by 256 rows of K), each contiguous, its rows 512 bytes apart
+    instead of the matrix's width (a power of two in most models, which
+    maps a block's rows onto few cache sets). The `linalg.pack` that makes
+    it is marked `orchestra.constant_layout`: when the plan passes a
+    constant (the weights), it is packed at compile time, and
+    `orchestra-cpu-tag-tiling` gives the matmul the variant with these
+    blocks (`b128x256_r6x64`), whose register tiles then read the packed
+    blocks in place (`transform.apply_patterns.orchestra.fold_unpack_slices`).
+    Otherwise the request is withdrawn and the kernel is as before.
+
+    ```mlir
+    %p = linalg.pack %b outer_dims_perm = [1, 0] inner_dims_pos = [0, 1]
+        inner_tiles = [256, 128] into %e {orchestra.constant_layout}
+        : tensor<512x1024xf32> -> tensor<8x2x256x128xf32>
+    %u = linalg.unpack %p outer_dims_perm = [1, 0] inner_dims_pos = [0, 1]
+        inner_tiles = [256, 128] into %e2
+        : tensor<8x2x256x128xf32> -> tensor<512x1024xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def CPUTagTiling : Pass<"orchestra-cpu-tag-tiling", "::mlir::ModuleOp"> {
   let summary = "Tag the fusion roots and convolutions of x86_64 kernels "
                 "with the tiling the strategy gives them";
@@ -86,7 +123,11 @@ def CPUTagTiling : Pass<"orchestra-cpu-tag-tiling", "::mlir::ModuleOp"> {
     `linalg.matmul`, when the module's CPU (its
     `orchestra.target`'s `cpu` and `features`, else the compiling machine's)
     has the VNNI dot-product instructions: the vector width, 512 (AVX-512
-    VNNI) or 256 (AVX-VNNI), for `transform.orchestra.cpu_int8_dot`.
+    VNNI) or 256 (AVX-VNNI), for `transform.orchestra.cpu_int8_dot`. A
+    matmul whose B is the `linalg.unpack` of the cache blocks
+    `orchestra-cpu-pack-matmul-blocks` asks for gets
+    `orchestra.tile_variant = "b128x256_r6x64"`, the strategy's variant
+    with those blocks, over any a tuning cache named.
 
     ```mlir
     // Before (a kernel of orchestra-outline-tasks):

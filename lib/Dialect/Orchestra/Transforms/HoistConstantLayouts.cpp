@@ -81,11 +81,17 @@ static FailureOr<DenseElementsAttr> evaluatePack(linalg::PackOp pack,
     return failure();
   ArrayRef<char> sourceBytes = *raw;
 
+  // The destination in runs of its innermost dimension. When that is a
+  // tile of the source's innermost dimension, a run inside the source is one
+  // copy (the blocks of a float matmul's B: 128 floats at a time).
   int64_t destElements = destType.getNumElements();
+  int64_t run = destShape.back();
+  bool contiguousRuns =
+      !innerPositions.empty() && innerPositions.back() == rank - 1;
   SmallVector<char> bytes(destElements * elementBytes);
   SmallVector<int64_t> index(destShape.size(), 0);
   SmallVector<int64_t> sourceIndex(rank);
-  for (int64_t linear = 0; linear < destElements; ++linear) {
+  auto copyElement = [&](int64_t linear) {
     for (int64_t j = 0; j < rank; ++j)
       sourceIndex[outerPerm[j]] = index[j];
     for (auto [k, position] : llvm::enumerate(innerPositions))
@@ -101,7 +107,30 @@ static FailureOr<DenseElementsAttr> evaluatePack(linalg::PackOp pack,
       from = sourceBytes.data() + (splat ? 0 : offset * elementBytes);
     }
     std::copy(from, from + elementBytes, bytes.begin() + linear * elementBytes);
-    for (int64_t d = destShape.size() - 1; d >= 0; --d) {
+  };
+  for (int64_t linear = 0; linear < destElements; linear += run) {
+    index.back() = 0;
+    copyElement(linear);
+    // sourceIndex is the run's first element now.
+    bool whole = contiguousRuns && !splat &&
+                 sourceIndex[rank - 1] + run <= sourceShape[rank - 1] &&
+                 llvm::all_of(llvm::seq<int64_t>(0, rank), [&](int64_t d) {
+                   return sourceIndex[d] < sourceShape[d];
+                 });
+    if (whole) {
+      int64_t offset = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        offset += sourceIndex[d] * sourceStrides[d];
+      const char *from = sourceBytes.data() + offset * elementBytes;
+      std::copy(from, from + run * elementBytes,
+                bytes.begin() + linear * elementBytes);
+    } else {
+      for (int64_t i = 1; i < run; ++i) {
+        index.back() = i;
+        copyElement(linear + i);
+      }
+    }
+    for (int64_t d = destShape.size() - 2; d >= 0; --d) {
       if (++index[d] < destShape[d])
         break;
       index[d] = 0;

@@ -21,6 +21,7 @@
 #include "orchestra/Target/CPU/TransformOps/CPUTransformOps.h"
 #include "orchestra/Target/CPU/AttrNames.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -163,18 +164,45 @@ struct Int8DotOperands {
 };
 } // namespace
 
-/// Whether `value` is a multiple of four wherever it is computed: a
-/// constant, or the induction variable of an scf.for whose lower bound and
-/// step are.
-static bool isMultipleOfFour(OpFoldResult value) {
+/// Whether `value` is a multiple of `factor` wherever it is computed: a
+/// constant, the induction variable of an scf.for whose lower bound and
+/// step are, or a sum or constant multiple of such values (`arith` or
+/// `affine.apply`).
+static bool isMultipleOf(OpFoldResult value, int64_t factor) {
   if (std::optional<int64_t> constant = getConstantIntValue(value))
-    return *constant % 4 == 0;
-  auto forOp = scf::getForInductionVarOwner(dyn_cast<Value>(value));
-  if (!forOp)
+    return *constant % factor == 0;
+  auto operand = dyn_cast<Value>(value);
+  if (auto forOp = scf::getForInductionVarOwner(operand)) {
+    std::optional<int64_t> lower = getConstantIntValue(forOp.getLowerBound());
+    std::optional<int64_t> step = getConstantIntValue(forOp.getStep());
+    return lower && step && *lower % factor == 0 && *step % factor == 0;
+  }
+  if (auto add = operand.getDefiningOp<arith::AddIOp>())
+    return isMultipleOf(add.getLhs(), factor) &&
+           isMultipleOf(add.getRhs(), factor);
+  if (auto mul = operand.getDefiningOp<arith::MulIOp>())
+    return isMultipleOf(mul.getLhs(), factor) ||
+           isMultipleOf(mul.getRhs(), factor);
+  auto apply = operand.getDefiningOp<affine::AffineApplyOp>();
+  if (!apply)
     return false;
-  std::optional<int64_t> lower = getConstantIntValue(forOp.getLowerBound());
-  std::optional<int64_t> step = getConstantIntValue(forOp.getStep());
-  return lower && step && *lower % 4 == 0 && *step % 4 == 0;
+  AffineMap map = apply.getAffineMap();
+  std::function<bool(AffineExpr)> isMultiple = [&](AffineExpr expr) {
+    if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+      return constant.getValue() % factor == 0;
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      return isMultipleOf(apply.getDimOperands()[dim.getPosition()], factor);
+    if (auto symbol = dyn_cast<AffineSymbolExpr>(expr))
+      return isMultipleOf(apply.getSymbolOperands()[symbol.getPosition()],
+                          factor);
+    auto binary = cast<AffineBinaryOpExpr>(expr);
+    if (expr.getKind() == AffineExprKind::Add)
+      return isMultiple(binary.getLHS()) && isMultiple(binary.getRHS());
+    if (expr.getKind() == AffineExprKind::Mul)
+      return isMultiple(binary.getLHS()) || isMultiple(binary.getRHS());
+    return false;
+  };
+  return map.getNumResults() == 1 && isMultiple(map.getResult(0));
 }
 
 /// Records in `operands` the packed filter its filter unpacks, directly or
@@ -187,7 +215,7 @@ static void matchPackedFilter(Int8DotOperands &operands) {
   SmallVector<SmallVector<OpFoldResult>> offsets(rank);
   while (auto slice = filter.getDefiningOp<tensor::ExtractSliceOp>()) {
     if (!slice.hasUnitStride() || slice.getSourceType().getRank() != rank ||
-        !isMultipleOfFour(slice.getMixedOffsets()[rank - 2]))
+        !isMultipleOf(slice.getMixedOffsets()[rank - 2], 4))
       return;
     for (auto [d, offset] : llvm::enumerate(slice.getMixedOffsets()))
       if (!isConstantIntValue(offset, 0))
@@ -656,6 +684,87 @@ void transform::CPUInt8DotOp::getEffects(
 }
 
 namespace {
+/// `tensor.extract_slice` of one tile of a `linalg.unpack`, directly or
+/// through slices, -> a rank-reducing slice of the packed tensor (see the
+/// op's description).
+struct FoldUnpackSlice : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    int64_t rank = slice.getType().getRank();
+    // The offsets of the slice in the unpacked tensor: summands per
+    // dimension, one per slice on the way.
+    SmallVector<SmallVector<OpFoldResult>> summands(rank);
+    Value source = slice.getResult();
+    while (auto link = source.getDefiningOp<tensor::ExtractSliceOp>()) {
+      if (!link.hasUnitStride() || link.getSourceType().getRank() != rank ||
+          link.getType().getRank() != rank)
+        return rewriter.notifyMatchFailure(slice, "strided or rank-reducing");
+      for (auto [d, offset] : llvm::enumerate(link.getMixedOffsets()))
+        if (!isConstantIntValue(offset, 0))
+          summands[d].push_back(offset);
+      source = link.getSource();
+    }
+    auto unpack = source.getDefiningOp<linalg::UnPackOp>();
+    if (!unpack)
+      return rewriter.notifyMatchFailure(slice, "not a slice of an unpack");
+    SmallVector<int64_t> tiles(unpack.getStaticInnerTiles());
+    if (unpack.getInnerDimsPos() !=
+            ArrayRef(llvm::to_vector(llvm::seq<int64_t>(0, rank))) ||
+        llvm::any_of(tiles, ShapedType::isDynamic))
+      return rewriter.notifyMatchFailure(slice, "not tiled in order");
+    // At most one tile per dimension (a block at the end of a dimension
+    // that is no multiple of the tile may be partial: its size is bounded
+    // by the tile's).
+    SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
+    for (auto [size, tile] : llvm::zip(sizes, tiles)) {
+      FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+          presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(size),
+          /*stopCondition=*/nullptr, /*closedUB=*/true);
+      if (failed(bound) || *bound > tile)
+        return rewriter.notifyMatchFailure(slice, "larger than a tile");
+    }
+    for (auto [offsets, tile] : llvm::zip(summands, tiles))
+      if (!llvm::all_of(offsets, [&, tile = tile](OpFoldResult offset) {
+            return isMultipleOf(offset, tile);
+          }))
+        return rewriter.notifyMatchFailure(slice, "an offset is not aligned");
+    SmallVector<int64_t> perm(unpack.getOuterDimsPerm());
+    if (perm.empty())
+      perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+
+    // The tile's position in the packed tensor's outer dimensions, then
+    // the whole tile.
+    Location loc = slice.getLoc();
+    SmallVector<OpFoldResult> packedOffsets, packedSizes;
+    for (int64_t d : perm) {
+      AffineExpr sum = rewriter.getAffineConstantExpr(0);
+      for (int64_t i = 0, e = summands[d].size(); i < e; ++i)
+        sum = sum + rewriter.getAffineDimExpr(i);
+      packedOffsets.push_back(affine::makeComposedFoldedAffineApply(
+          rewriter, loc,
+          AffineMap::get(summands[d].size(), 0, sum.floorDiv(tiles[d])),
+          summands[d]));
+    }
+    packedSizes.assign(rank, rewriter.getIndexAttr(1));
+    packedOffsets.append(rank, rewriter.getIndexAttr(0));
+    packedSizes.append(sizes);
+    SmallVector<OpFoldResult> strides(2 * rank, rewriter.getIndexAttr(1));
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        slice, slice.getType(), unpack.getSource(), packedOffsets, packedSizes,
+        strides);
+    return success();
+  }
+};
+} // namespace
+
+void transform::ApplyFoldUnpackSlicesPatternsOp::populatePatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FoldUnpackSlice>(patterns.getContext());
+}
+
+namespace {
 class CPUTransformDialectExtension
     : public transform::TransformDialectExtension<
           CPUTransformDialectExtension> {
@@ -665,6 +774,7 @@ public:
   using Base::Base;
 
   void init() {
+    declareGeneratedDialect<affine::AffineDialect>();
     declareGeneratedDialect<arith::ArithDialect>();
     declareGeneratedDialect<LLVM::LLVMDialect>();
     declareGeneratedDialect<linalg::LinalgDialect>();

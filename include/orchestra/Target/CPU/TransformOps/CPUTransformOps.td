@@ -94,4 +94,41 @@ def CPUInt8DotOp : TransformDialectOp<"orchestra.cpu_int8_dot", [
   }];
 }
 
+def ApplyFoldUnpackSlicesPatternsOp : Op<Transform_Dialect,
+    "apply_patterns.orchestra.fold_unpack_slices",
+    [DeclareOpInterfaceMethods<PatternDescriptorOpInterface>]> {
+  let summary = "Reads whole tiles of an unpacked tensor from its packed "
+                "form";
+  let description = [{
+    Rewrites a `tensor.extract_slice` (unit strides) of a `linalg.unpack`
+    (static tiles, every dimension tiled, in order) that lies in one tile,
+    at offsets that are multiples of the tile sizes and with sizes at most
+    the tile sizes (a whole tile, or the part of the last tile of a
+    dimension that is no multiple of it, whose padding it leaves out), into
+    a rank-reducing `tensor.extract_slice` of the packed tensor: the tile as
+    it is stored, with no unpacking. The slice may be of slices of the
+    unpack (a cache block of a parallel tile's columns), whose offsets then
+    add up, each a multiple of the tile size. An offset counts
+    as a multiple of a tile size when it is a constant, the induction
+    variable of an `scf.for` whose lower bound and step are, or a sum or
+    constant multiple of such values (`arith` or `affine.apply`).
+
+    The x86_64 strategy applies it to the cache blocks of a matmul whose B
+    `orchestra-cpu-pack-matmul-blocks` packed: each block's register tiles
+    then read the packed block in place.
+
+    ```mlir
+    %u = linalg.unpack %p outer_dims_perm = [1, 0] inner_dims_pos = [0, 1]
+        inner_tiles = [256, 128] into %e
+        : tensor<8x2x256x128xf32> -> tensor<512x1024xf32>
+    %s = tensor.extract_slice %u[%k, %n] [256, 128] [1, 1]
+    // becomes, with %k and %n multiples of 256 and 128:
+    %s = tensor.extract_slice %p[%n floordiv 128, %k floordiv 256, 0, 0]
+        [1, 1, 256, 128] [1, 1, 1, 1]
+        : tensor<8x2x256x128xf32> to tensor<256x128xf32>
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // ORCHESTRA_TARGET_CPU_TRANSFORMOPS_TD
