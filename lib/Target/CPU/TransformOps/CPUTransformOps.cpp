@@ -172,6 +172,8 @@ static bool isMultipleOf(OpFoldResult value, int64_t factor) {
   if (std::optional<int64_t> constant = getConstantIntValue(value))
     return *constant % factor == 0;
   auto operand = dyn_cast<Value>(value);
+  if (!operand)
+    return false;
   if (auto forOp = scf::getForInductionVarOwner(operand)) {
     std::optional<int64_t> lower = getConstantIntValue(forOp.getLowerBound());
     std::optional<int64_t> step = getConstantIntValue(forOp.getStep());
