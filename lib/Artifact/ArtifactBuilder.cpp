@@ -481,6 +481,29 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
         step.predictedStart = start->convertToDouble();
       if (auto finish = transfer.getPredictedFinish())
         step.predictedFinish = finish->convertToDouble();
+    } else if (auto commit = dyn_cast<CommitOp>(op)) {
+      // A select step on the queue of the device whose memory holds the
+      // results (orchestra-plan-buffers names it).
+      if (failed(addDefinedValues(commit, hostSpace)))
+        return failure();
+      if (commit.getNumResults() == 0)
+        continue;
+      step.kind = orx::StepKind::Select;
+      step.device =
+          artifact
+              .memorySpaces[artifact.values[valueIds.at(commit.getResult(0))]
+                                .space]
+              .device;
+      step.name = "commit";
+      if (auto loc = dyn_cast<NameLoc>(commit.getLoc()))
+        step.name = ("commit " + loc.getName().getValue()).str();
+      step.args.push_back(valueIds.at(commit.getCondition()));
+      for (Value value :
+           llvm::concat<Value>(commit.getTrueValues(), commit.getFalseValues()))
+        step.args.push_back(valueIds.at(value));
+      step.numInputs = step.args.size();
+      for (Value result : commit.getResults())
+        step.args.push_back(valueIds.at(result));
     } else {
       return op.emitOpError() << "cannot be executed by the runtime";
     }

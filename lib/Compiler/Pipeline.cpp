@@ -93,6 +93,8 @@ static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
       scheduleOptions += " entry=" + options.entry;
     if (options.planAllArchs)
       scheduleOptions += " plan-all-archs=true";
+    if (!options.speculate)
+      scheduleOptions += " speculate=false";
     // The entry's dynamic dims are named and bounded before anything else.
     std::string bindOptions;
     if (!options.entry.empty())
@@ -207,6 +209,11 @@ struct CompilePipelineOptions
       llvm::cl::desc("Also place tasks on devices whose arch this build "
                      "cannot compile yet"),
       llvm::cl::init(false)};
+  Option<bool> speculate{
+      *this, "speculate",
+      llvm::cl::desc("Speculate the branches whose speculation the "
+                     "scheduler finds faster"),
+      llvm::cl::init(true)};
   Option<std::string> entry{*this, "entry",
                             llvm::cl::desc("Entry function (default: main "
                                            "or the only public function)")};
@@ -240,6 +247,7 @@ struct CompilePipelineOptions
     options.topology = topology;
     options.scheduler = scheduler;
     options.planAllArchs = planAllArchs;
+    options.speculate = speculate;
     options.entry = entry;
     options.dims.assign(dims.begin(), dims.end());
     options.strategy = strategy;

@@ -44,13 +44,20 @@ TensorInfo.__doc__ = """An input or output of an artifact's entry: its name,
 element type ("f32", "bf16", ...), shape (a tuple) and size in bytes."""
 
 
+# The names of orx_step_kind_t's values (orchestra_rt.h).
+_STEP_KINDS = {0: "launch", 1: "copy", 2: "select"}
+
+
 class TraceEvent(namedtuple("TraceEvent", "name kind device start_ns end_ns "
-                            "predicted_start predicted_finish device_ns")):
-    """One step of the last run: its name, kind ("launch" or "copy"), the
-    device whose queue ran it, its start and end in nanoseconds from the start
-    of the run (host times), the scheduler's predicted start and finish in
-    seconds (None when there is no prediction), and a GPU step's time on the
-    GPU in nanoseconds (CUDA events around it; 0 for other steps)."""
+                            "predicted_start predicted_finish device_ns "
+                            "selected", defaults=(None,))):
+    """One step of the last run: its name, kind ("launch", "copy" or
+    "select"), the device whose queue ran it, its start and end in
+    nanoseconds from the start of the run (host times), the scheduler's
+    predicted start and finish in seconds (None when there is no prediction),
+    a GPU step's time on the GPU in nanoseconds (CUDA events around it; 0 for
+    other steps), and for a select step (a commit) whether it took its true
+    values (None for other steps)."""
 
     @property
     def duration_ns(self):
@@ -154,6 +161,7 @@ def load_library(path=None):
         "orx_session_trace_size": (size_t, [p]),
         "orx_session_trace_event": (status, [p, size_t,
                                              ctypes.POINTER(_TraceEventC)]),
+        "orx_session_trace_selected": (ctypes.c_int, [p, size_t]),
     }
     for name, (restype, argtypes) in signatures.items():
         try:
@@ -385,10 +393,12 @@ class Session:
             raw = _TraceEventC()
             _check(lib.orx_session_trace_event(self._handle, i,
                                                ctypes.byref(raw)))
+            selected = lib.orx_session_trace_selected(self._handle, i)
             events.append(TraceEvent(
-                raw.name.decode(), "launch" if raw.kind == 0 else "copy",
+                raw.name.decode(),
+                _STEP_KINDS.get(raw.kind, "unknown"),
                 raw.device, raw.start_ns, raw.end_ns,
                 raw.predicted_start if raw.predicted_start >= 0 else None,
                 raw.predicted_finish if raw.predicted_finish >= 0 else None,
-                raw.device_ns))
+                raw.device_ns, None if selected < 0 else bool(selected)))
         return events

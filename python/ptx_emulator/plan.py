@@ -108,6 +108,12 @@ def run_plan(args, arch_prefix, launch_kernel):
         if kind == "copy":
             view(step_args[1])[:] = view(step_args[0])
             continue
+        if kind == "select":  # {condition, true..., false..., results...}
+            n = len(step_args) // 3
+            chosen = step_args[1:1 + n] if view(step_args[0])[0] else step_args[1 + n:1 + 2 * n]
+            for source, result in zip(chosen, step_args[1 + 2 * n:]):
+                view(result)[:] = view(source).copy()
+            continue
         binary, symbol = plan["kernels"][kernel_index]
         desc = plan["bundle_kernels"][(binary, symbol)]
         if symbol not in scratch:  # allocated once, reused by every step

@@ -462,7 +462,7 @@ static bool readPayload(ByteReader &r, Artifact &a) {
     uint32_t kind;
     if (!r.u32(kind, what + ".kind"))
       return false;
-    if (kind > static_cast<uint32_t>(StepKind::Copy))
+    if (kind > static_cast<uint32_t>(StepKind::Select))
       return r.fail(what + ".kind: unknown step kind " + std::to_string(kind));
     s.kind = static_cast<StepKind>(kind);
     if (!r.u32(s.device, what + ".device") || !r.str(s.name, what + ".name") ||
@@ -616,6 +616,32 @@ struct Verifier {
     return true;
   }
 
+  /// {condition, true values..., false values..., results...}.
+  bool checkSelect(const StepDesc &s, const std::string &what) {
+    if (!s.sizes.empty())
+      return fail(what + ": a select has no sizes");
+    size_t n = s.args.size() / 3;
+    if (s.args.size() < 4 || s.args.size() % 3 != 1 || s.numInputs != 2 * n + 1)
+      return fail(what + ": a select has a condition, then " +
+                  "n true values, n false values and n results (n >= 1); " +
+                  "it has " + std::to_string(s.args.size()) + " args, " +
+                  std::to_string(s.numInputs) + " inputs");
+    if (a.values[s.args[0]].bytes != 1)
+      return fail(what + ": its condition is a value of " +
+                  std::to_string(a.values[s.args[0]].bytes) +
+                  " bytes, not one i1");
+    for (size_t j = 0; j < n; ++j) {
+      uint64_t bytes = a.values[s.args[1 + 2 * n + j]].bytes;
+      for (uint32_t side : {s.args[1 + j], s.args[1 + n + j]})
+        if (a.values[side].bytes != bytes)
+          return fail(what + ": selects value " + std::to_string(side) +
+                      " of " + std::to_string(a.values[side].bytes) +
+                      " bytes into a result of " + std::to_string(bytes) +
+                      " bytes");
+    }
+    return true;
+  }
+
   bool checkStep(const StepDesc &s, size_t index) {
     std::string what = indexed("steps", index);
     if (s.device >= a.devices.size())
@@ -651,6 +677,8 @@ struct Verifier {
                     " bytes into a value of " +
                     std::to_string(a.values[s.args[1]].bytes) + " bytes");
       return true;
+    case StepKind::Select:
+      return checkSelect(s, what);
     }
     return fail(what + ".kind: unknown step kind");
   }

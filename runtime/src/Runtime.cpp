@@ -343,4 +343,11 @@ orx_status_t orx_session_trace_event(const orx_session_t *session, size_t index,
   return nullptr;
 }
 
+int orx_session_trace_selected(const orx_session_t *session, size_t index) {
+  if (!session)
+    return -1;
+  const std::vector<orx::StepTiming> &trace = session->impl->getTrace();
+  return index < trace.size() ? trace[index].selected : -1;
+}
+
 } // extern "C"

@@ -146,36 +146,67 @@ static std::string describeStep(const StepDesc &step, size_t index) {
   return "step " + std::to_string(index) + " ('" + step.name + "')";
 }
 
-void Session::prepareCopy(const Artifact &artifact, const StepDesc &desc,
-                          PreparedStep &step) {
-  step.source = memoryOf(artifact, desc.args[0]);
-  step.destination = memoryOf(artifact, desc.args[1]);
-  step.bytes = artifact.values[desc.args[0]].bytes;
-  hal::Device *source = step.source.device;
-  hal::Device *destination = step.destination.device;
-  if (!source && !destination)
-    return; // host to host: the worker copies
-  auto reaches = [](hal::Device *device, hal::Device *side) {
+/// Whether `device` can copy between memory of `source` and `destination`
+/// (null: host memory).
+static bool reachesBoth(hal::Device *device, hal::Device *source,
+                        hal::Device *destination) {
+  auto reaches = [&](hal::Device *side) {
     return !side || side == device || device->canCopyWith(*side);
   };
+  return reaches(source) && reaches(destination);
+}
+
+/// Has the worker copy `copy` with one side's device, which waits, or both
+/// (through host memory) when neither reaches the other; none for host
+/// memory on both sides.
+static void chooseCopier(PreparedCopy &copy) {
+  hal::Device *source = copy.source.device;
+  hal::Device *destination = copy.destination.device;
+  if (!source && !destination)
+    return; // host to host: the worker copies
+  for (hal::Device *device : {source, destination})
+    if (device && reachesBoth(device, source, destination)) {
+      copy.copier = device;
+      return;
+    }
+  copy.copier = source;
+  copy.staging = true;
+}
+
+void Session::prepareCopy(const Artifact &artifact, const StepDesc &desc,
+                          PreparedStep &step) {
+  PreparedCopy &copy = step.copy;
+  copy.source = memoryOf(artifact, desc.args[0]);
+  copy.destination = memoryOf(artifact, desc.args[1]);
+  copy.bytes = artifact.values[desc.args[0]].bytes;
+  if (!copy.source.device && !copy.destination.device)
+    return; // host to host: the worker copies
   // The queue's own device, when asynchronous and able to reach both sides,
   // enqueues the copy.
   hal::Device *queue = devices[desc.device].get();
-  if (queue->isAsynchronous() && reaches(queue, source) &&
-      reaches(queue, destination)) {
+  if (queue->isAsynchronous() &&
+      reachesBoth(queue, copy.source.device, copy.destination.device)) {
     step.async = queue;
     step.queue = hal::Queue::Transfer;
     return;
   }
-  // Else the worker has one side's device copy and wait, or both (through
-  // host memory) when neither reaches the other.
-  for (hal::Device *device : {source, destination})
-    if (device && reaches(device, source) && reaches(device, destination)) {
-      step.copier = device;
-      return;
+  chooseCopier(copy);
+}
+
+void Session::prepareSelect(const Artifact &artifact, const StepDesc &desc,
+                            PreparedStep &step) {
+  size_t n = desc.args.size() / 3;
+  step.condition = memoryOf(artifact, desc.args[0]);
+  for (int taken : {0, 1})
+    for (size_t i = 0; i < n; ++i) {
+      PreparedCopy copy;
+      uint32_t source = desc.args[1 + (taken ? 0 : n) + i];
+      copy.source = memoryOf(artifact, source);
+      copy.destination = memoryOf(artifact, desc.args[1 + 2 * n + i]);
+      copy.bytes = artifact.values[source].bytes;
+      chooseCopier(copy);
+      step.alternatives[taken].push_back(copy);
     }
-  step.copier = source;
-  step.staging = true;
 }
 
 bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
@@ -232,11 +263,13 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
         return false;
       if (device.isAsynchronous())
         step.async = &device;
+    } else if (desc.kind == StepKind::Select) {
+      prepareSelect(artifact, desc, step);
     } else {
       prepareCopy(artifact, desc, step);
       // Pin host arenas that a device copies to or from, so that the copies
       // are asynchronous.
-      hal::Device *copier = step.async ? step.async : step.copier;
+      hal::Device *copier = step.async ? step.async : step.copy.copier;
       for (uint32_t value : desc.args) {
         uint32_t space = artifact.values[value].space;
         if (!copier || !arenas[space].device ||
@@ -390,23 +423,41 @@ bool Session::waitForDeps(size_t index) {
   return true;
 }
 
-bool Session::runCopy(const PreparedStep &step, std::string &error) {
-  if (step.bytes == 0)
+bool Session::runCopy(const PreparedCopy &copy, std::string &error) {
+  if (copy.bytes == 0)
     return true;
-  if (!step.copier) {
-    std::memmove(step.destination.address, step.source.address, step.bytes);
+  if (!copy.copier) {
+    std::memmove(copy.destination.address, copy.source.address, copy.bytes);
     return true;
   }
-  if (!step.staging)
-    return step.copier->copyAndWait(step.destination, step.source, step.bytes,
+  if (!copy.staging)
+    return copy.copier->copyAndWait(copy.destination, copy.source, copy.bytes,
                                     error);
   // Neither side's device reaches the other: through host memory.
-  std::vector<uint8_t> staging(step.bytes);
+  std::vector<uint8_t> staging(copy.bytes);
   hal::Memory host{nullptr, staging.data()};
-  return step.source.device->copyAndWait(host, step.source, step.bytes,
+  return copy.source.device->copyAndWait(host, copy.source, copy.bytes,
                                          error) &&
-         step.destination.device->copyAndWait(step.destination, host,
-                                              step.bytes, error);
+         copy.destination.device->copyAndWait(copy.destination, host,
+                                              copy.bytes, error);
+}
+
+bool Session::runSelect(const PreparedStep &step, StepTiming &timing,
+                        std::string &error) {
+  uint8_t condition = 0;
+  if (!step.condition.device) {
+    condition = *static_cast<const uint8_t *>(step.condition.address);
+  } else if (!step.condition.device->copyAndWait(
+                 hal::Memory{nullptr, &condition}, step.condition, 1, error)) {
+    error = "cannot read the condition: " + error;
+    return false;
+  }
+  int taken = condition != 0;
+  timing.selected = static_cast<int8_t>(taken);
+  for (const PreparedCopy &copy : step.alternatives[taken])
+    if (!runCopy(copy, error))
+      return false;
+  return true;
 }
 
 void Session::executeStep(size_t index) {
@@ -424,11 +475,13 @@ void Session::executeStep(size_t index) {
   bool ok;
   if (step.kind == StepKind::Launch)
     ok = devices[step.device]->launch(*step.launch, step.events, error);
+  else if (step.kind == StepKind::Select)
+    ok = runSelect(step, event.timing, error);
   else if (step.async)
-    ok = step.async->enqueueCopy(step.destination, step.source, step.bytes,
-                                 step.events, error);
+    ok = step.async->enqueueCopy(step.copy.destination, step.copy.source,
+                                 step.copy.bytes, step.events, error);
   else
-    ok = runCopy(step, error);
+    ok = runCopy(step.copy, error);
   if (!ok)
     return fail(error);
   // An asynchronous step's end time is taken when its event completes

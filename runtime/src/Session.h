@@ -45,6 +45,22 @@ struct StepTiming {
   /// recorded around it on its queue; 0 for other steps and when the driver
   /// cannot time.
   uint64_t deviceNs = 0;
+  /// A select step: 1 when it took the true values, 0 the false ones; -1
+  /// for other steps.
+  int8_t selected = -1;
+};
+
+/// A copy resolved to the objects that make it: the two sides, and the
+/// device that copies and waits, or null when both sides are host memory;
+/// with `staging`, the two sides' devices cannot copy between each other,
+/// and the copy goes through host memory: `source.device` downloads,
+/// `destination.device` uploads.
+struct PreparedCopy {
+  hal::Memory source;
+  hal::Memory destination;
+  size_t bytes = 0;
+  hal::Device *copier = nullptr;
+  bool staging = false;
 };
 
 /// A step resolved to its device's objects and addresses in the arenas.
@@ -54,22 +70,19 @@ struct PreparedStep {
   std::string name;
   /// Launch: the kernel, made ready by the step's device.
   std::unique_ptr<hal::PreparedLaunch> launch;
-  /// Copy: the two sides.
-  hal::Memory source;
-  hal::Memory destination;
-  size_t bytes = 0;
+  /// Copy: the two sides, and the copier when the worker copies.
+  PreparedCopy copy;
+  /// Select: the condition byte, and the copies of the false (0) and true
+  /// (1) values into the results, made by the worker.
+  hal::Memory condition;
+  std::vector<PreparedCopy> alternatives[2];
   /// The device that runs the step asynchronously, on `queue`, recording
   /// `events` around it; null for a step the worker runs itself (every step
-  /// of a synchronous device, and copies that a device makes and waits for).
+  /// of a synchronous device, copies that a device makes and waits for, and
+  /// selects).
   hal::Device *async = nullptr;
   hal::Queue queue = hal::Queue::Compute;
   hal::StepEvents events;
-  /// The device that copies and waits (a copy not run asynchronously), or
-  /// null when both sides are host memory; with `staging`, the two sides'
-  /// devices cannot copy between each other, and the copy goes through
-  /// host memory: `source.device` downloads, `destination.device` uploads.
-  hal::Device *copier = nullptr;
-  bool staging = false;
   std::vector<uint32_t> deps;
   double predictedStart;
   double predictedFinish;
@@ -137,6 +150,9 @@ private:
   /// Resolves copy step `desc` into `step`.
   void prepareCopy(const Artifact &artifact, const StepDesc &desc,
                    PreparedStep &step);
+  /// Resolves select step `desc` into `step`.
+  void prepareSelect(const Artifact &artifact, const StepDesc &desc,
+                     PreparedStep &step);
   /// Saves what the devices' calls change in the calling thread.
   std::vector<std::unique_ptr<hal::CallerState>> saveCallerStates() const;
   /// The memory of value `valueId`: host memory for host-memory devices.
@@ -147,8 +163,12 @@ private:
   /// Waits for the dependencies of step `index`; on failure finishes its
   /// event as failed and returns false.
   bool waitForDeps(size_t index);
-  /// Runs a copy that is not asynchronous.
-  bool runCopy(const PreparedStep &step, std::string &error);
+  /// Makes a copy that is not asynchronous and waits for it.
+  static bool runCopy(const PreparedCopy &copy, std::string &error);
+  /// Runs select step `step`: reads its condition, makes the copies of the
+  /// list it chooses and records the choice in `timing`.
+  bool runSelect(const PreparedStep &step, StepTiming &timing,
+                 std::string &error);
   /// Waits for the asynchronous steps of `device`'s queue in order and
   /// takes their end times.
   void finishAsyncSteps(size_t device);

@@ -95,6 +95,13 @@ static cl::opt<bool> planAllArchs(
              "compile yet (to explore a topology with --emit=schedule; the "
              "artifact cannot be built)"),
     cl::init(false), cl::cat(category));
+static cl::opt<bool> speculate(
+    "speculate",
+    cl::desc("Speculate the branches (scf.if, ONNX If) whose two sides "
+             "running without waiting for the condition shorten the "
+             "schedule; --speculate=false runs each branch after its "
+             "condition"),
+    cl::init(true), cl::cat(category));
 enum class EmitKind { Artifact, MLIR, Schedule };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What to write"), cl::init(EmitKind::Artifact),
@@ -219,14 +226,18 @@ static FailureOr<SmallVector<mlir::orchestra::DynamicDim>> readDims() {
 /// One line per memory space: peak bytes with and without reuse.
 static void printSummary(const orx::Artifact &artifact, ModuleOp module,
                          size_t bytes) {
-  unsigned launches = 0, copies = 0;
+  unsigned launches = 0, copies = 0, selects = 0;
   for (const orx::StepDesc &step : artifact.steps)
-    (step.kind == orx::StepKind::Launch ? launches : copies)++;
+    (step.kind == orx::StepKind::Launch   ? launches
+     : step.kind == orx::StepKind::Select ? selects
+                                          : copies)++;
   llvm::errs() << "orchestra-compile: wrote " << outputFilename << " (" << bytes
                << " bytes): entry '" << artifact.entryName << "', " << launches
-               << " task launch(es), " << copies << " transfer(s) on topology '"
-               << artifact.topologyName << "' (" << artifact.devices.size()
-               << " device(s))\n";
+               << " task launch(es), " << copies << " transfer(s)";
+  if (selects)
+    llvm::errs() << ", " << selects << " commit(s)";
+  llvm::errs() << " on topology '" << artifact.topologyName << "' ("
+               << artifact.devices.size() << " device(s))\n";
   for (auto func : module.getOps<func::FuncOp>())
     if (auto plan = func->getAttrOfType<DictionaryAttr>(attr::kPlan))
       for (NamedAttribute space : plan) {
@@ -285,6 +296,7 @@ int main(int argc, char **argv) {
     options.dims.assign(dims.begin(), dims.end());
   options.scheduler = scheduler;
   options.planAllArchs = planAllArchs;
+  options.speculate = speculate;
   options.strategy = strategy;
   options.strategiesDir = strategiesDir;
   options.deviceCodeDir = dumpDeviceCode;

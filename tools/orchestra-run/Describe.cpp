@@ -307,6 +307,19 @@ bool orchestra::describeArtifact(const std::string &path, std::ostream &os,
           os << (j ? ", " : "") << formatSize(step.sizes[j], artifact.dims);
         os << ")";
       }
+    } else if (step.kind == StepKind::Select) {
+      size_t n = step.args.size() / 3;
+      auto list = [&](size_t first) {
+        for (size_t j = 0; j < n; ++j)
+          os << (j ? ", " : "") << step.args[first + j];
+      };
+      os << "select '" << step.name << "' by value " << step.args[0] << ": (";
+      list(1 + 2 * n);
+      os << ") = true (";
+      list(1);
+      os << ") or false (";
+      list(1 + n);
+      os << ")";
     } else {
       os << "copy '" << step.name << "' value " << step.args[0] << " -> value "
          << step.args[1];
@@ -566,9 +579,13 @@ bool orchestra::describeArtifactJson(const std::string &path, std::ostream &os,
   json.beginArray();
   for (const StepDesc &step : artifact.steps) {
     json.beginObject();
-    json.member("kind", step.kind == StepKind::Launch ? "launch" : "copy");
+    json.member("kind", step.kind == StepKind::Launch   ? "launch"
+                        : step.kind == StepKind::Select ? "select"
+                                                        : "copy");
     json.member("device", step.device);
     json.member("name", step.name);
+    if (step.kind == StepKind::Select)
+      json.member("num_inputs", step.numInputs);
     if (step.kind == StepKind::Launch) {
       json.member("kernel", step.kernel);
       json.member("num_inputs", step.numInputs);

@@ -358,7 +358,10 @@ static std::optional<Failure> writeTrace(orx_artifact_t *artifact,
     orx_trace_event_t event;
     if (Status status{orx_session_trace_event(session, i, &event)})
       return fail(orx_status_message(status.get()));
-    const char *category = event.kind == ORX_STEP_COPY ? "transfer" : "task";
+    const char *category = event.kind == ORX_STEP_COPY     ? "transfer"
+                           : event.kind == ORX_STEP_SELECT ? "commit"
+                                                           : "task";
+    int selected = orx_session_trace_selected(session, i);
     json.beginObject();
     json.key("args");
     json.beginObject();
@@ -369,6 +372,8 @@ static std::optional<Failure> writeTrace(orx_artifact_t *artifact,
                   toMicroseconds(event.predicted_finish));
     if (event.predicted_start >= 0)
       json.member("predicted_start_us", toMicroseconds(event.predicted_start));
+    if (selected >= 0)
+      json.member("selected", selected ? "true" : "false");
     json.member("step", static_cast<int64_t>(i));
     json.endObject();
     span(event.name, category, 0, event.device,

@@ -432,4 +432,50 @@ TEST(ArtifactTest, OutOfRangeReferencesAreRejected) {
                  "steps[1].kind: unknown step kind 7");
 }
 
+TEST(ArtifactTest, SelectRoundTrip) {
+  std::vector<uint8_t> bytes = serializeArtifact(makeSelectArtifact());
+  Artifact parsed;
+  std::string error;
+  ASSERT_TRUE(parseArtifact(bytes.data(), bytes.size(), parsed, error))
+      << error;
+  EXPECT_EQ(parsed.versionMinor, 1u);
+  ASSERT_EQ(parsed.steps.size(), 2u);
+  EXPECT_EQ(parsed.steps[1].kind, StepKind::Select);
+  EXPECT_EQ(parsed.steps[1].args, (std::vector<uint32_t>{0, 1, 5, 3, 6, 4, 7}));
+  EXPECT_EQ(parsed.steps[1].numInputs, 5u);
+}
+
+TEST(ArtifactTest, MalformedSelectsAreRejected) {
+  auto expectSelectRejected = [](const std::function<void(StepDesc &)> &edit,
+                                 const std::string &expected) {
+    Artifact artifact = makeSelectArtifact();
+    edit(artifact.steps[1]);
+    std::vector<uint8_t> bytes = serializeArtifact(artifact);
+    std::string error = parseError(bytes);
+    EXPECT_NE(error.find(expected), std::string::npos)
+        << "expected '" << expected << "' in: " << error;
+  };
+  std::string shape = "steps[1]: a select has a condition, then n true "
+                      "values, n false values and n results (n >= 1); ";
+  expectSelectRejected([](StepDesc &s) { s.args = {0}; },
+                       shape + "it has 1 args, 5 inputs");
+  expectSelectRejected([](StepDesc &s) { s.args.pop_back(); },
+                       shape + "it has 6 args, 5 inputs");
+  expectSelectRejected([](StepDesc &s) { s.numInputs = 4; },
+                       shape + "it has 7 args, 4 inputs");
+  expectSelectRejected([](StepDesc &s) { s.args[0] = 1; },
+                       "steps[1]: its condition is a value of 16 bytes, not "
+                       "one i1");
+  expectSelectRejected([](StepDesc &s) { s.args[2] = 0; },
+                       "steps[1]: selects value 0 of 1 bytes into a result "
+                       "of 16 bytes");
+  expectSelectRejected(
+      [](StepDesc &s) {
+        s.sizes = {SizeExpr{{0, 4}}};
+      },
+      "steps[1]: a select has no sizes");
+  expectSelectRejected([](StepDesc &s) { s.args[6] = 9; },
+                       "steps[1].args[6] = 9 is not a value");
+}
+
 } // namespace

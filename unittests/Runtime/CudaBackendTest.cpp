@@ -312,6 +312,17 @@ TEST_F(CudaBackendTest, GpuOnlyWithEntryInDeviceMemory) {
   expectAllReleased();
 }
 
+// A select step on a GPU's queue: the condition read from device memory
+// after the GPU's kernel, the chosen values copied by the GPU.
+TEST_F(CudaBackendTest, SelectInDeviceMemory) {
+  {
+    SessionPtr session = createSession(makeGpuSelectArtifact(cudaGpu()));
+    ASSERT_TRUE(session);
+    expectGpuSelects(session.get());
+  }
+  expectAllReleased();
+}
+
 TEST_F(CudaBackendTest, TwoGpusWithPeerCopy) {
   fake.configure("device_count", 2);
   Artifact a = makeTwoGpuArtifact();

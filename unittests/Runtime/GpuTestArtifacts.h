@@ -222,6 +222,59 @@ inline Artifact makeCpuGpuArtifact(const FakeGpu &gpu = cudaGpu()) {
   return a;
 }
 
+/// One GPU holding the entry (a GPU-only topology): c = a + b on the GPU,
+/// then a select step on the GPU's queue: r = p ? c : a, with the condition
+/// p in device memory (the worker reads it back) and the copies made by the
+/// GPU.
+inline Artifact makeGpuSelectArtifact(const FakeGpu &gpu = cudaGpu()) {
+  Artifact a;
+  a.producer = "runtime unit tests";
+  a.topologyName = gpu.chip;
+  a.devices = {{"gpu0", gpu.arch, gpu.driver, 0, 1}};
+  a.memorySpaces = {{"gpu0_hbm", 0, 5 * kVectorBytes}};
+  a.entryName = "select";
+  a.inputs = {{"p", DType::I1, {}}, vectorDesc("a"), vectorDesc("b")};
+  a.inputValues = {0, 1, 2};
+  a.outputs = {vectorDesc("r")};
+  a.outputValues = {4};
+  a.values = {{0, 0, 1},                            // 0: p
+              {0, kVectorBytes, kVectorBytes},      // 1: a
+              {0, 2 * kVectorBytes, kVectorBytes},  // 2: b
+              {0, 3 * kVectorBytes, kVectorBytes},  // 3: c
+              {0, 4 * kVectorBytes, kVectorBytes}}; // 4: r
+  a.binaries = {bundleBinary(makeFakeBundle(gpu), gpu.arch)};
+  a.kernels = {{"orx_kernel_add", 0}};
+  StepDesc select;
+  select.kind = StepKind::Select;
+  select.device = 0;
+  select.name = "commit";
+  select.args = {0, 3, 1, 4};
+  select.numInputs = 3;
+  select.deps = {0};
+  a.steps = {launch(0, "add", 0, {1, 2, 3}, 2), select};
+  return a;
+}
+
+/// Runs makeGpuSelectArtifact's plan for both conditions and checks r and
+/// the trace's choice.
+inline void expectGpuSelects(orx_session_t *session) {
+  std::vector<float> x = iota(1), y = iota(-3), sum(kVectorLength);
+  for (size_t i = 0; i < kVectorLength; ++i)
+    sum[i] = x[i] + y[i];
+  for (uint8_t p : {1, 0}) {
+    std::vector<float> r(kVectorLength);
+    const void *inputs[] = {&p, x.data(), y.data()};
+    size_t inputSizes[] = {1, kVectorBytes, kVectorBytes};
+    void *outputs[] = {r.data()};
+    size_t outputSizes[] = {kVectorBytes};
+    Status status{orx_session_run(session, inputs, inputSizes, 3, outputs,
+                                  outputSizes, 1)};
+    ASSERT_FALSE(status) << message(status);
+    EXPECT_EQ(r, p ? sum : x) << int(p);
+    EXPECT_EQ(orx_session_trace_selected(session, 1), p);
+  }
+}
+
 inline std::vector<float> expectedCpuGpu(const std::vector<float> &a,
                                          const std::vector<float> &b) {
   std::vector<float> e(kVectorLength);

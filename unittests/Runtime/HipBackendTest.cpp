@@ -146,6 +146,17 @@ TEST_F(HipBackendTest, CpuAndGpu) {
   expectAllReleased();
 }
 
+// A select step on a GPU's queue: the condition read from device memory
+// after the GPU's kernel, the chosen values copied by the GPU.
+TEST_F(HipBackendTest, SelectInDeviceMemory) {
+  {
+    SessionPtr session = createSession(makeGpuSelectArtifact(hipGpu()));
+    ASSERT_TRUE(session);
+    expectGpuSelects(session.get());
+  }
+  expectAllReleased();
+}
+
 TEST_F(HipBackendTest, TwoGpusWithPeerCopy) {
   fake.configure("device_count", 2);
   {

@@ -186,6 +186,36 @@ TEST(RuntimeTest, CopyOnlyPlan) {
   EXPECT_EQ(k, (std::vector<int32_t>{1, 2, 3, 4}));
 }
 
+// A select step copies the list its condition picks, across memory spaces,
+// and the trace says which; the other list is not read.
+TEST(RuntimeTest, SelectPlan) {
+  SessionPtr session = createSession(makeSelectArtifact());
+  ASSERT_TRUE(session);
+  std::vector<float> a = {1, 2, 3, 4}, b = {-1, -2, -3, -4};
+  for (uint8_t condition : {1, 0, 2}) {
+    std::vector<float> r(4);
+    std::vector<int32_t> k(4);
+    const void *inputs[] = {&condition, a.data(), b.data()};
+    size_t inputSizes[] = {1, 16, 16};
+    void *outputs[] = {r.data(), k.data()};
+    size_t outputSizes[] = {16, 16};
+    Status status{orx_session_run(session.get(), inputs, inputSizes, 3, outputs,
+                                  outputSizes, 2)};
+    ASSERT_FALSE(status) << message(status);
+    bool taken = condition != 0;
+    EXPECT_EQ(r, taken ? a : b) << int(condition);
+    std::vector<int32_t> sevens = {7, 7, 7, 7}, ks = {1, 2, 3, 4};
+    EXPECT_EQ(k, taken ? sevens : ks);
+    ASSERT_EQ(orx_session_trace_size(session.get()), 2u);
+    orx_trace_event_t event;
+    ASSERT_FALSE(Status{orx_session_trace_event(session.get(), 1, &event)});
+    EXPECT_EQ(event.kind, ORX_STEP_SELECT);
+    EXPECT_EQ(orx_session_trace_selected(session.get(), 1), taken ? 1 : 0);
+    EXPECT_EQ(orx_session_trace_selected(session.get(), 0), -1);
+    EXPECT_EQ(orx_session_trace_selected(session.get(), 2), -1);
+  }
+}
+
 TEST(RuntimeTest, EmptyPlan) {
   Artifact artifact;
   artifact.entryName = "empty";

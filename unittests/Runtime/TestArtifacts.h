@@ -211,6 +211,40 @@ inline Artifact makeCopyArtifact() {
   return a;
 }
 
+/// Two host devices: r, k = c ? (a, 7s) : (b copied to cpu1, ks), the
+/// select step on cpu0 reading the false values from cpu1's memory.
+inline Artifact makeSelectArtifact() {
+  Artifact a;
+  a.producer = "runtime unit tests";
+  a.topologyName = "two-cpu";
+  a.devices = {{"cpu0", getTestHostArch(), "cpu", 0, 1},
+               {"cpu1", getTestHostArch(), "cpu", 1, 1}};
+  a.memorySpaces = {{"cpu0_dram", 0, 96}, {"cpu1_dram", 1, 32}};
+  a.entryName = "select";
+  a.inputs = {
+      {"c", DType::I1, {}}, {"a", DType::F32, {4}}, {"b", DType::F32, {4}}};
+  a.inputValues = {0, 1, 2};
+  a.outputs = {{"r", DType::F32, {4}}, {"k", DType::I32, {4}}};
+  a.outputValues = {4, 7};
+  // 0 c, 1 a, 2 b, 3 b on cpu1, 4 r, 5 the 7s, 6 the ks on cpu1, 7 k.
+  a.values = {{0, 0, 1},   {0, 16, 16}, {0, 32, 16}, {1, 0, 16},
+              {0, 48, 16}, {0, 64, 16}, {1, 16, 16}, {0, 80, 16}};
+  auto bytesOf = [](std::vector<int32_t> v) {
+    const uint8_t *bytes = reinterpret_cast<const uint8_t *>(v.data());
+    return std::vector<uint8_t>(bytes, bytes + 4 * v.size());
+  };
+  a.constants = {{5, bytesOf({7, 7, 7, 7})}, {6, bytesOf({1, 2, 3, 4})}};
+  StepDesc select;
+  select.kind = StepKind::Select;
+  select.device = 0;
+  select.name = "commit";
+  select.args = {0, 1, 5, 3, 6, 4, 7};
+  select.numInputs = 5;
+  select.deps = {0};
+  a.steps = {copy(1, "b_to_cpu1", 2, 3), select};
+  return a;
+}
+
 } // namespace orx::test
 
 #endif // ORCHESTRA_UNITTESTS_RUNTIME_TESTARTIFACTS_H

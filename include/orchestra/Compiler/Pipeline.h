@@ -53,6 +53,8 @@ struct CompileOptions {
   /// Also place tasks on devices whose arch this build cannot compile yet
   /// (exploring a topology; the Lower phase then refuses them).
   bool planAllArchs = false;
+  /// Speculate the branches whose speculation the scheduler finds faster.
+  bool speculate = true;
   /// Entry function; empty picks 'main' or the only public function.
   std::string entry;
   /// Ranges of the entry's named dynamic dims (`NAME=MIN..MAX[@OPT]` or

@@ -122,10 +122,14 @@ LogicalResult convertRuntimeIf(NodeContext &ctx) {
 
   OpBuilder &builder = ctx.getBuilder();
   Location loc = ctx.getLoc();
+  // The condition as a 0-d tensor, the form in which the scheduler passes
+  // it between tasks (design/0019).
   Value condition = ctx.getInput(0);
-  SmallVector<Value> indices(conditionType.getRank(),
-                             arith::ConstantIndexOp::create(builder, loc, 0));
-  Value flag = tensor::ExtractOp::create(builder, loc, condition, indices);
+  if (conditionType.getRank() != 0)
+    condition = tensor::CollapseShapeOp::create(
+        builder, loc, RankedTensorType::get({}, conditionType.getElementType()),
+        condition, ArrayRef<ReassociationIndices>{});
+  Value flag = tensor::ExtractOp::create(builder, loc, condition);
   // The branches are imported into an scf.if without results, and moved
   // into the real one once their types are known.
   auto staging = scf::IfOp::create(builder, loc, TypeRange(), flag,

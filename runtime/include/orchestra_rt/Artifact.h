@@ -165,7 +165,10 @@ struct KernelDesc {
   uint32_t binary = 0;
 };
 
-enum class StepKind : uint32_t { Launch = 0, Copy = 1 };
+/// Launch: a kernel. Copy: a value into another memory space. Select (3.1,
+/// `orchestra.commit`): one of two lists of values into the results, by a
+/// condition the worker reads when the step runs (design/0019).
+enum class StepKind : uint32_t { Launch = 0, Copy = 1, Select = 2 };
 
 /// One step of the plan.
 struct StepDesc {
@@ -176,8 +179,10 @@ struct StepDesc {
   /// Launch: index into Artifact::kernels.
   uint32_t kernel = 0;
   /// Launch: value ids, inputs first then outputs. Copy: {src, dst}.
+  /// Select: {condition, true values..., false values..., results...}, the
+  /// condition a 1-byte i1 and the three lists of equal length and sizes.
   std::vector<uint32_t> args;
-  /// Launch: how many of `args` are inputs.
+  /// Launch and select: how many of `args` are inputs.
   uint32_t numInputs = 0;
   /// Indices of earlier steps this one waits for (each < own index).
   std::vector<uint32_t> deps;
@@ -192,8 +197,9 @@ struct StepDesc {
 
 /// 3.0: dynamic dims (Artifact::dims, TensorDesc::dynamicSizes,
 /// StepDesc::sizes), written after the steps; CPU kernels take `sizes`.
+/// 3.1: select steps (a 3.0 reader refuses them as an unknown step kind).
 constexpr uint32_t kArtifactVersionMajor = 3;
-constexpr uint32_t kArtifactVersionMinor = 0;
+constexpr uint32_t kArtifactVersionMinor = 1;
 
 /// A whole artifact.
 struct Artifact {

@@ -198,7 +198,8 @@ ORX_API orx_status_t orx_session_run(orx_session_t *session,
 
 typedef enum orx_step_kind_t {
   ORX_STEP_LAUNCH = 0, /* a kernel launch */
-  ORX_STEP_COPY = 1    /* a copy between memory spaces */
+  ORX_STEP_COPY = 1,   /* a copy between memory spaces */
+  ORX_STEP_SELECT = 2  /* a commit: one of two lists copied, by a condition */
 } orx_step_kind_t;
 
 /** One step of the last run. */
@@ -225,6 +226,11 @@ ORX_API size_t orx_session_trace_size(const orx_session_t *session);
 ORX_API orx_status_t orx_session_trace_event(const orx_session_t *session,
                                              size_t index,
                                              orx_trace_event_t *out);
+/** Which list select step `index` (ORX_STEP_SELECT) of the last run took: 1
+ * its true values, 0 its false ones; -1 for another step or an index past
+ * the trace. */
+ORX_API int orx_session_trace_selected(const orx_session_t *session,
+                                       size_t index);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -99,6 +99,20 @@ func.func @commit_constant(%a: tensor<4xf32>, %b: tensor<4xf32>, %i: i32, %j: i3
   return %t#0, %t#1, %f#0, %f#1 : tensor<4xf32>, i32, tensor<4xf32>, i32
 }
 
+// A constant 0-d tensor condition folds the same way.
+// CHECK-LABEL: func.func @commit_constant_tensor
+// CHECK-SAME: (%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>)
+// CHECK-NOT: orchestra.commit
+// CHECK: return %[[B]], %[[A]]
+func.func @commit_constant_tensor(%a: tensor<4xf32>, %b: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4xf32>) {
+  %false = arith.constant dense<false> : tensor<i1>
+  %true = arith.constant dense<true> : tensor<i1>
+  %f = orchestra.commit %false : tensor<i1> true(%a) false(%b) : tensor<4xf32>
+  %t = orchestra.commit %true : tensor<i1> true(%a) false(%b) : tensor<4xf32>
+  return %f, %t : tensor<4xf32>, tensor<4xf32>
+}
+
 // CHECK-LABEL: func.func @commit_same_lists
 // CHECK-SAME: (%[[C:.*]]: i1, %[[A:.*]]: tensor<4xf32>)
 // CHECK-NOT: orchestra.commit

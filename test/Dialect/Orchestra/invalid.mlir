@@ -552,6 +552,14 @@ func.func @commit_parse_lists(%c: i1, %a: tensor<4xf32>) {
   return
 }
 
+// -----
+
+func.func @commit_condition_type(%c: tensor<1xi1>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be 1-bit signless integer or 0D tensor of 1-bit signless integer values, but got 'tensor<1xi1>'}}
+  %r = orchestra.commit %c : tensor<1xi1> true(%a) false(%a) : tensor<4xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // orchestra.yield
 //===----------------------------------------------------------------------===//

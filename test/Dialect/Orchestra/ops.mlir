@@ -110,6 +110,16 @@ func.func @commit(%c: i1, %a: tensor<4xf32>, %b: tensor<4xf32>, %i: i32, %j: i32
   return %r#0, %r#1 : tensor<4xf32>, i32
 }
 
+// Between tasks the condition is a 0-d tensor, whose type the op spells.
+// CHECK-LABEL: func.func @commit_tensor_condition
+// CHECK-SAME: (%[[C:.*]]: tensor<i1>, %[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>)
+func.func @commit_tensor_condition(%c: tensor<i1>, %a: tensor<4xf32>, %b: tensor<4xf32>)
+    -> tensor<4xf32> {
+  // CHECK: orchestra.commit %[[C]] : tensor<i1> true(%[[A]]) false(%[[B]]) : tensor<4xf32>
+  %r = orchestra.commit %c : tensor<i1> true(%a) false(%b) : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
 // Constants are glue and may sit in the schedule; commits select there.
 // CHECK-LABEL: func.func @commit_in_schedule
 func.func @commit_in_schedule(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {

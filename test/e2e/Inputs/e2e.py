@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Inputs and numpy references for the end-to-end tests.
 
-  e2e.py gen DIR NAME:DTYPE:SHAPE...   random inputs DIR/NAME.npy (seeded)
+  e2e.py gen DIR NAME:DTYPE:SHAPE[=V]...  random inputs DIR/NAME.npy (seeded),
+                                          or V everywhere
   e2e.py check PROGRAM IN_DIR OUT_DIR  compare OUT_DIR/output_<i>.npy with
                                        the numpy reference of PROGRAM
   e2e.py compare DIR_A DIR_B           compare two runs' outputs
@@ -26,7 +27,15 @@ def gen(directory, specs):
     rng = np.random.default_rng(20261120)
     for spec in specs:
         name, dtype, shape = spec.split(":")
+        # NAME:DTYPE:SHAPE=VALUE fills the array with VALUE.
+        shape, _, fill = shape.partition("=")
         shape = tuple(int(d) for d in shape.split("x")) if shape else ()
+        if fill:
+            np.save(os.path.join(directory, name + ".npy"),
+                    np.full(shape, int(fill) if dtype != "f32" else float(fill),
+                            {"i1": np.bool_, "i32": np.int32, "i64": np.int64,
+                             "f32": np.float32}[dtype]))
+            continue
         if dtype in ("f32", "f64", "f16"):
             value = rng.uniform(-1.0, 1.0, shape).astype(
                 {"f32": np.float32, "f64": np.float64, "f16": np.float16}[dtype])
@@ -209,6 +218,19 @@ def ref_control_flow(i):
     branch = x + x if c else x * x
     looped = x * np.float32(2.0) ** max(n, 0)
     return [branch, looped + np.float32(1.0)]
+
+
+def ref_commit(i):
+    c, x, y = bool(load(i, "c")), load(i, "x"), load(i, "y")
+    return [np.exp(x) if c else x - y, np.ones_like(x) if c else y,
+            (x if c else y) * np.float32(2)]
+
+
+def ref_speculation(i):
+    a, w1, w2 = (load(i, n).astype(np.float64) for n in ("a", "w1", "w2"))
+    x, wt, we = (load(i, n).astype(np.float64) for n in ("x", "wt", "we"))
+    taken = ((a @ w1) @ w2).sum() > load(i, "thr")
+    return [(x @ wt if taken else np.tanh(x @ we)).astype(np.float32)]
 
 
 def ref_dynamic_cnn(i):

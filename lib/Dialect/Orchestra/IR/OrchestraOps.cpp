@@ -809,7 +809,12 @@ ParseResult CommitOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<OpAsmParser::UnresolvedOperand> trueValues, falseValues;
   SmallVector<Type> types;
   SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseOperand(condition) || parser.parseKeyword("true") ||
+  // The condition's type follows it unless it is `i1`.
+  Type conditionType = parser.getBuilder().getI1Type();
+  if (parser.parseOperand(condition) ||
+      (succeeded(parser.parseOptionalColon()) &&
+       parser.parseType(conditionType)) ||
+      parser.parseKeyword("true") ||
       parser.parseOperandList(trueValues, OpAsmParser::Delimiter::Paren) ||
       parser.parseKeyword("false") ||
       parser.parseOperandList(falseValues, OpAsmParser::Delimiter::Paren) ||
@@ -822,7 +827,7 @@ ParseResult CommitOp::parse(OpAsmParser &parser, OperationState &result) {
            << " values in each list (one per type), got " << trueValues.size()
            << " true and " << falseValues.size() << " false values";
   Builder &builder = parser.getBuilder();
-  if (parser.resolveOperand(condition, builder.getI1Type(), result.operands) ||
+  if (parser.resolveOperand(condition, conditionType, result.operands) ||
       parser.resolveOperands(trueValues, types, loc, result.operands) ||
       parser.resolveOperands(falseValues, types, loc, result.operands))
     return failure();
@@ -833,8 +838,10 @@ ParseResult CommitOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void CommitOp::print(OpAsmPrinter &p) {
-  p << ' ' << getCondition() << " true(" << getTrueValues() << ") false("
-    << getFalseValues() << ')';
+  p << ' ' << getCondition();
+  if (!getCondition().getType().isInteger(1))
+    p << " : " << getCondition().getType();
+  p << " true(" << getTrueValues() << ") false(" << getFalseValues() << ')';
   p.printOptionalAttrDict(llvm::to_vector((*this)->getDiscardableAttrs()));
   if (getNumResults() != 0)
     p << " : " << getResultTypes();
@@ -872,9 +879,16 @@ LogicalResult CommitOp::fold(FoldAdaptor adaptor,
   // without results is dead code and left to DCE.
   if (getNumResults() == 0)
     return failure();
-  if (auto condition = dyn_cast_if_present<BoolAttr>(adaptor.getCondition())) {
-    OperandRange chosen =
-        condition.getValue() ? getTrueValues() : getFalseValues();
+  // A constant `i1` or a constant 0-d `tensor<i1>`.
+  std::optional<bool> constant;
+  if (auto condition = dyn_cast_if_present<BoolAttr>(adaptor.getCondition()))
+    constant = condition.getValue();
+  else if (auto condition = dyn_cast_if_present<DenseIntElementsAttr>(
+               adaptor.getCondition());
+           condition && condition.isSplat())
+    constant = condition.getSplatValue<bool>();
+  if (constant) {
+    OperandRange chosen = *constant ? getTrueValues() : getFalseValues();
     results.append(chosen.begin(), chosen.end());
     return success();
   }

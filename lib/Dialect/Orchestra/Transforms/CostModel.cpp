@@ -83,6 +83,16 @@ double CostShapes::estimateFlops(Operation *op) const {
       body += estimateFlops(&nested);
     return (trips ? trips->getZExtValue() : 1) * body;
   }
+  // A branch: each side's ops, weighted by the probability that it is
+  // taken (one half without a profile, design/0019).
+  if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    double sides = 0;
+    for (Region *side : {&branch.getThenRegion(), &branch.getElseRegion()})
+      if (!side->empty())
+        for (Operation &nested : side->front().without_terminator())
+          sides += 0.5 * estimateFlops(&nested);
+    return sides;
+  }
   double flops = 0;
   for (Value result : op->getResults())
     flops += isa<ShapedType>(result.getType()) ? getNumElements(result) : 1;

@@ -11,8 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
 
 #include "mlir/Dialect/PDL/IR/PDL.h"
 #include "mlir/Dialect/PDLInterp/IR/PDLInterp.h"
@@ -43,6 +45,21 @@ using namespace mlir::orchestra;
 // Native constraints
 //===----------------------------------------------------------------------===//
 
+/// The task argument `ifOp` (directly in a task body) branches on: an `i1`
+/// argument, or a 0-d `tensor<i1>` argument the body reads with
+/// `tensor.extract` (how conditions cross between scheduled tasks); null
+/// when the condition is computed inside the task.
+static BlockArgument getConditionArgument(scf::IfOp ifOp) {
+  Value condition = ifOp.getCondition();
+  if (auto read = condition.getDefiningOp<tensor::ExtractOp>();
+      read && read.getTensor().getType().getRank() == 0)
+    condition = read.getTensor();
+  auto argument = dyn_cast<BlockArgument>(condition);
+  if (!argument || argument.getOwner() != ifOp->getBlock())
+    return nullptr;
+  return argument;
+}
+
 /// See `IsTaskBranch` in the PDLL file.
 static LogicalResult isTaskBranch(PatternRewriter &rewriter, Operation *op) {
   auto ifOp = cast<scf::IfOp>(op);
@@ -55,8 +72,7 @@ static LogicalResult isTaskBranch(PatternRewriter &rewriter, Operation *op) {
     return rewriter.notifyMatchFailure(
         op, "the task runs an NKI or assembly kernel instead of its body");
   Block &body = task.getBody().front();
-  auto condition = dyn_cast<BlockArgument>(ifOp.getCondition());
-  if (!condition || condition.getOwner() != &body)
+  if (!getConditionArgument(ifOp))
     return rewriter.notifyMatchFailure(
         op, "the condition is computed inside the task");
   YieldOp yield = task.getYield();
@@ -109,32 +125,45 @@ static bool mayAccessOutOfBounds(Operation *op) {
   return false;
 }
 
-/// See `IsSpeculatableBranch` in the PDLL file.
-static LogicalResult isSpeculatableBranch(PatternRewriter &rewriter,
-                                          Operation *op) {
-  auto ifOp = cast<scf::IfOp>(op);
+bool mlir::orchestra::canSpeculateSides(scf::IfOp ifOp, Operation **blame,
+                                        std::string *why) {
+  auto fail = [&](Operation *op, StringRef reason) {
+    if (blame)
+      *blame = op;
+    if (why)
+      *why = reason.str();
+    return false;
+  };
   for (Region *side : {&ifOp.getThenRegion(), &ifOp.getElseRegion()}) {
     if (side->empty())
-      return rewriter.notifyMatchFailure(op, "a side of the branch is empty");
+      return fail(ifOp, "a side of the branch is empty");
     for (Operation &nested : side->front().without_terminator()) {
       if (!isMemoryEffectFree(&nested))
-        return rewriter.notifyMatchFailure(
-            &nested, "has memory effects: it cannot run speculatively");
+        return fail(&nested, "has memory effects: it cannot run speculatively");
       if (!isSpeculatable(&nested))
-        return rewriter.notifyMatchFailure(
-            &nested, "is not speculatable: running it on the untaken side "
-                     "may trap or have undefined behaviour");
+        return fail(&nested, "is not speculatable: running it on the untaken "
+                             "side may trap or have undefined behaviour");
       WalkResult walk = nested.walk([](Operation *inner) {
         return mayAccessOutOfBounds(inner) ? WalkResult::interrupt()
                                            : WalkResult::advance();
       });
       if (walk.wasInterrupted())
-        return rewriter.notifyMatchFailure(
-            &nested, "accesses a tensor at an index not provably in bounds: "
-                     "the branch may be what keeps it in bounds");
+        return fail(&nested,
+                    "accesses a tensor at an index not provably in bounds: "
+                    "the branch may be what keeps it in bounds");
     }
   }
-  return success();
+  return true;
+}
+
+/// See `IsSpeculatableBranch` in the PDLL file.
+static LogicalResult isSpeculatableBranch(PatternRewriter &rewriter,
+                                          Operation *op) {
+  Operation *blame = nullptr;
+  std::string why;
+  if (canSpeculateSides(cast<scf::IfOp>(op), &blame, &why))
+    return success();
+  return rewriter.notifyMatchFailure(blame, why);
 }
 
 //===----------------------------------------------------------------------===//
@@ -156,10 +185,12 @@ static std::string getUniqueTaskName(ScheduleOp schedule, StringRef base) {
   }
 }
 
-/// Creates the task that runs `side` of the task's branch: it takes only the
-/// task arguments `side` (and the pure ops it depends on) use.
+/// Creates the task that runs `side` of the task's branch on `target`: it
+/// takes only the task arguments `side` (and the pure ops it depends on)
+/// use, moved to `target`'s memory space when that is another device's.
 static TaskOp createSideTask(PatternRewriter &rewriter, TaskOp task,
-                             scf::IfOp ifOp, Region &side, StringRef suffix) {
+                             scf::IfOp ifOp, Region &side, StringRef suffix,
+                             DictionaryAttr target) {
   Block &body = task.getBody().front();
 
   // Values the side uses from the task body, closed over the pure ops that
@@ -192,11 +223,47 @@ static TaskOp createSideTask(PatternRewriter &rewriter, TaskOp task,
   for (unsigned index : orderedArgs)
     operands.push_back(task.getArgs()[index]);
   auto schedule = cast<ScheduleOp>(task->getParentOp());
+  // The side comes as early as its operands allow: each device runs its
+  // steps in their order in the schedule, and the side does not wait for
+  // what the task waited for (its condition).
+  OpBuilder::InsertionGuard placement(rewriter);
+  Operation *lastOperand = nullptr;
+  for (Value operand : operands)
+    if (Operation *def = operand.getDefiningOp();
+        def && def->getBlock() == task->getBlock() &&
+        (!lastOperand || lastOperand->isBeforeInBlock(def)))
+      lastOperand = def;
+  if (lastOperand)
+    rewriter.setInsertionPointAfter(lastOperand);
+  else
+    rewriter.setInsertionPointToStart(task->getBlock());
+  // On another device, the side reads its operands (but constants, resident
+  // in every space that reads them) through transfers.
+  auto arch = target.getAs<StringAttr>("arch");
+  auto deviceId = target.getAs<IntegerAttr>("device_id");
+  if (arch && deviceId &&
+      (arch.getValue() != task.getArch() ||
+       deviceId.getInt() != static_cast<int64_t>(task.getDeviceId()))) {
+    auto module = task->getParentOfType<ModuleOp>();
+    FailureOr<MemorySpaceOp> from =
+        lookupDeviceMemorySpace(module, task.getArch(), task.getDeviceId());
+    FailureOr<MemorySpaceOp> to =
+        lookupDeviceMemorySpace(module, arch.getValue(), deviceId.getInt());
+    if (succeeded(from) && succeeded(to))
+      for (Value &operand : operands)
+        if (!matchPattern(operand, m_Constant()))
+          operand = TransferOp::create(
+              rewriter, task.getLoc(), operand.getType(), operand,
+              FlatSymbolRefAttr::get(from->getSymNameAttr()),
+              FlatSymbolRefAttr::get(to->getSymNameAttr()), FloatAttr(),
+              FloatAttr());
+  }
   std::string name =
       getUniqueTaskName(schedule, (task.getName() + suffix).str());
   auto sideTask = TaskOp::create(rewriter, task.getLoc(), ifOp.getResultTypes(),
-                                 name, task.getTarget(), operands);
+                                 name, target, operands);
   sideTask->setDiscardableAttrs(task->getDiscardableAttrDictionary());
+  sideTask->removeAttr(attr::kSpeculate);
 
   Block &sideBody = sideTask.getBody().front();
   IRMapping mapping;
@@ -221,12 +288,19 @@ static void speculateBranch(PatternRewriter &rewriter, Operation *op) {
   auto ifOp = cast<scf::IfOp>(op);
   auto task = cast<TaskOp>(ifOp->getParentOp());
   rewriter.setInsertionPoint(task);
-  TaskOp thenTask =
-      createSideTask(rewriter, task, ifOp, ifOp.getThenRegion(), ".then");
-  TaskOp elseTask =
-      createSideTask(rewriter, task, ifOp, ifOp.getElseRegion(), ".else");
-  Value condition =
-      task.getArgs()[cast<BlockArgument>(ifOp.getCondition()).getArgNumber()];
+  // The targets the scheduler chose for the sides, else the task's.
+  DictionaryAttr targets[2] = {task.getTarget(), task.getTarget()};
+  if (auto speculate = task->getAttrOfType<DictionaryAttr>(attr::kSpeculate))
+    for (auto [i, key] : llvm::enumerate(ArrayRef<StringRef>{"then", "else"}))
+      if (auto target = speculate.getAs<DictionaryAttr>(key))
+        targets[i] = target;
+  // (The else side first: where both sides' operands allow the same place,
+  // the then side, made second, comes first.)
+  TaskOp elseTask = createSideTask(rewriter, task, ifOp, ifOp.getElseRegion(),
+                                   ".else", targets[1]);
+  TaskOp thenTask = createSideTask(rewriter, task, ifOp, ifOp.getThenRegion(),
+                                   ".then", targets[0]);
+  Value condition = task.getArgs()[getConditionArgument(ifOp).getArgNumber()];
   auto commit = CommitOp::create(rewriter, ifOp.getLoc(), condition,
                                  thenTask.getResults(), elseTask.getResults());
 
@@ -243,10 +317,19 @@ static void speculateBranch(PatternRewriter &rewriter, Operation *op) {
 //===----------------------------------------------------------------------===//
 
 void mlir::orchestra::populateDivergenceToSpeculationPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool all) {
   populateGeneratedPDLLPatterns(patterns);
   PDLPatternModule &pdl = patterns.getPDLPatterns();
-  pdl.registerConstraintFunction("IsTaskBranch", isTaskBranch);
+  pdl.registerConstraintFunction(
+      "IsTaskBranch",
+      [all](PatternRewriter &rewriter, Operation *op) -> LogicalResult {
+        if (failed(isTaskBranch(rewriter, op)))
+          return failure();
+        if (!all && !op->getParentOp()->hasAttr(attr::kSpeculate))
+          return rewriter.notifyMatchFailure(
+              op, "the scheduler did not mark its task for speculation");
+        return success();
+      });
   pdl.registerConstraintFunction("IsSpeculatableBranch", isSpeculatableBranch);
   pdl.registerRewriteFunction("SpeculateBranch", speculateBranch);
 }
@@ -255,9 +338,11 @@ namespace {
 struct DivergenceToSpeculationPass
     : orchestra::impl::DivergenceToSpeculationBase<
           DivergenceToSpeculationPass> {
+  using DivergenceToSpeculationBase::DivergenceToSpeculationBase;
+
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet set(context);
-    populateDivergenceToSpeculationPatterns(set);
+    populateDivergenceToSpeculationPatterns(set, all);
     patterns = FrozenRewritePatternSet(std::move(set));
     return success();
   }

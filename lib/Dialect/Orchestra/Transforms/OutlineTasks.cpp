@@ -18,6 +18,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace mlir::orchestra {
 #define GEN_PASS_DEF_OUTLINETASKS
@@ -244,10 +245,18 @@ void OutlineTasksPass::runOnOperation() {
       kernelModules[moduleName] = kernels;
     }
 
-    // The kernel function takes the task's body.
+    // The kernel function takes the task's body. Its name becomes a symbol
+    // of every kind of binary (`orx_kernel_<name>`, a GPU kernel entry):
+    // letters, digits and underscores only ("pick.then" -> "pick_then").
+    std::string symbol = task.getName().str();
+    for (char &c : symbol)
+      if (!llvm::isAlnum(c) && c != '_')
+        c = '_';
+    if (symbol.empty() || llvm::isDigit(symbol.front()))
+      symbol = "k" + symbol;
     OpBuilder builder = OpBuilder::atBlockEnd(kernels.getBody());
     auto func = func::FuncOp::create(
-        builder, task.getLoc(), task.getName(),
+        builder, task.getLoc(), symbol,
         FunctionType::get(ctx, task.getBody().getArgumentTypes(),
                           task.getResultTypes()));
     SymbolTable(kernels).insert(func);

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <functional>
+
 namespace mlir::orchestra {
 #define GEN_PASS_DEF_PLANBUFFERS
 #include "orchestra/Dialect/Orchestra/Transforms/Passes.h.inc"
@@ -105,6 +107,22 @@ LogicalResult computeShapes(ModuleOp module, func::FuncOp func, Block &body,
       continue;
     if (auto transfer = dyn_cast<TransferOp>(op)) {
       shapes[transfer.getResult()] = sizesOf(transfer.getSource());
+      continue;
+    }
+    // A commit's result has the sizes of both its values.
+    if (auto commit = dyn_cast<CommitOp>(op)) {
+      for (auto [result, ifTrue, ifFalse] :
+           llvm::zip(commit.getResults(), commit.getTrueValues(),
+                     commit.getFalseValues())) {
+        if (!isDynamic(result))
+          continue;
+        SmallVector<AffineExpr> sizes = sizesOf(ifTrue);
+        if (sizes != sizesOf(ifFalse))
+          return commit.emitOpError()
+                 << "result #" << cast<OpResult>(result).getResultNumber()
+                 << " has values of different sizes on the two sides";
+        shapes[result] = sizes;
+      }
       continue;
     }
     auto launch = dyn_cast<LaunchOp>(op);
@@ -210,6 +228,24 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
     return deviceSpace->getSymName();
   };
 
+  // Where a commit's results live: where their first reader reads them (a
+  // launch in its device's space, a transfer in its source space, the
+  // results of the schedule in host memory).
+  std::function<FailureOr<StringRef>(CommitOp)> commitSpace =
+      [&](CommitOp commit) -> FailureOr<StringRef> {
+    Operation *first = nullptr;
+    for (Operation *user : commit->getUsers())
+      if (!first || user->isBeforeInBlock(first))
+        first = user;
+    if (auto launch = dyn_cast_or_null<LaunchOp>(first))
+      return launchSpace(launch);
+    if (auto transfer = dyn_cast_or_null<TransferOp>(first))
+      return transfer.getFrom();
+    if (auto reader = dyn_cast_or_null<CommitOp>(first))
+      return commitSpace(reader);
+    return host.getSymName();
+  };
+
   // Per (constant, space): the constant (or its copy) that lives there.
   DenseMap<std::pair<Value, StringRef>, Value> constantCopies;
   unsigned index = 0;
@@ -224,6 +260,13 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
       readSpace = *space;
     } else if (auto transfer = dyn_cast<TransferOp>(op)) {
       readSpace = transfer.getFrom();
+    } else if (auto commit = dyn_cast<CommitOp>(op)) {
+      // A commit (a select step) reads its operands wherever they live and
+      // writes its results, and holds its constants, where they are read.
+      FailureOr<StringRef> space = commitSpace(commit);
+      if (failed(space))
+        return failure();
+      readSpace = *space;
     }
     // Constants anywhere in the function live where their readers read
     // them, for the whole run (written once, when the plan is loaded): a
@@ -269,7 +312,7 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
       auto it = intervals.find(operand);
       if (it == intervals.end())
         return op.emitOpError() << "uses a value the plan does not know";
-      if (it->second.space != readSpace)
+      if (it->second.space != readSpace && !isa<CommitOp>(op))
         return op.emitOpError()
                << "reads operand #" << i << " in @" << readSpace
                << " but it lives in @" << it->second.space
@@ -284,11 +327,14 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
       space = transfer.getTo();
     } else if (op.hasTrait<OpTrait::ConstantLike>()) {
       space = host.getSymName();
+    } else if (isa<CommitOp>(op)) {
+      space = readSpace;
+      op.setAttr(attr::kSpace, FlatSymbolRefAttr::get(ctx, space));
     } else {
       return op.emitOpError()
              << "is not supported by the host plan yet (only launches, "
-                "transfers and constants are; run orchestra-outline-tasks "
-                "first)";
+                "transfers, commits and constants are; run "
+                "orchestra-outline-tasks first)";
     }
     for (Value result : op.getResults()) {
       if (failed(define(result, space, index)))

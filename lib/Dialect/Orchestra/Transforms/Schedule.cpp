@@ -79,15 +79,25 @@ bool isSmallConstant(Operation *op) {
   return value && value.isSplat();
 }
 
+/// Whether `op` reads the `i1` of a 0-d tensor: a branch's condition, which
+/// crosses between tasks as that tensor.
+bool isConditionRead(Operation *op) {
+  auto extract = dyn_cast<tensor::ExtractOp>(op);
+  return extract && extract.getTensor().getType().getRank() == 0 &&
+         extract.getType().isInteger(1);
+}
+
 /// Ops copied into every group that uses them instead of being grouped:
 /// small constants, `tensor.empty`, fills of those (cheaper to recompute
-/// in each kernel than to store and pass) and the computations of dynamic
+/// in each kernel than to store and pass), the computations of dynamic
 /// sizes (`tensor.dim` of a tensor the group then reads, and index
-/// arithmetic on those).
+/// arithmetic on those) and the reads of branch conditions (so that a
+/// branch is a task apart from its condition's producer, and may be
+/// speculated: design/0019).
 bool isCloneable(Operation *op) {
   if (op->hasTrait<OpTrait::ConstantLike>())
     return op->getNumResults() == 1 && isSmallConstant(op);
-  if (isa<tensor::DimOp>(op))
+  if (isa<tensor::DimOp>(op) || isConditionRead(op))
     return true;
   auto operandsCloneable = [&] {
     return llvm::all_of(op->getOperands(), [](Value operand) {
@@ -375,7 +385,8 @@ EntryTasks collectTasks(Block &body, const CostModel &model,
     TaskInfo task;
     task.ops = group.ops;
     // A cloned op comes after the cloned ops it reads; the tensor whose
-    // size a cloned `tensor.dim` reads is an input.
+    // size a cloned `tensor.dim` reads, or whose condition a cloned
+    // `tensor.extract` reads, is an input.
     std::function<void(Operation *)> addCloned = [&](Operation *def) {
       if (task.cloned.contains(def))
         return;
@@ -383,7 +394,8 @@ EntryTasks collectTasks(Block &body, const CostModel &model,
         Operation *innerDef = inner.getDefiningOp();
         if (innerDef && isCloneable(innerDef))
           addCloned(innerDef);
-        else if (isa<tensor::DimOp>(def) && task.inputs.insert(inner))
+        else if ((isa<tensor::DimOp>(def) || isConditionRead(def)) &&
+                 task.inputs.insert(inner))
           task.work.bytes += shapes.estimateBytes(inner);
       }
       task.cloned.insert(def);
@@ -435,28 +447,108 @@ using ForbiddenPlacements = llvm::DenseSet<std::pair<unsigned, unsigned>>;
 /// Devices that take no task: this build cannot compile for their arch.
 using ExcludedDevices = llvm::SmallBitVector;
 
+/// A branch task of the entry that divergence-to-speculation can split
+/// (design/0019, decision 3): the task index in EntryTasks, the condition
+/// tensor it reads, and the work of each side (with the task's other ops).
+struct BranchTask {
+  unsigned task;
+  Value condition;
+  Work sides[2];
+};
+
+/// Branches costed for speculation per compile (each schedules the program
+/// once more).
+constexpr unsigned kMaxSpeculationCandidates = 8;
+/// The least gain, in parts of the makespan, for which a branch is
+/// speculated.
+constexpr double kMinSpeculationGain = 0.05;
+
+/// Task `t` as a branch that divergence-to-speculation can split: one
+/// `scf.if` with results whose condition the task reads from a 0-d tensor,
+/// its results the task's, the task's other ops pure, and both sides safe to
+/// run whatever the condition.
+std::optional<BranchTask> getBranchTask(unsigned t, const TaskInfo &info,
+                                        const CostShapes &shapes) {
+  scf::IfOp branch;
+  for (Operation *op : info.ops) {
+    auto ifOp = dyn_cast<scf::IfOp>(op);
+    if (ifOp && !branch && ifOp.getNumResults() > 0)
+      branch = ifOp;
+    else if (!isPure(op))
+      return std::nullopt;
+  }
+  if (!branch ||
+      llvm::any_of(info.results,
+                   [&](Value v) { return v.getDefiningOp() != branch; }) ||
+      !canSpeculateSides(branch))
+    return std::nullopt;
+  Operation *read = branch.getCondition().getDefiningOp();
+  if (!read || !isConditionRead(read) || !info.cloned.contains(read))
+    return std::nullopt;
+  BranchTask result{t, read->getOperand(0), {info.work, info.work}};
+  double common = 0;
+  for (Operation *op : info.ops)
+    if (op != branch.getOperation())
+      common += shapes.estimateFlops(op);
+  for (auto [s, side] : llvm::enumerate(ArrayRef<Region *>{
+           &branch.getThenRegion(), &branch.getElseRegion()})) {
+    result.sides[s].flops = common;
+    for (Operation &op : side->front().without_terminator())
+      result.sides[s].flops += shapes.estimateFlops(&op);
+  }
+  return result;
+}
+
+/// The costs of one task on each device: infinite where it cannot run.
+std::vector<double> getTaskCosts(const TaskInfo &task, const Work &work,
+                                 unsigned t, const CostModel &model,
+                                 const ExcludedDevices &excluded,
+                                 const ForbiddenPlacements &forbidden) {
+  const Topology &topo = model.getTopology();
+  std::vector<double> costs(topo.devices.size(), scheduling::kInfinity);
+  for (auto [d, device] : llvm::enumerate(topo.devices)) {
+    const TopologyMemorySpace *space = model.getDefaultSpace(d);
+    if (!space || excluded.test(d) || !model.supports(device, task.ops) ||
+        forbidden.contains({t, static_cast<unsigned>(d)}))
+      continue;
+    costs[d] = model.computeTime(device, work);
+  }
+  return costs;
+}
+
+/// With `speculated`, the graph of the same program with those branches
+/// speculated: each one's task node runs the then side, a node after the
+/// groups its else side, both without the condition, and a commit node
+/// after the condition and both sides gives the branch's results to their
+/// readers (costed as a copy of them). Branch i's else node is N + 1 + 2i,
+/// its commit node N + 2 + 2i, for N tasks; the sink comes last.
 FailureOr<scheduling::TaskGraph>
 buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
                const CostModel &model, const CostShapes &shapes,
                const ExcludedDevices &excluded,
-               const ForbiddenPlacements &forbidden = {}) {
+               const ForbiddenPlacements &forbidden = {},
+               ArrayRef<BranchTask> speculated = {}) {
   const Topology &topo = model.getTopology();
   unsigned numDevices = topo.devices.size();
   scheduling::TaskGraph graph(numDevices);
   std::vector<double> pinned(numDevices, scheduling::kInfinity);
   pinned[0] = 0;
   graph.addTask(pinned, "inputs");
+  // The speculated branch of each task, by task index.
+  DenseMap<unsigned, unsigned> branchOf;
+  for (auto [i, branch] : llvm::enumerate(speculated))
+    branchOf[branch.task] = i;
   for (auto [t, task] : llvm::enumerate(entry.tasks)) {
-    std::vector<double> costs(numDevices, scheduling::kInfinity);
+    auto branch = branchOf.find(t);
+    std::vector<double> costs = getTaskCosts(
+        task,
+        branch == branchOf.end() ? task.work
+                                 : speculated[branch->second].sides[0],
+        t, model, excluded, forbidden);
     bool runnable = false;
-    for (auto [d, device] : llvm::enumerate(topo.devices)) {
+    for (unsigned d = 0; d < numDevices; ++d) {
       const TopologyMemorySpace *space = model.getDefaultSpace(d);
-      if (!space || excluded.test(d) || !model.supports(device, task.ops) ||
-          forbidden.contains(
-              {static_cast<unsigned>(t), static_cast<unsigned>(d)}))
-        continue;
-      costs[d] = model.computeTime(device, task.work);
-      runnable |= costs[d] < scheduling::kInfinity &&
+      runnable |= space && costs[d] < scheduling::kInfinity &&
                   task.work.bytes <= static_cast<double>(space->capacity);
     }
     if (!runnable) {
@@ -493,23 +585,62 @@ buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
     std::string name = task.anchor->getName().stripDialect().str();
     graph.addTask(std::move(costs), name, task.work.bytes);
   }
+  // The else side and the commit of each speculated branch.
+  unsigned numTasks = entry.tasks.size();
+  auto elseNode = [&](unsigned i) { return numTasks + 1 + 2 * i; };
+  auto commitNode = [&](unsigned i) { return numTasks + 2 + 2 * i; };
+  SmallVector<double> resultBytes(speculated.size(), 0);
+  for (auto [i, branch] : llvm::enumerate(speculated)) {
+    const TaskInfo &task = entry.tasks[branch.task];
+    for (Value result : task.results)
+      resultBytes[i] += shapes.estimateBytes(result);
+    graph.addTask(getTaskCosts(task, branch.sides[1], branch.task, model,
+                               excluded, forbidden),
+                  "else", task.work.bytes);
+    Work copy;
+    copy.bytes = 2 * resultBytes[i];
+    std::vector<double> costs(numDevices, scheduling::kInfinity);
+    for (auto [d, device] : llvm::enumerate(topo.devices))
+      if (!excluded.test(d))
+        costs[d] = model.computeTime(device, copy);
+    graph.addTask(std::move(costs), "commit", resultBytes[i]);
+  }
   unsigned sink = graph.addTask(pinned, "outputs");
 
   auto producerTask = [&](Value value) -> unsigned {
     if (Operation *def = value.getDefiningOp()) {
       auto it = entry.taskOf.find(def);
-      if (it != entry.taskOf.end())
-        return it->second + 1;
+      if (it != entry.taskOf.end()) {
+        auto branch = branchOf.find(it->second);
+        return branch == branchOf.end() ? it->second + 1
+                                        : commitNode(branch->second);
+      }
     }
     return 0;
   };
   // A constant costs no transfer: each device that reads it gets its own copy
   // in its memory, written once when the plan is loaded
   // (orchestra-plan-buffers).
-  for (auto [t, task] : llvm::enumerate(entry.tasks))
-    for (Value input : task.inputs)
-      if (!isConstant(input))
-        graph.addEdge(producerTask(input), t + 1, shapes.estimateBytes(input));
+  for (auto [t, task] : llvm::enumerate(entry.tasks)) {
+    auto branch = branchOf.find(t);
+    for (Value input : task.inputs) {
+      if (isConstant(input))
+        continue;
+      double bytes = shapes.estimateBytes(input);
+      if (branch == branchOf.end()) {
+        graph.addEdge(producerTask(input), t + 1, bytes);
+      } else if (input == speculated[branch->second].condition) {
+        graph.addEdge(producerTask(input), commitNode(branch->second), bytes);
+      } else {
+        graph.addEdge(producerTask(input), t + 1, bytes);
+        graph.addEdge(producerTask(input), elseNode(branch->second), bytes);
+      }
+    }
+  }
+  for (auto [i, branch] : llvm::enumerate(speculated)) {
+    graph.addEdge(branch.task + 1, commitNode(i), resultBytes[i]);
+    graph.addEdge(elseNode(i), commitNode(i), resultBytes[i]);
+  }
   for (Value result : func.getBody().front().getTerminator()->getOperands())
     graph.addEdge(producerTask(result), sink, shapes.estimateBytes(result));
 
@@ -944,11 +1075,55 @@ void SchedulePass::runOnOperation() {
              << "'";
     });
   }
-  const scheduling::Schedule &sched = *scheduled;
 
   SmallVector<DictionaryAttr> targets;
   for (const TopologyDevice &device : topo->devices)
     targets.push_back(getTaskTarget(ctx, device, registry.lookup(device.arch)));
+
+  // Speculation (design/0019, decision 3): each branch (in program order,
+  // at most kMaxSpeculationCandidates) is scheduled once more with its sides
+  // free of the condition and a commit after them, beside the branches
+  // speculated so far; where that makespan is at least kMinSpeculationGain
+  // shorter, the branch is speculated and that schedule is the one made.
+  // Its task is marked for divergence-to-speculation with its sides'
+  // devices; the then side's node stands for the task.
+  SmallVector<BranchTask> speculated;
+  unsigned candidates = 0;
+  for (auto [t, info] : llvm::enumerate(entryTasks.tasks)) {
+    if (!speculate)
+      break;
+    std::optional<BranchTask> branch = getBranchTask(t, info, shapes);
+    if (!branch || candidates++ >= kMaxSpeculationCandidates)
+      continue;
+    speculated.push_back(*branch);
+    FailureOr<scheduling::TaskGraph> speculatedGraph = buildTaskGraph(
+        func, entryTasks, model, shapes, excluded, forbidden, speculated);
+    if (failed(speculatedGraph))
+      return signalPassFailure();
+    llvm::Expected<scheduling::Schedule> result =
+        scheduling::schedule(*speculatedGraph, *algorithmKind);
+    if (!result) {
+      llvm::consumeError(result.takeError());
+      speculated.pop_back();
+      continue;
+    }
+    if (result->makespan > (1 - kMinSpeculationGain) * scheduled->makespan) {
+      speculated.pop_back();
+      continue;
+    }
+    graph = std::move(speculatedGraph);
+    scheduled = std::move(*result);
+  }
+  const scheduling::Schedule &sched = *scheduled;
+  DenseMap<unsigned, DictionaryAttr> speculations;
+  for (auto [i, branch] : llvm::enumerate(speculated)) {
+    unsigned elseNode = entryTasks.tasks.size() + 1 + 2 * i;
+    speculations[branch.task] = DictionaryAttr::get(
+        ctx, {NamedAttribute(StringAttr::get(ctx, "then"),
+                             targets[sched.device[branch.task + 1]]),
+              NamedAttribute(StringAttr::get(ctx, "else"),
+                             targets[sched.device[elseNode]])});
+  }
 
   auto *terminator = body.getTerminator();
   OpBuilder builder(terminator);
@@ -1013,11 +1188,28 @@ void SchedulePass::runOnOperation() {
     return cached;
   };
 
-  // Tasks in order of predicted start (a topological order).
+  // Tasks in order of predicted start (a topological order). A speculated
+  // branch's task reads its condition, which its then node does not wait
+  // for: it is made in its commit node's turn (divergence-to-speculation
+  // moves its sides up to their operands).
   unsigned sink = graph->getNumTasks() - 1;
+  unsigned numTasks = entryTasks.tasks.size();
+  DenseMap<unsigned, unsigned> branchAtCommit;
+  for (auto [i, branch] : llvm::enumerate(speculated))
+    branchAtCommit[numTasks + 2 + 2 * i] = branch.task + 1;
   unsigned taskIndex = 0;
-  for (unsigned t : scheduling::orderByStart(*graph, sched)) {
-    if (t == 0 || t == sink)
+  for (unsigned node : scheduling::orderByStart(*graph, sched)) {
+    unsigned t = node;
+    if (node >= 1 && node <= numTasks && speculations.contains(node - 1))
+      continue;
+    // A speculated branch's results are ready when its commit node
+    // finishes; they are where its task is (so that the schedule is valid
+    // before divergence-to-speculation too).
+    unsigned resultNode = node;
+    if (auto branch = branchAtCommit.find(node); branch != branchAtCommit.end())
+      t = branch->second;
+    // (Past the tasks: the else sides and commits of speculated branches.)
+    if (t == 0 || t > numTasks)
       continue;
     TaskInfo &info = entryTasks.tasks[t - 1];
     unsigned device = sched.device[t];
@@ -1032,6 +1224,8 @@ void SchedulePass::runOnOperation() {
                                targets[device], args);
     task.setPredictedStartAttr(builder.getF64FloatAttr(sched.start[t]));
     task.setPredictedFinishAttr(builder.getF64FloatAttr(sched.finish[t]));
+    if (DictionaryAttr speculate = speculations.lookup(t - 1))
+      task->setAttr(attr::kSpeculate, speculate);
     {
       OpBuilder::InsertionGuard guard(builder);
       Block &taskBody = task.getBody().front();
@@ -1051,7 +1245,7 @@ void SchedulePass::runOnOperation() {
     for (auto [result, newResult] :
          llvm::zip(info.results, task.getResults())) {
       replacement[result] = newResult;
-      locations[result] = {device, sched.finish[t], t};
+      locations[result] = {device, sched.finish[resultNode], resultNode};
     }
   }
 

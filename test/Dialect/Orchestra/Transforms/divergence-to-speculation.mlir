@@ -1,4 +1,4 @@
-// RUN: orchestra-opt %s -split-input-file -divergence-to-speculation | FileCheck %s
+// RUN: orchestra-opt %s -split-input-file -divergence-to-speculation=all | FileCheck %s
 
 // CHECK-LABEL: func.func @speculate
 // CHECK-SAME: (%[[COND:.*]]: i1, %[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>)
@@ -37,11 +37,11 @@ func.func @speculate(%cond: i1, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<
 
 // Several results, yielded in another order and twice; a pure op before the
 // branch is copied into the side that needs it; the side names avoid a task
-// that already exists.
+// that already exists; the sides come as early as their operands allow
+// (here before that task).
 // CHECK-LABEL: func.func @multi_result
 func.func @multi_result(%cond: i1, %x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
   %r:4 = orchestra.schedule -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
-    // CHECK: orchestra.task "other.then" args
     %o = orchestra.task "other.then" args(%a = %x : tensor<8xf32>) -> (tensor<8xf32>)
         target = {arch = "nvidia_hopper", device_id = 0} {
       orchestra.yield %a : tensor<8xf32>
@@ -51,6 +51,7 @@ func.func @multi_result(%cond: i1, %x: tensor<8xf32>) -> (tensor<8xf32>, tensor<
     // CHECK:   arith.mulf
     // CHECK: %[[ELSE:.*]]:2 = orchestra.task "other.else"
     // CHECK-NOT: arith.constant
+    // CHECK: orchestra.task "other.then" args
     // CHECK: %[[R:.*]]:2 = orchestra.commit %{{.*}} true(%[[THEN]]#0, %[[THEN]]#1) false(%[[ELSE]]#0, %[[ELSE]]#1) : tensor<8xf32>, tensor<8xf32>
     // CHECK: orchestra.yield %[[R]]#1, %[[R]]#0, %[[R]]#1, %{{.*}}
     %p:3 = orchestra.task "other" args(%c = %cond : i1, %a = %x : tensor<8xf32>)

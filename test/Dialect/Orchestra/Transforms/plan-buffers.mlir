@@ -167,6 +167,37 @@ module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices =
 
 // -----
 
+// A commit (a select step) reads its values wherever they live and puts its
+// results where their first reader reads them: @r in host memory (the
+// schedule's result), @s in @cpu1_dram (launch "b" there). The values stay
+// live until the commit.
+
+// CHECK-LABEL: func.func @commits
+// CHECK:         orchestra.launch "a" {{.*}} {orchestra.offsets = array<i64: 64>}
+// CHECK:         orchestra.commit {{.*}} {orchestra.offsets = array<i64: 128>, orchestra.space = @cpu0_dram}
+// CHECK:         orchestra.commit {{.*}} {orchestra.offsets = array<i64: 128>, orchestra.space = @cpu1_dram}
+// CHECK:         orchestra.launch "b" {{.*}} {orchestra.offsets = array<i64: 0>}
+module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices = [#orchestra.device<"cpu0", arch = "x86_64", device_id = 0>, #orchestra.device<"cpu1", arch = "x86_64", device_id = 1>]>} {
+  orchestra.memory_space @cpu0_dram kind = "dram" arch = "x86_64" device_id = 0
+  orchestra.memory_space @cpu1_dram kind = "dram" arch = "x86_64" device_id = 1
+  func.func @commits(%c: tensor<i1>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    %r:2 = orchestra.schedule -> (tensor<4xf32>, tensor<4xf32>) {
+      %t = orchestra.transfer %x from @cpu0_dram to @cpu1_dram : tensor<4xf32>
+      %a = orchestra.launch "a" @k::@a(%t) target = {arch = "x86_64", device_id = 1} : (tensor<4xf32>) -> tensor<4xf32>
+      %r = orchestra.commit %c : tensor<i1> true(%x) false(%a) : tensor<4xf32>
+      %s = orchestra.commit %c : tensor<i1> true(%a) false(%t) : tensor<4xf32>
+      %b = orchestra.launch "b" @k::@b(%s) target = {arch = "x86_64", device_id = 1} : (tensor<4xf32>) -> tensor<4xf32>
+      %back = orchestra.transfer %b from @cpu1_dram to @cpu0_dram : tensor<4xf32>
+      orchestra.yield %r, %back : tensor<4xf32>, tensor<4xf32>
+    }
+    return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
+  }
+  module @k attributes {orchestra.arch = "x86_64", orchestra.kernels = ["a", "b"]} {
+  }
+}
+
+// -----
+
 // Dynamic sizes (design/0017): a launch's result sizes come from its kernel
 // (here batch * 2, through the collapse), each buffer is held at its upper
 // bound (batch <= 8: 8x2x4 and 16x4 floats) and the sizes are recorded as

@@ -30,6 +30,10 @@ inline constexpr llvm::StringLiteral kPredictedMakespan =
     "orchestra.predicted_makespan";
 /// The entry function's name.
 inline constexpr llvm::StringLiteral kEntry = "orchestra.entry";
+/// On a task whose branch the scheduler found worth speculating
+/// (design/0019): `{then = <target>, else = <target>}`, the targets of the
+/// two side tasks divergence-to-speculation makes of it.
+inline constexpr llvm::StringLiteral kSpeculate = "orchestra.speculate";
 
 // Dynamic dimensions (orchestra-bind-dims, design/0017).
 /// On the entry function: its named dims and their ranges,

@@ -338,6 +338,12 @@ def Orchestra_CommitOp : Orchestra_Op<"commit", [Pure]> {
     turns a side-effect-free branch into two tasks that run in parallel and a
     commit that keeps the result of the path actually taken.
 
+    The condition is an `i1` or, between the tasks of a schedule (where
+    only tensors cross), a 0-d `tensor<i1>`, whose type then follows it.
+    After `orchestra-outline-tasks` a commit of a schedule becomes a select
+    step of the plan: the runtime reads the condition and copies the chosen
+    list into the results' buffers (docs/Artifact.md).
+
     Canonicalization folds a commit whose condition is a constant, or whose
     two lists are identical, to one list.
 
@@ -346,10 +352,12 @@ def Orchestra_CommitOp : Orchestra_Op<"commit", [Pure]> {
     ```mlir
     %r:2 = orchestra.commit %cond true(%a, %b) false(%c, %d)
         : tensor<4xf32>, tensor<8xf32>
+    %s = orchestra.commit %flag : tensor<i1> true(%a) false(%c)
+        : tensor<4xf32>
     ```
   }];
 
-  let arguments = (ins I1:$condition,
+  let arguments = (ins AnyTypeOf<[I1, 0DTensorOf<[I1]>]>:$condition,
                        Variadic<AnyType>:$values,
                        I64Attr:$num_true);
   let results = (outs Variadic<AnyType>:$results);

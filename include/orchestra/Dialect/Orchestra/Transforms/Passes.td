@@ -24,10 +24,21 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
     The match is written in PDLL (`DivergenceToSpeculation.pdll`); the checks
     that need to look into regions and the rewrite are C++.
 
+    In a compile the scheduler decides (design/0019): `orchestra-schedule`
+    marks a branch task `orchestra.speculate = {then = <target>, else =
+    <target>}` when scheduling the program once more with both sides free
+    of the condition predicts a makespan at least 5% shorter, and this pass
+    rewrites only marked tasks, giving each side its target (a side on
+    another device than the task's reads its operands through
+    `orchestra.transfer`s from the task's memory space). With `all`, it
+    rewrites every task it can, each side on the task's target.
+
     A task is rewritten when
 
     * its body is an `scf.if` with results whose condition is a task
-      argument, followed by an `orchestra.yield` of results of that `scf.if`;
+      argument (an `i1`, or a 0-d `tensor<i1>` read by `tensor.extract`, as
+      the scheduler passes conditions between tasks), followed by an
+      `orchestra.yield` of results of that `scf.if`;
     * any other op of the body is pure (free of memory effects and
       speculatable); such ops are copied into both new tasks;
     * every op of both sides is free of memory effects
@@ -42,9 +53,9 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
     dead (for example a task whose results are unused).
 
     The new tasks are named `<name>.then` and `<name>.else` (made unique
-    within the schedule), keep the target and discardable attributes of the
-    original task, take only the operands their side uses, and drop the
-    scheduler's predictions, which no longer hold.
+    within the schedule), keep the discardable attributes of the original
+    task (but `orchestra.speculate`), take only the operands their side
+    uses, and drop the scheduler's predictions, which no longer hold.
 
     Input:
 
@@ -78,6 +89,11 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
     %r = orchestra.commit %cond true(%t) false(%f) : tensor<4xf32>
     ```
   }];
+  let options = [
+    Option<"all", "all", "bool", /*default=*/"false",
+           "Rewrite every task branch that can be split, not only those the "
+           "scheduler marked `orchestra.speculate`">,
+  ];
   let dependentDialects = [
     "::mlir::orchestra::OrchestraDialect",
     "::mlir::pdl::PDLDialect",
@@ -348,6 +364,9 @@ def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
     Option<"planAllArchs", "plan-all-archs", "bool", /*default=*/"false",
            "Also place tasks on devices whose arch this build cannot compile "
            "yet (to explore a topology; such a schedule cannot be lowered)">,
+    Option<"speculate", "speculate", "bool", /*default=*/"true",
+           "Mark the branches whose speculation shortens the schedule for "
+           "divergence-to-speculation (design/0019)">,
   ];
   let dependentDialects = [
     "::mlir::orchestra::OrchestraDialect",
@@ -465,7 +484,10 @@ def OutlineTasks : Pass<"orchestra-outline-tasks", "::mlir::ModuleOp"> {
                 "kernel module and replace it with orchestra.launch";
   let description = [{
     Pipeline stage 4 (structured lowering), first half. The body of every
-    `orchestra.task` becomes a public `func.func` named after the task in a
+    `orchestra.task` becomes a public `func.func` named after the task (its
+    characters other than letters, digits and `_` replaced by `_`, since the
+    name becomes a symbol of every kind of binary, PTX entries included:
+    task `pick.then` is kernel `pick_then`) in a
     nested `builtin.module @kernels_<arch>_<device_id>` that carries the
     arch (`orchestra.arch`) and the task's target (`orchestra.target`); the
     task becomes an `orchestra.launch` of that function with the same name,
