@@ -6,8 +6,10 @@
 // branch, divergence-to-speculation splits it into two side tasks and an
 // orchestra.commit, and the runtime's select step keeps the side the
 // condition picks. Both condition values (the threshold input) against
-// numpy; the trace shows the sides overlapping the condition's work on the
-// other device and the commit's choice. On one device (host) nothing is
+// numpy; in the plan the sides do not wait for the condition; a trace shows
+// the sides overlapping the condition's work on the other device (in one of
+// five runs: when two workers run at once is the operating system's
+// choice) and the commit's choice. On one device (host) nothing is
 // gained: the branch stays one task, as it does with --speculate=false.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: orchestra-compile %s --topology %orchestra_src_root/topologies/two-cpu.json --emit=schedule -o - | FileCheck %s --check-prefix=SCHED
@@ -16,9 +18,11 @@
 // RUN: orchestra-compile %s --topology %orchestra_src_root/topologies/two-cpu.json -o %t/spec.orcx --quiet
 // RUN: %python %S/Inputs/e2e.py gen %t/a a:f32:160x160 w1:f32:160x160 w2:f32:160x160 x:f32:160x160 wt:f32:160x160 we:f32:160x160 thr:f32:=-1e30
 // RUN: %python %S/Inputs/e2e.py gen %t/b a:f32:160x160 w1:f32:160x160 w2:f32:160x160 x:f32:160x160 wt:f32:160x160 we:f32:160x160 thr:f32:=1e30
+// RUN: orchestra-run --describe=json %t/spec.orcx > %t/plan.json
+// RUN: %python %S/Inputs/e2e.py speculated %t/plan.json | FileCheck %s --check-prefix=PLAN
 // RUN: orchestra-run %t/spec.orcx --input %t/a/a.npy --input %t/a/w1.npy --input %t/a/w2.npy --input %t/a/x.npy --input %t/a/wt.npy --input %t/a/we.npy --input %t/a/thr.npy --output-dir %t/a/out --trace %t/a/trace.json --quiet
 // RUN: %python %S/Inputs/e2e.py check speculation %t/a %t/a/out
-// RUN: %python %S/Inputs/e2e.py trace-overlap %t/a/trace.json
+// RUN: %python %S/Inputs/e2e.py trace-overlap-runs 5 %t/a/overlap.json orchestra-run %t/spec.orcx --input %t/a/a.npy --input %t/a/w1.npy --input %t/a/w2.npy --input %t/a/x.npy --input %t/a/wt.npy --input %t/a/we.npy --input %t/a/thr.npy --output-dir %t/a/out2 --trace %t/a/overlap.json --quiet
 // RUN: FileCheck %s --check-prefix=TRUE < %t/a/trace.json
 // RUN: orchestra-run %t/spec.orcx --input %t/b/a.npy --input %t/b/w1.npy --input %t/b/w2.npy --input %t/b/x.npy --input %t/b/wt.npy --input %t/b/we.npy --input %t/b/thr.npy --output-dir %t/b/out --trace %t/b/trace.json --quiet
 // RUN: %python %S/Inputs/e2e.py check speculation %t/b %t/b/out
@@ -29,6 +33,7 @@
 // SCHED-DAG: orchestra.task "[[BRANCH]].else" {{.*}} target = {arch = "x86_64", device_id = [[SIDE]]
 // SCHED-DAG: orchestra.task "{{t[0-9]+}}_reduce" {{.*}} -> tensor<i1> target = {arch = "x86_64", device_id = {{[01]}}
 // SCHED: orchestra.commit %{{.*}} : tensor<i1> true(%[[BRANCH]].then) false(%[[BRANCH]].else) : tensor<160x160xf32>
+// PLAN: select step {{[0-9]+}}: its sides do not wait for its condition
 // HOST-NOT: orchestra.commit
 // HOST: = scf.if
 // HOST-NOT: orchestra.commit

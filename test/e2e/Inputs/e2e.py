@@ -10,10 +10,15 @@
                                        dense<"random"> filled (seeded)
   e2e.py trace-overlap TRACE           the trace has tasks overlapping in
                                        time on two devices and transfers
+  e2e.py trace-overlap-runs N TRACE CMD...  runs CMD (writing TRACE) up to N
+                                       times until trace-overlap holds
+  e2e.py speculated PLAN.json          the sides of each select step of the
+                                       plan do not wait for its condition
 """
 
 import json
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -318,6 +323,63 @@ def trace_overlap(path):
     sys.exit("no two tasks on different devices overlap in time")
 
 
+def trace_overlap_runs(tries, trace, *command):
+    """Runs COMMAND (which writes TRACE) up to TRIES times until the trace
+    shows tasks overlapping on two devices: whether two workers run at once
+    on a loaded machine is the operating system's choice, run by run."""
+    for _ in range(int(tries)):
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        try:
+            trace_overlap(trace)
+            return
+        except SystemExit:
+            pass
+    sys.exit(f"no run of {tries} had tasks overlapping on two devices")
+
+
+def speculated(plan_path):
+    """The plan (orchestra-run --describe=json) speculates: for each select
+    step, a launch of each side (named <task>.then, <task>.else) whose
+    dependences, transitively, do not include the step that computes the
+    condition, while the select's do."""
+    with open(plan_path) as f:
+        steps = json.load(f)["steps"]
+    producer = {}
+    for index, step in enumerate(steps):
+        for value in step["args"][step.get("num_inputs", 1):]:
+            producer[value] = index
+
+    def ancestors(index):
+        seen, work = set(), list(steps[index]["deps"])
+        while work:
+            dep = work.pop()
+            if dep not in seen:
+                seen.add(dep)
+                work.extend(steps[dep]["deps"])
+        return seen
+
+    selects = [i for i, s in enumerate(steps) if s["kind"] == "select"]
+    if not selects:
+        sys.exit("no select step in the plan")
+    for index in selects:
+        args = steps[index]["args"]
+        n = len(args) // 3
+        # The launch that computes the condition (through its copies).
+        condition = producer.get(args[0])
+        while condition is not None and steps[condition]["kind"] == "copy":
+            condition = producer.get(steps[condition]["args"][0])
+        if condition is None or condition not in ancestors(index):
+            sys.exit(f"select step {index} does not wait for its condition")
+        for side_value in args[1:1 + 2 * n]:
+            side = producer.get(side_value)
+            if side is None:
+                continue
+            if condition == side or condition in ancestors(side):
+                sys.exit(f"step {side} ('{steps[side]['name']}') waits for the "
+                         f"condition of select step {index}")
+        print(f"select step {index}: its sides do not wait for its condition")
+
+
 def check_matmul_bias_relu(in_dir, out_dir, atol):
     """relu(a @ b + bias), with an absolute tolerance for the accumulation
     in the output's precision (f16 accumulates in f16, as linalg.matmul on
@@ -397,6 +459,10 @@ def main():
         check_example_mlp(*args)
     elif command == "trace-overlap":
         trace_overlap(*args)
+    elif command == "trace-overlap-runs":
+        trace_overlap_runs(*args)
+    elif command == "speculated":
+        speculated(*args)
     else:
         sys.exit("unknown command " + command)
 

@@ -1198,10 +1198,25 @@ void SchedulePass::runOnOperation() {
   for (auto [i, branch] : llvm::enumerate(speculated))
     branchAtCommit[numTasks + 2 + 2 * i] = branch.task + 1;
   unsigned taskIndex = 0;
+  // The operands of a speculated branch's task but its condition, made in
+  // its then node's turn (so that the transfers its sides read come in
+  // schedule order, not after the condition).
+  DenseMap<unsigned, SmallVector<Value>> branchArgs;
+  auto isCondition = [&](unsigned t, Value input) {
+    return llvm::any_of(speculated, [&](const BranchTask &branch) {
+      return branch.task + 1 == t && branch.condition == input;
+    });
+  };
   for (unsigned node : scheduling::orderByStart(*graph, sched)) {
     unsigned t = node;
-    if (node >= 1 && node <= numTasks && speculations.contains(node - 1))
+    if (node >= 1 && node <= numTasks && speculations.contains(node - 1)) {
+      SmallVector<Value> &args = branchArgs[node];
+      for (Value input : entryTasks.tasks[node - 1].inputs)
+        args.push_back(isCondition(node, input)
+                           ? Value()
+                           : materialize(input, sched.device[node], node));
       continue;
+    }
     // A speculated branch's results are ready when its commit node
     // finishes; they are where its task is (so that the schedule is valid
     // before divergence-to-speculation too).
@@ -1213,9 +1228,11 @@ void SchedulePass::runOnOperation() {
       continue;
     TaskInfo &info = entryTasks.tasks[t - 1];
     unsigned device = sched.device[t];
-    SmallVector<Value> args;
-    for (Value input : info.inputs)
-      args.push_back(materialize(input, device, t));
+    SmallVector<Value> args = branchArgs.lookup(t);
+    args.resize(info.inputs.size());
+    for (auto [arg, input] : llvm::zip(args, info.inputs))
+      if (!arg)
+        arg = materialize(input, device, t);
 
     StringRef opName = info.anchor->getName().stripDialect();
     std::string name = ("t" + Twine(taskIndex++) + "_" + opName).str();
