@@ -85,8 +85,10 @@ static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
                                                std::string &error) {
   switch (phase) {
   case CompilePhase::Schedule: {
-    // Stage 1 (getPreparePipeline), stage 2: scheduling, stage 3: transfer
-    // clean-up, speculation.
+    // Stage 1 (getPreparePipeline), stage 2: scheduling, stage 3: the
+    // speculation of the branches the scheduler marked (before
+    // canonicalization, which may fold a branch into a select), transfer
+    // clean-up.
     std::string scheduleOptions =
         "topology=" + options.topology + " algorithm=" + options.scheduler;
     if (!options.entry.empty())
@@ -106,7 +108,7 @@ static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
       bindOptions = "{" + bindOptions + "}";
     return "orchestra-bind-dims" + bindOptions + "," + getPreparePipeline() +
            ",orchestra-schedule{" + scheduleOptions +
-           "},canonicalize,divergence-to-speculation";
+           "},divergence-to-speculation,canonicalize";
   }
   case CompilePhase::Outline:
     return std::string("orchestra-outline-tasks");

@@ -238,6 +238,12 @@ def ref_speculation(i):
     return [(x @ wt if taken else np.tanh(x @ we)).astype(np.float32)]
 
 
+def ref_gpu_branch(i):
+    x, thr = load(i, "x"), load(i, "thr")
+    taken = x.astype(np.float64).sum() > thr
+    return [np.exp(x) if taken else x * x + np.float32(1)]
+
+
 def ref_dynamic_cnn(i):
     x, w, w2 = load(i, "x"), load(i, "w"), load(i, "w2")
     n, _, h, wd = x.shape

@@ -454,6 +454,9 @@ struct BranchTask {
   unsigned task;
   Value condition;
   Work sides[2];
+  /// The ops each side's task runs (the task's other ops and the side's),
+  /// which decide the devices that can run it.
+  SmallVector<Operation *> sideOps[2];
 };
 
 /// Branches costed for speculation per compile (each schedules the program
@@ -477,30 +480,45 @@ std::optional<BranchTask> getBranchTask(unsigned t, const TaskInfo &info,
     else if (!isPure(op))
       return std::nullopt;
   }
+  // Each side computes something: a side that only yields constants or
+  // the task's values is no task of its own (and no GPU kernel).
+  auto computes = [](Region &side) {
+    return llvm::any_of(side.front().without_terminator(), [](Operation &op) {
+      return !op.hasTrait<OpTrait::ConstantLike>();
+    });
+  };
   if (!branch ||
       llvm::any_of(info.results,
                    [&](Value v) { return v.getDefiningOp() != branch; }) ||
+      !computes(branch.getThenRegion()) || !computes(branch.getElseRegion()) ||
       !canSpeculateSides(branch))
     return std::nullopt;
   Operation *read = branch.getCondition().getDefiningOp();
   if (!read || !isConditionRead(read) || !info.cloned.contains(read))
     return std::nullopt;
-  BranchTask result{t, read->getOperand(0), {info.work, info.work}};
+  BranchTask result{t, read->getOperand(0), {info.work, info.work}, {}};
   double common = 0;
+  SmallVector<Operation *> commonOps;
   for (Operation *op : info.ops)
-    if (op != branch.getOperation())
+    if (op != branch.getOperation()) {
       common += shapes.estimateFlops(op);
+      commonOps.push_back(op);
+    }
   for (auto [s, side] : llvm::enumerate(ArrayRef<Region *>{
            &branch.getThenRegion(), &branch.getElseRegion()})) {
     result.sides[s].flops = common;
-    for (Operation &op : side->front().without_terminator())
+    result.sideOps[s] = commonOps;
+    for (Operation &op : side->front().without_terminator()) {
       result.sides[s].flops += shapes.estimateFlops(&op);
+      result.sideOps[s].push_back(&op);
+    }
   }
   return result;
 }
 
-/// The costs of one task on each device: infinite where it cannot run.
-std::vector<double> getTaskCosts(const TaskInfo &task, const Work &work,
+/// The costs of task `t` (running `ops`) on each device: infinite where it
+/// cannot run.
+std::vector<double> getTaskCosts(ArrayRef<Operation *> ops, const Work &work,
                                  unsigned t, const CostModel &model,
                                  const ExcludedDevices &excluded,
                                  const ForbiddenPlacements &forbidden) {
@@ -508,7 +526,7 @@ std::vector<double> getTaskCosts(const TaskInfo &task, const Work &work,
   std::vector<double> costs(topo.devices.size(), scheduling::kInfinity);
   for (auto [d, device] : llvm::enumerate(topo.devices)) {
     const TopologyMemorySpace *space = model.getDefaultSpace(d);
-    if (!space || excluded.test(d) || !model.supports(device, task.ops) ||
+    if (!space || excluded.test(d) || !model.supports(device, ops) ||
         forbidden.contains({t, static_cast<unsigned>(d)}))
       continue;
     costs[d] = model.computeTime(device, work);
@@ -540,11 +558,12 @@ buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
     branchOf[branch.task] = i;
   for (auto [t, task] : llvm::enumerate(entry.tasks)) {
     auto branch = branchOf.find(t);
-    std::vector<double> costs = getTaskCosts(
-        task,
-        branch == branchOf.end() ? task.work
-                                 : speculated[branch->second].sides[0],
-        t, model, excluded, forbidden);
+    std::vector<double> costs =
+        branch == branchOf.end()
+            ? getTaskCosts(task.ops, task.work, t, model, excluded, forbidden)
+            : getTaskCosts(speculated[branch->second].sideOps[0],
+                           speculated[branch->second].sides[0], t, model,
+                           excluded, forbidden);
     bool runnable = false;
     for (unsigned d = 0; d < numDevices; ++d) {
       const TopologyMemorySpace *space = model.getDefaultSpace(d);
@@ -594,8 +613,8 @@ buildTaskGraph(func::FuncOp func, const EntryTasks &entry,
     const TaskInfo &task = entry.tasks[branch.task];
     for (Value result : task.results)
       resultBytes[i] += shapes.estimateBytes(result);
-    graph.addTask(getTaskCosts(task, branch.sides[1], branch.task, model,
-                               excluded, forbidden),
+    graph.addTask(getTaskCosts(branch.sideOps[1], branch.sides[1], branch.task,
+                               model, excluded, forbidden),
                   "else", task.work.bytes);
     Work copy;
     copy.bytes = 2 * resultBytes[i];
@@ -1038,12 +1057,29 @@ void SchedulePass::runOnOperation() {
   // Schedule; where the weights a schedule leaves resident on a device do
   // not fit beside its working sets, keep the tasks that start last there
   // off it and schedule again.
+  // A branch that no device can run as one task (on GPUs a task's branch
+  // is not compiled yet) but whose sides devices can run is speculated
+  // whatever the gain: both sides run, the commit keeps one (design/0019).
+  SmallVector<BranchTask> speculated;
+  auto runnable = [&](ArrayRef<Operation *> ops) {
+    for (auto [d, device] : llvm::enumerate(topo->devices))
+      if (!excluded.test(d) && model.supports(device, ops))
+        return true;
+    return false;
+  };
+  for (auto [t, info] : llvm::enumerate(entryTasks.tasks)) {
+    if (!speculate || runnable(info.ops))
+      continue;
+    std::optional<BranchTask> branch = getBranchTask(t, info, shapes);
+    if (branch && runnable(branch->sideOps[0]) && runnable(branch->sideOps[1]))
+      speculated.push_back(*branch);
+  }
   ForbiddenPlacements forbidden;
   FailureOr<scheduling::TaskGraph> graph = failure();
   std::optional<scheduling::Schedule> scheduled;
   for (;;) {
-    graph =
-        buildTaskGraph(func, entryTasks, model, shapes, excluded, forbidden);
+    graph = buildTaskGraph(func, entryTasks, model, shapes, excluded, forbidden,
+                           speculated);
     if (failed(graph))
       return signalPassFailure();
     llvm::Expected<scheduling::Schedule> result =
@@ -1087,11 +1123,13 @@ void SchedulePass::runOnOperation() {
   // shorter, the branch is speculated and that schedule is the one made.
   // Its task is marked for divergence-to-speculation with its sides'
   // devices; the then side's node stands for the task.
-  SmallVector<BranchTask> speculated;
   unsigned candidates = 0;
   for (auto [t, info] : llvm::enumerate(entryTasks.tasks)) {
     if (!speculate)
       break;
+    if (llvm::any_of(speculated,
+                     [&](const BranchTask &b) { return b.task == t; }))
+      continue;
     std::optional<BranchTask> branch = getBranchTask(t, info, shapes);
     if (!branch || candidates++ >= kMaxSpeculationCandidates)
       continue;

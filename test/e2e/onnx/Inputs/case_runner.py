@@ -4,10 +4,25 @@ the tools on one case, and the command line over the cases.
     SCRIPT DIR [CASE...]   runs every case (or those named) in DIR; one line
                            per case, exit status 1 if any does not match
     SCRIPT list            prints the case names
+
+With ORCHESTRA_CASE_GPU=nvidia or amd in the environment, each case is
+compiled for a GPU-only topology instead of the host (test/e2e/gpu/Inputs/
+hopper.json, topologies/mi300x.json) and its whole plan runs in that GPU's
+emulator (python/ptx_emulator, python/amdgpu_emulator: run-plan).
 """
+import json
 import os
+import shutil
 import subprocess
 import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..",
+                                    "..", ".."))
+GPU_TOPOLOGIES = {
+    "nvidia": os.path.join(ROOT, "test", "e2e", "gpu", "Inputs", "hopper.json"),
+    "amd": os.path.join(ROOT, "topologies", "mi300x.json"),
+}
+EMULATORS = {"nvidia": "ptx_emulator", "amd": "amdgpu_emulator"}
 
 TIMEOUT_S = 300
 
@@ -28,20 +43,64 @@ def run_tools(commands):
 
 
 def compile_and_run(model_path, feeds, case_dir):
-    """Compiles MODEL_PATH for the host and runs it on FEEDS (name -> array,
-    saved as .npy in CASE_DIR); returns (why it failed or None, the folder
-    of output_<k>.npy)."""
+    """Compiles MODEL_PATH for the host (or, with ORCHESTRA_CASE_GPU, for a
+    GPU, emulated) and runs it on FEEDS (name -> array, saved as .npy in
+    CASE_DIR); returns (why it failed or None, the folder of
+    output_<k>.npy)."""
     import numpy as np
 
     artifact = os.path.join(case_dir, "model.orcx")
     out_dir = os.path.join(case_dir, "out")
-    run = ["orchestra-run", artifact, "--output-dir", out_dir, "--quiet"]
+    paths = {}
     for feed, value in feeds.items():
-        path = os.path.join(case_dir, feed + ".npy")
-        np.save(path, value)
+        paths[feed] = os.path.join(case_dir, feed + ".npy")
+        np.save(paths[feed], value)
+    gpu = os.environ.get("ORCHESTRA_CASE_GPU")
+    if gpu:
+        return emulate(model_path, paths, case_dir, gpu), out_dir
+    run = ["orchestra-run", artifact, "--output-dir", out_dir, "--quiet"]
+    for feed, path in paths.items():
         run += ["--input", "%s=%s" % (feed, path)]
     return run_tools([["orchestra-compile", model_path, "--topology", "host",
                        "-o", artifact, "--quiet"], run]), out_dir
+
+
+def emulate(model_path, paths, case_dir, gpu):
+    """Compiles MODEL_PATH for GPU-only topology of GPU and runs its plan in
+    that GPU's emulator on the inputs PATHS (name -> .npy); returns why it
+    failed, or None."""
+    if gpu not in EMULATORS:
+        return "ORCHESTRA_CASE_GPU must be one of %s" % ", ".join(EMULATORS)
+    artifact = os.path.join(case_dir, "model.orcx")
+    code = os.path.join(case_dir, "device-code")
+    constants = os.path.join(case_dir, "constants")
+    problem = run_tools([
+        ["orchestra-compile", model_path, "--topology", GPU_TOPOLOGIES[gpu],
+         "-o", artifact, "--dump-device-code", code, "--quiet"]])
+    if problem:
+        return problem
+    plan_path = os.path.join(case_dir, "plan.json")
+    plan = subprocess.run(["orchestra-run", "--describe=json",
+                           "--dump-constants", constants, artifact],
+                          capture_output=True, text=True, check=True).stdout
+    with open(plan_path, "w") as f:
+        f.write(plan)
+    command = [sys.executable, "-m", EMULATORS[gpu], "run-plan", plan_path,
+               code, "--output-dir", os.path.join(case_dir, "out"),
+               "--constants", constants]
+    if gpu == "amd":
+        command += ["--emulator", shutil.which("orchestra-amdgpu-emulate")]
+    for tensor in json.loads(plan)["inputs"]:
+        command += ["--input", paths[tensor["name"]]]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.join(ROOT, "python")] +
+        [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    result = subprocess.run(command, capture_output=True, text=True, env=env,
+                            timeout=TIMEOUT_S)
+    if result.returncode != 0:
+        return "%s run-plan failed: %s" % (EMULATORS[gpu],
+                                          (result.stdout + result.stderr).strip())
+    return None
 
 
 def main(cases, run_case):
