@@ -162,6 +162,9 @@ def load_library(path=None):
         "orx_session_trace_event": (status, [p, size_t,
                                              ctypes.POINTER(_TraceEventC)]),
         "orx_session_trace_selected": (ctypes.c_int, [p, size_t]),
+        "orx_session_replace_kernel": (status, [p, ctypes.c_char_p,
+                                                ctypes.c_char_p, size_t,
+                                                ctypes.c_char_p]),
     }
     for name, (restype, argtypes) in signatures.items():
         try:
@@ -382,6 +385,18 @@ class Session:
                                               n, out_ptrs, out_sizes, m),
                "the run failed")
         return outputs
+
+    def replace_kernel(self, symbol, binary, format="elf-shared-object"):
+        """Replaces kernel SYMBOL in every step that launches it by the
+        kernel of that symbol in BINARY (bytes, a kernel binary of FORMAT for
+        the same devices), from the next run on; waits for a run in
+        progress. Raises Error (and the old kernel stays) when the binary is
+        refused."""
+        if not self._handle:
+            raise Error("the session was closed")
+        data = bytes(binary)
+        _check(load_library().orx_session_replace_kernel(
+            self._handle, symbol.encode(), data, len(data), format.encode()))
 
     def trace(self):
         """The steps of the last run (empty before the first run)."""

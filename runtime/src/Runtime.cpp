@@ -343,6 +343,19 @@ orx_status_t orx_session_trace_event(const orx_session_t *session, size_t index,
   return nullptr;
 }
 
+orx_status_t orx_session_replace_kernel(orx_session_t *session,
+                                        const char *symbol, const void *data,
+                                        size_t size, const char *format) {
+  if (!session || !symbol || !format || (!data && size != 0))
+    return makeStatus("orx_session_replace_kernel: null argument");
+  const uint8_t *bytes = static_cast<const uint8_t *>(data);
+  std::string error;
+  if (!session->impl->replaceKernel(
+          symbol, format, std::vector<uint8_t>(bytes, bytes + size), error))
+    return makeStatus(error);
+  return nullptr;
+}
+
 int orx_session_trace_selected(const orx_session_t *session, size_t index) {
   if (!session)
     return -1;

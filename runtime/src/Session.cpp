@@ -225,6 +225,7 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
   }
 
   std::vector<bool> pinned(arenas.size(), false);
+  launchSites.resize(artifact.steps.size());
   for (size_t index = 0; index < artifact.steps.size(); ++index) {
     const StepDesc &desc = artifact.steps[index];
     hal::Device &device = *devices[desc.device];
@@ -259,6 +260,8 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
       }
       step.launch = device.prepareLaunch(artifact, desc.kernel, buffers,
                                          describeStep(desc, index), error);
+      launchSites[index] = {artifact.kernels[desc.kernel].symbol,
+                            artifact.kernels[desc.kernel].binary, buffers};
       if (!step.launch)
         return false;
       if (device.isAsynchronous())
@@ -325,6 +328,69 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
         makeSlot(artifact.outputs[i], artifact.outputValues[i]));
   for (const StepDesc &desc : artifact.steps)
     stepSizes.push_back(desc.sizes);
+  for (const BinaryDesc &binary : artifact.binaries)
+    binaryInfo.push_back(
+        {binary.arch, binary.format, {}, binary.requiredFeatures});
+  nextBinaryIndex = static_cast<uint32_t>(artifact.binaries.size());
+  return true;
+}
+
+bool Session::replaceKernel(const std::string &symbol,
+                            const std::string &format,
+                            std::vector<uint8_t> data, std::string &error) {
+  std::lock_guard<std::mutex> runLock(runMutex);
+  auto fail = [&](const std::string &why) {
+    error = "cannot replace kernel '" + symbol + "': " + why;
+    return false;
+  };
+  std::vector<size_t> sites;
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (steps[i].kind == StepKind::Launch && launchSites[i].symbol == symbol)
+      sites.push_back(i);
+  if (sites.empty())
+    return fail("no step of the plan launches it");
+  // The drivers take a kernel binary from an artifact: one of the new binary
+  // under a fresh index and the kernel in it, the arch and required
+  // features those of the binary it replaces.
+  // (A copy: binaryInfo grows below.)
+  BinaryDesc original = binaryInfo[launchSites[sites.front()].binary];
+  Artifact replacement;
+  uint32_t index = nextBinaryIndex;
+  replacement.binaries.resize(index + 1);
+  replacement.binaries[index] = {original.arch, format, std::move(data),
+                                 original.requiredFeatures};
+  replacement.kernels.push_back({symbol, index});
+  auto callerStates = saveCallerStates();
+  std::vector<std::unique_ptr<hal::PreparedLaunch>> launches;
+  for (size_t i : sites) {
+    const PreparedStep &step = steps[i];
+    const BinaryDesc &binary = binaryInfo[launchSites[i].binary];
+    if (binary.arch != original.arch)
+      return fail("its steps run on devices of two archs ('" + original.arch +
+                  "', '" + binary.arch + "')");
+    std::string why;
+    std::unique_ptr<hal::PreparedLaunch> launch =
+        devices[step.device]->prepareLaunch(
+            replacement, 0, launchSites[i].buffers,
+            "step " + std::to_string(i) + " ('" + step.name + "')", why);
+    if (!launch)
+      return fail(why);
+    launch->sizes = step.launch->sizes;
+    launches.push_back(std::move(launch));
+  }
+  for (const std::unique_ptr<hal::Device> &device : devices) {
+    std::string why;
+    if (device && !device->finishSetup(why))
+      return fail(why);
+  }
+  ++nextBinaryIndex;
+  binaryInfo.resize(nextBinaryIndex);
+  binaryInfo[index] = {original.arch, format, {}, original.requiredFeatures};
+  for (size_t k = 0; k < sites.size(); ++k) {
+    steps[sites[k]].launch = std::move(launches[k]);
+    launchSites[sites[k]].binary = index;
+  }
+  ++replacedKernels;
   return true;
 }
 

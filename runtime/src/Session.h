@@ -111,7 +111,18 @@ public:
   bool getOutputShape(size_t index, std::vector<int64_t> &shape,
                       std::string &error) const;
 
+  /// Replaces kernel `symbol` (a kernel's symbol in the artifact) in every
+  /// step that launches it by the kernel of that symbol in `data`, a kernel
+  /// binary of `format` for the same devices (design/0019, decision 11).
+  /// Between two runs: waits for a run in progress, never changes one.
+  /// Prepares every such launch first and swaps them only if all succeed;
+  /// on failure the old kernel stays and `error` says why.
+  bool replaceKernel(const std::string &symbol, const std::string &format,
+                     std::vector<uint8_t> data, std::string &error);
+
   const std::vector<PreparedStep> &getSteps() const { return steps; }
+  /// Kernels replaced since the session was made.
+  size_t getReplacedKernels() const { return replacedKernels; }
   /// Timings of the last successful run; empty before one.
   const std::vector<StepTiming> &getTrace() const { return trace; }
 
@@ -184,6 +195,24 @@ private:
   std::vector<std::unique_ptr<StepEvent>> events;
   /// The step indices of each device's queue, in plan order.
   std::vector<std::vector<uint32_t>> queues;
+
+  /// What replaceKernel needs of a launch step: its kernel's symbol, the
+  /// binary it came from (arch and required features, which a replacement
+  /// keeps) and the addresses of its values.
+  struct LaunchSite {
+    std::string symbol;
+    uint32_t binary = 0;
+    std::vector<void *> buffers;
+  };
+  /// Per step (empty for other steps than launches).
+  std::vector<LaunchSite> launchSites;
+  /// The binaries' arch and required features, by binary index.
+  std::vector<BinaryDesc> binaryInfo;
+  /// The index the next replacement binary takes: past the artifact's
+  /// binaries and every earlier replacement (drivers cache binaries by
+  /// index).
+  uint32_t nextBinaryIndex = 0;
+  size_t replacedKernels = 0;
 
   struct Slot {
     /// The bytes of a static tensor; of a dynamic one, at the run's sizes.

@@ -12,7 +12,10 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -214,6 +217,119 @@ TEST(RuntimeTest, SelectPlan) {
     EXPECT_EQ(orx_session_trace_selected(session.get(), 0), -1);
     EXPECT_EQ(orx_session_trace_selected(session.get(), 2), -1);
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Replacing a kernel (hot swap, design/0019 decision 11)
+//===----------------------------------------------------------------------===//
+
+std::vector<uint8_t> readFile(const char *path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(file),
+                              std::istreambuf_iterator<char>());
+}
+
+Status replaceKernel(orx_session_t *session, const char *symbol,
+                     const std::vector<uint8_t> &binary) {
+  return Status{orx_session_replace_kernel(session, symbol, binary.data(),
+                                           binary.size(), "elf-shared-object")};
+}
+
+/// Runs makeAddArtifact's plan on a = 1, 2, ... and b = 10, 11, ...: c.
+std::vector<float> runAdd(orx_session_t *session) {
+  std::vector<std::vector<float>> outputs(1, std::vector<float>(kVectorLength));
+  Status status = runVectors(session, {iota(1), iota(10)}, outputs);
+  EXPECT_FALSE(status) << message(status);
+  return outputs[0];
+}
+
+std::vector<float> sumOf(float sign) {
+  std::vector<float> a = iota(1), b = iota(10), c(kVectorLength);
+  for (size_t i = 0; i < kVectorLength; ++i)
+    c[i] = a[i] + sign * b[i];
+  return c;
+}
+
+// A replacement takes effect from the next run; replacing it again (by the
+// first version, loaded anew) too.
+TEST(RuntimeTest, ReplaceKernel) {
+  SessionPtr session = createSession(makeAddArtifact());
+  ASSERT_TRUE(session);
+  EXPECT_EQ(runAdd(session.get()), sumOf(1));
+  Status status = replaceKernel(session.get(), "add_f32",
+                                readFile(ORX_TEST_SWAP_KERNELS_PATH));
+  ASSERT_FALSE(status) << message(status);
+  EXPECT_EQ(runAdd(session.get()), sumOf(-1));
+  EXPECT_EQ(runAdd(session.get()), sumOf(-1));
+  status = replaceKernel(session.get(), "add_f32", readTestKernels());
+  ASSERT_FALSE(status) << message(status);
+  EXPECT_EQ(runAdd(session.get()), sumOf(1));
+}
+
+// Every refused replacement leaves the old kernel running.
+TEST(RuntimeTest, RefusedReplacementsKeepTheOldKernel) {
+  SessionPtr session = createSession(makeAddArtifact());
+  ASSERT_TRUE(session);
+  auto expectRefused = [&](const char *symbol, std::vector<uint8_t> binary,
+                           const std::string &expected) {
+    Status status = replaceKernel(session.get(), symbol, binary);
+    ASSERT_TRUE(status) << symbol;
+    EXPECT_NE(message(status).find(expected), std::string::npos)
+        << message(status);
+    EXPECT_EQ(runAdd(session.get()), sumOf(1));
+  };
+  expectRefused(
+      "nope", readFile(ORX_TEST_SWAP_KERNELS_PATH),
+      "cannot replace kernel 'nope': no step of the plan launches it");
+  expectRefused("add_f32", {'n', 'o', 't', ' ', 'E', 'L', 'F'},
+                "cannot replace kernel 'add_f32': ");
+  expectRefused("add_f32", {}, "cannot replace kernel 'add_f32': ");
+  // A binary without the kernel: kernels_swap.c has no scale2.
+  Artifact artifact = makeAddArtifact();
+  artifact.kernels[0].symbol = "scale2";
+  artifact.steps[0].args = {0, 2};
+  artifact.steps[0].numInputs = 1;
+  SessionPtr scale = createSession(artifact);
+  ASSERT_TRUE(scale);
+  Status status = replaceKernel(scale.get(), "scale2",
+                                readFile(ORX_TEST_SWAP_KERNELS_PATH));
+  ASSERT_TRUE(status);
+  EXPECT_NE(message(status).find("cannot replace kernel 'scale2': "),
+            std::string::npos)
+      << message(status);
+  std::vector<std::vector<float>> outputs(1, std::vector<float>(kVectorLength));
+  status = runVectors(scale.get(), {iota(1), iota(10)}, outputs);
+  ASSERT_FALSE(status) << message(status);
+  for (size_t i = 0; i < kVectorLength; ++i)
+    EXPECT_EQ(outputs[0][i], 2 * (1 + static_cast<float>(i)));
+  EXPECT_TRUE(Status{orx_session_replace_kernel(nullptr, "add_f32", nullptr, 0,
+                                                "elf-shared-object")});
+  EXPECT_TRUE(Status{
+      orx_session_replace_kernel(session.get(), nullptr, nullptr, 0, "x")});
+}
+
+// A replacement asked for during a run waits for it: the run uses one
+// kernel throughout, the next the new one. (The thread sanitizer's build
+// runs this too.)
+TEST(RuntimeTest, ReplaceKernelDuringARun) {
+  // t = sleep_copy(a) (50 ms), c = add_f32(t, b).
+  Artifact artifact = makeAddArtifact();
+  artifact.memorySpaces[0].arenaBytes = 4 * kVectorBytes;
+  artifact.values.push_back({0, 3 * kVectorBytes, kVectorBytes});
+  artifact.kernels.push_back({"sleep_copy", 0});
+  artifact.steps = {launch(0, "sleep", 1, {0, 3}, 1),
+                    launch(0, "add", 0, {3, 1, 2}, 2, {0})};
+  SessionPtr session = createSession(artifact);
+  ASSERT_TRUE(session);
+  std::vector<float> during;
+  std::thread run([&] { during = runAdd(session.get()); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  Status status = replaceKernel(session.get(), "add_f32",
+                                readFile(ORX_TEST_SWAP_KERNELS_PATH));
+  run.join();
+  ASSERT_FALSE(status) << message(status);
+  EXPECT_TRUE(during == sumOf(1) || during == sumOf(-1));
+  EXPECT_EQ(runAdd(session.get()), sumOf(-1));
 }
 
 TEST(RuntimeTest, EmptyPlan) {

@@ -193,6 +193,24 @@ ORX_API orx_status_t orx_session_run(orx_session_t *session,
                                      size_t num_outputs);
 
 /*===----------------------------------------------------------------------===*/
+/* Replacing a kernel (hot swap)                                              */
+/*===----------------------------------------------------------------------===*/
+
+/** Replaces kernel `symbol` (the symbol of one of the artifact's kernels,
+ * `orx_kernel_<task>`) in every step that launches it by the kernel of the
+ * same symbol in the kernel binary `data` (`size` bytes) of `format`
+ * ("elf-shared-object", "gpu-module-bundle", "pjrt-bundle"), for the same
+ * devices: the binary the feedback loop's recompilation returns. Waits for
+ * a run of the session in progress and takes effect from the next run;
+ * `data` is copied. Every launch of the kernel is prepared before any is
+ * swapped: on an error (no such kernel, a binary the devices refuse, no
+ * such symbol in it) the old kernel stays and keeps running. */
+ORX_API orx_status_t orx_session_replace_kernel(orx_session_t *session,
+                                                const char *symbol,
+                                                const void *data, size_t size,
+                                                const char *format);
+
+/*===----------------------------------------------------------------------===*/
 /* Trace of the last run                                                      */
 /*===----------------------------------------------------------------------===*/
 

@@ -45,6 +45,13 @@ with orchestra_rt.Session(artifact) as session:
     print("error:", error(*inputs[:6]))
     print("error:", error(inputs[0].astype(np.float64), *inputs[1:]))
     print("error:", error(inputs[0][:, :16], *inputs[1:]))
+    # A refused replacement of a kernel leaves the old one running.
+    try:
+        session.replace_kernel("nope", b"not a kernel binary")
+        raise AssertionError("no error")
+    except orchestra_rt.Error as e:
+        print("replace:", e)
+    assert np.array_equal(session.run(*inputs)[0], expected)
 
 # An artifact in memory runs the same; a session stays valid after its
 # artifact is closed.

@@ -290,8 +290,9 @@ static void speculateBranch(PatternRewriter &rewriter, Operation *op) {
   rewriter.setInsertionPoint(task);
   // The targets the scheduler chose for the sides, else the task's.
   DictionaryAttr targets[2] = {task.getTarget(), task.getTarget()};
+  StringRef keys[] = {"then", "else"};
   if (auto speculate = task->getAttrOfType<DictionaryAttr>(attr::kSpeculate))
-    for (auto [i, key] : llvm::enumerate(ArrayRef<StringRef>{"then", "else"}))
+    for (auto [i, key] : llvm::enumerate(keys))
       if (auto target = speculate.getAs<DictionaryAttr>(key))
         targets[i] = target;
   // (The else side first: where both sides' operands allow the same place,

@@ -504,8 +504,8 @@ std::optional<BranchTask> getBranchTask(unsigned t, const TaskInfo &info,
       common += shapes.estimateFlops(op);
       commonOps.push_back(op);
     }
-  for (auto [s, side] : llvm::enumerate(ArrayRef<Region *>{
-           &branch.getThenRegion(), &branch.getElseRegion()})) {
+  Region *sides[] = {&branch.getThenRegion(), &branch.getElseRegion()};
+  for (auto [s, side] : llvm::enumerate(sides)) {
     result.sides[s].flops = common;
     result.sideOps[s] = commonOps;
     for (Operation &op : side->front().without_terminator()) {
