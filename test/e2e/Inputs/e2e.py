@@ -244,6 +244,11 @@ def ref_gpu_branch(i):
     return [np.exp(x) if taken else x * x + np.float32(1)]
 
 
+def ref_simt_branch(i):
+    x = load(i, "x")
+    return [np.where(x > 0, np.exp(x), x * x)]
+
+
 def ref_dynamic_cnn(i):
     x, w, w2 = load(i, "x"), load(i, "w"), load(i, "w2")
     n, _, h, wd = x.shape

@@ -228,7 +228,8 @@ Operation *CostModel::getUnsupportedOp(const TopologyDevice &device,
     return nullptr;
   for (Operation *op : ops) {
     Operation *unsupported = nullptr;
-    op->walk([&](Operation *nested) {
+    // Pre-order, so that skipping a structured op skips its body.
+    op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
       // Bodies of structured ops are judged with their op.
       if (nested != op && isa<linalg::LinalgOp>(nested->getParentOp()))
         return WalkResult::skip();
