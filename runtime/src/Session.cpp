@@ -351,8 +351,8 @@ bool Session::replaceKernel(const std::string &symbol,
     return fail("no step of the plan launches it");
   // The drivers take a kernel binary from an artifact: one of the new binary
   // under a fresh index and the kernel in it, the arch and required
-  // features those of the binary it replaces.
-  // (A copy: binaryInfo grows below.)
+  // features those of the binary it replaces (copied: binaryInfo grows
+  // below).
   BinaryDesc original = binaryInfo[launchSites[sites.front()].binary];
   Artifact replacement;
   uint32_t index = nextBinaryIndex;

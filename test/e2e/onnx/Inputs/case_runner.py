@@ -8,7 +8,9 @@ the tools on one case, and the command line over the cases.
 With ORCHESTRA_CASE_GPU=nvidia or amd in the environment, each case is
 compiled for a GPU-only topology instead of the host (test/e2e/gpu/Inputs/
 hopper.json, topologies/mi300x.json) and its whole plan runs in that GPU's
-emulator (python/ptx_emulator, python/amdgpu_emulator: run-plan).
+emulator (python/ptx_emulator, python/amdgpu_emulator: run-plan). With
+ORCHESTRA_CASE_TOPOLOGY=FILE, each case is compiled for that topology and run
+by orchestra-run (a PJRT plugin through ORCHESTRA_PJRT_PLUGIN).
 """
 import json
 import os
@@ -61,7 +63,8 @@ def compile_and_run(model_path, feeds, case_dir):
     run = ["orchestra-run", artifact, "--output-dir", out_dir, "--quiet"]
     for feed, path in paths.items():
         run += ["--input", "%s=%s" % (feed, path)]
-    return run_tools([["orchestra-compile", model_path, "--topology", "host",
+    topology = os.environ.get("ORCHESTRA_CASE_TOPOLOGY", "host")
+    return run_tools([["orchestra-compile", model_path, "--topology", topology,
                        "-o", artifact, "--quiet"], run]), out_dir
 
 
