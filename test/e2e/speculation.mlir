@@ -29,8 +29,8 @@
 // RUN: FileCheck %s --check-prefix=FALSE < %t/b/trace.json
 
 // SCHED: orchestra.schedule
-// SCHED-DAG: orchestra.task "[[BRANCH:t[0-9]+_if]].then" {{.*}} target = {arch = "x86_64", device_id = [[SIDE:[01]]]
-// SCHED-DAG: orchestra.task "[[BRANCH]].else" {{.*}} target = {arch = "x86_64", device_id = [[SIDE]]
+// SCHED-DAG: orchestra.task "[[BRANCH:t[0-9]+_if]].then" {{.*}} target = {arch = "x86_64", device_id = [[SIDE:[01]]], {{.*}} attributes {predicted_start = {{.*}}, predicted_finish =
+// SCHED-DAG: orchestra.task "[[BRANCH]].else" {{.*}} target = {arch = "x86_64", device_id = [[SIDE]], {{.*}} attributes {predicted_start = {{.*}}, predicted_finish =
 // SCHED-DAG: orchestra.task "{{t[0-9]+}}_reduce" {{.*}} -> tensor<i1> target = {arch = "x86_64", device_id = {{[01]}}
 // SCHED: orchestra.commit %{{.*}} : tensor<i1> true(%[[BRANCH]].then) false(%[[BRANCH]].else) : tensor<160x160xf32>
 // PLAN: select step {{[0-9]+}}: its sides do not wait for its condition

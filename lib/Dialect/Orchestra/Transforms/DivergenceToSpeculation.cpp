@@ -301,6 +301,14 @@ static void speculateBranch(PatternRewriter &rewriter, Operation *op) {
                                    ".else", targets[1]);
   TaskOp thenTask = createSideTask(rewriter, task, ifOp, ifOp.getThenRegion(),
                                    ".then", targets[0]);
+  // The scheduler's predictions of the speculated schedule that marked the
+  // task: the then side's are the task's, the else side's in the mark.
+  if (auto speculate = task->getAttrOfType<DictionaryAttr>(attr::kSpeculate)) {
+    thenTask.setPredictedStartAttr(task.getPredictedStartAttr());
+    thenTask.setPredictedFinishAttr(task.getPredictedFinishAttr());
+    elseTask.setPredictedStartAttr(speculate.getAs<FloatAttr>("else_start"));
+    elseTask.setPredictedFinishAttr(speculate.getAs<FloatAttr>("else_finish"));
+  }
   Value condition = task.getArgs()[getConditionArgument(ifOp).getArgNumber()];
   auto commit = CommitOp::create(rewriter, ifOp.getLoc(), condition,
                                  thenTask.getResults(), elseTask.getResults());

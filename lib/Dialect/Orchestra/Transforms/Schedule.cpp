@@ -1156,11 +1156,15 @@ void SchedulePass::runOnOperation() {
   DenseMap<unsigned, DictionaryAttr> speculations;
   for (auto [i, branch] : llvm::enumerate(speculated)) {
     unsigned elseNode = entryTasks.tasks.size() + 1 + 2 * i;
+    auto named = [&](StringRef name, Attribute value) {
+      return NamedAttribute(StringAttr::get(ctx, name), value);
+    };
+    Builder b(ctx);
     speculations[branch.task] = DictionaryAttr::get(
-        ctx, {NamedAttribute(StringAttr::get(ctx, "then"),
-                             targets[sched.device[branch.task + 1]]),
-              NamedAttribute(StringAttr::get(ctx, "else"),
-                             targets[sched.device[elseNode]])});
+        ctx, {named("then", targets[sched.device[branch.task + 1]]),
+              named("else", targets[sched.device[elseNode]]),
+              named("else_start", b.getF64FloatAttr(sched.start[elseNode])),
+              named("else_finish", b.getF64FloatAttr(sched.finish[elseNode]))});
   }
 
   auto *terminator = body.getTerminator();

@@ -5,16 +5,20 @@
 // split. The condition crosses between tasks as a 0-d tensor<i1>, which the
 // commit takes. A side placed on another device than the task reads its
 // operands through transfers (not the constant, resident in every space);
-// each side comes as early as its operands allow.
+// each side comes as early as its operands allow, with the predictions of
+// the speculated schedule (the then side the task's, the else side the
+// mark's).
 
 // CHECK-LABEL: func.func @marked
 // CHECK-SAME: (%[[C:.*]]: tensor<i1>, %[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>)
 // CHECK: %[[THEN:.*]] = orchestra.task "pick.then" args(%{{.*}} = %[[X]] : tensor<4xf32>)
 // CHECK-SAME: target = {arch = "x86_64", device_id = 0}
+// CHECK-SAME: attributes {predicted_start = 0.000000e+00, predicted_finish = 1.000000e+00}
 // CHECK: %[[XT:.*]] = orchestra.transfer %[[X]] from @cpu0_dram to @cpu1_dram : tensor<4xf32>
 // CHECK: %[[YT:.*]] = orchestra.transfer %[[Y]] from @cpu0_dram to @cpu1_dram : tensor<4xf32>
 // CHECK: %[[ELSE:.*]] = orchestra.task "pick.else" args(%{{.*}} = %[[XT]] : tensor<4xf32>, %{{.*}} = %[[YT]] : tensor<4xf32>, %{{.*}} = %[[K:.*]] : tensor<4xf32>)
 // CHECK-SAME: target = {arch = "x86_64", device_id = 1}
+// CHECK-SAME: attributes {predicted_start = 2.000000e+00, predicted_finish = 3.000000e+00}
 // CHECK-NOT: orchestra.speculate
 // CHECK: %[[LONG:.*]] = orchestra.task "long"
 // CHECK: %[[R:.*]] = orchestra.commit %[[C]] : tensor<i1> true(%[[THEN]]) false(%[[ELSE]]) : tensor<4xf32>
@@ -32,8 +36,10 @@ module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices =
       }
       %t = orchestra.task "pick" args(%cond = %c : tensor<i1>, %a = %x : tensor<4xf32>, %b = %y : tensor<4xf32>, %kk = %k : tensor<4xf32>)
           -> (tensor<4xf32>) target = {arch = "x86_64", device_id = 0}
-          attributes {orchestra.speculate = {then = {arch = "x86_64", device_id = 0 : i64},
-                                             else = {arch = "x86_64", device_id = 1 : i64}}} {
+          attributes {predicted_start = 0.0, predicted_finish = 1.0,
+                      orchestra.speculate = {then = {arch = "x86_64", device_id = 0 : i64},
+                                             else = {arch = "x86_64", device_id = 1 : i64},
+                                             else_start = 2.0 : f64, else_finish = 3.0 : f64}} {
         %p = tensor.extract %cond[] : tensor<i1>
         %v = scf.if %p -> (tensor<4xf32>) {
           %e = math.exp %a : tensor<4xf32>

@@ -31,8 +31,10 @@ inline constexpr llvm::StringLiteral kPredictedMakespan =
 /// The entry function's name.
 inline constexpr llvm::StringLiteral kEntry = "orchestra.entry";
 /// On a task whose branch the scheduler found worth speculating
-/// (design/0019): `{then = <target>, else = <target>}`, the targets of the
-/// two side tasks divergence-to-speculation makes of it.
+/// (design/0019): `{then = <target>, else = <target>, else_start = <s>,
+/// else_finish = <s>}`, the targets of the two side tasks
+/// divergence-to-speculation makes of it and the else side's predicted
+/// times (the then side's are the task's).
 inline constexpr llvm::StringLiteral kSpeculate = "orchestra.speculate";
 
 // Dynamic dimensions (orchestra-bind-dims, design/0017).

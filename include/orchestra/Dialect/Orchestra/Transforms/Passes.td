@@ -26,7 +26,7 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
 
     In a compile the scheduler decides (design/0019): `orchestra-schedule`
     marks a branch task `orchestra.speculate = {then = <target>, else =
-    <target>}` when scheduling the program once more with both sides free
+    <target>, else_start = <s>, else_finish = <s>}` when scheduling the program once more with both sides free
     of the condition predicts a makespan at least 5% shorter, and this pass
     rewrites only marked tasks, giving each side its target (a side on
     another device than the task's reads its operands through
@@ -54,8 +54,11 @@ def DivergenceToSpeculation : Pass<"divergence-to-speculation"> {
 
     The new tasks are named `<name>.then` and `<name>.else` (made unique
     within the schedule), keep the discardable attributes of the original
-    task (but `orchestra.speculate`), take only the operands their side
-    uses, and drop the scheduler's predictions, which no longer hold.
+    task (but `orchestra.speculate`) and take only the operands their side
+    uses. A marked task's sides carry the predictions of the speculated
+    schedule (the then side the task's, the else side the mark's
+    `else_start`/`else_finish`); with `all`, an unmarked task's sides have
+    none (the task's no longer hold).
 
     Input:
 
