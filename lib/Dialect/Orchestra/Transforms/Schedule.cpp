@@ -1054,9 +1054,6 @@ void SchedulePass::runOnOperation() {
   CostShapes shapes(func, *dims, CostShapes::AtOpt);
   CostShapes largest(func, *dims, CostShapes::AtMax);
   EntryTasks entryTasks = collectTasks(body, model, shapes);
-  // Schedule; where the weights a schedule leaves resident on a device do
-  // not fit beside its working sets, keep the tasks that start last there
-  // off it and schedule again.
   // A branch that no device can run as one task (on GPUs a task's branch
   // is not compiled yet) but whose sides devices can run is speculated
   // whatever the gain: both sides run, the commit keeps one (design/0019).
@@ -1074,6 +1071,9 @@ void SchedulePass::runOnOperation() {
     if (branch && runnable(branch->sideOps[0]) && runnable(branch->sideOps[1]))
       speculated.push_back(*branch);
   }
+  // Schedule; where the weights a schedule leaves resident on a device do
+  // not fit beside its working sets, keep the tasks that start last there
+  // off it and schedule again.
   ForbiddenPlacements forbidden;
   FailureOr<scheduling::TaskGraph> graph = failure();
   std::optional<scheduling::Schedule> scheduled;
