@@ -203,6 +203,10 @@ void Session::prepareSelect(const Artifact &artifact, const StepDesc &desc,
       uint32_t source = desc.args[1 + (taken ? 0 : n) + i];
       copy.source = memoryOf(artifact, source);
       copy.destination = memoryOf(artifact, desc.args[1 + 2 * n + i]);
+      // A value the plan put in its result's slot is there already.
+      if (copy.source.device == copy.destination.device &&
+          copy.source.address == copy.destination.address)
+        continue;
       copy.bytes = artifact.values[source].bytes;
       chooseCopier(copy);
       step.alternatives[taken].push_back(copy);

@@ -348,12 +348,41 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
   }
   // A result never used still needs its buffer while it is written.
 
+  // A commit's result takes the slot of its true value when that value
+  // lives in the same space and only the commit reads it: a select step
+  // then copies on false only (the runtime makes no copy onto itself).
+  DenseMap<Value, Value> sharedSlot;
+  auto slotOwner = [&](Value value) {
+    while (Value owner = sharedSlot.lookup(value))
+      value = owner;
+    return value;
+  };
+  for (Operation &op : body) {
+    auto commit = dyn_cast<CommitOp>(op);
+    if (!commit)
+      continue;
+    for (auto [result, ifTrue] :
+         llvm::zip(commit.getResults(), commit.getTrueValues())) {
+      Operation *def = ifTrue.getDefiningOp();
+      auto owner = intervals.find(slotOwner(ifTrue));
+      auto own = intervals.find(result);
+      if (!def || def->hasTrait<OpTrait::ConstantLike>() ||
+          !ifTrue.hasOneUse() || owner == intervals.end() ||
+          own == intervals.end() || owner->second.space != own->second.space ||
+          owner->second.bytes != own->second.bytes)
+        continue;
+      owner->second.end = std::max(owner->second.end, own->second.end);
+      sharedSlot[result] = ifTrue;
+    }
+  }
+
   // First fit, per memory space, in order of definition.
   llvm::MapVector<StringRef, std::pair<int64_t, int64_t>> usage;
   SmallVector<Interval *> placed;
   SmallVector<Interval *> order;
   for (auto &entry : intervals)
-    order.push_back(&entry.second);
+    if (!sharedSlot.contains(entry.first))
+      order.push_back(&entry.second);
   // Definition order (intervals is in definition order except for
   // constants, which start at 0).
   DenseMap<Interval *, unsigned> position;
@@ -424,7 +453,7 @@ LogicalResult PlanBuffersPass::planFunction(func::FuncOp func,
   auto offsetsOf = [&](ValueRange values) {
     SmallVector<int64_t> offsets;
     for (Value value : values)
-      offsets.push_back(intervals[value].offset);
+      offsets.push_back(intervals[slotOwner(value)].offset);
     return DenseI64ArrayAttr::get(ctx, offsets);
   };
   func->setAttr(attr::kArgOffsets, offsetsOf(func.getArguments()));

@@ -198,6 +198,34 @@ module attributes {orchestra.topology = #orchestra.topology<"two-cpu", devices =
 
 // -----
 
+// A commit's result takes its true value's slot when only the commit reads
+// that value in the same space (a select then copies on false only); a true
+// value read by another op keeps its own slot.
+
+// CHECK-LABEL: func.func @commit_shares_slot
+// CHECK:         orchestra.launch "a" {{.*}} {orchestra.offsets = array<i64: [[A:[0-9]+]]>}
+// CHECK:         orchestra.launch "b" {{.*}} {orchestra.offsets = array<i64: [[B:[0-9]+]]>}
+// CHECK:         orchestra.commit {{.*}} {orchestra.offsets = array<i64: [[A]]>, orchestra.space = @host_dram}
+// CHECK:         orchestra.commit {{.*}} {orchestra.offsets = array<i64: {{[0-9]+}}>, orchestra.space = @host_dram}
+// CHECK-NOT:     array<i64: [[B]]>, orchestra.space
+module attributes {orchestra.topology = #orchestra.topology<"host", devices = [#orchestra.device<"cpu0", arch = "x86_64", device_id = 0>]>} {
+  orchestra.memory_space @host_dram kind = "dram" arch = "x86_64" device_id = 0
+  func.func @commit_shares_slot(%c: tensor<i1>, %x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+    %r:3 = orchestra.schedule -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+      %a = orchestra.launch "a" @k::@a(%x) target = {arch = "x86_64", device_id = 0} : (tensor<16xf32>) -> tensor<16xf32>
+      %b = orchestra.launch "b" @k::@b(%x) target = {arch = "x86_64", device_id = 0} : (tensor<16xf32>) -> tensor<16xf32>
+      %p = orchestra.commit %c : tensor<i1> true(%a) false(%x) : tensor<16xf32>
+      %q = orchestra.commit %c : tensor<i1> true(%b) false(%x) : tensor<16xf32>
+      orchestra.yield %p, %q, %b : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+    }
+    return %r#0, %r#1, %r#2 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+  }
+  module @k attributes {orchestra.arch = "x86_64", orchestra.kernels = ["a", "b"]} {
+  }
+}
+
+// -----
+
 // Dynamic sizes (design/0017): a launch's result sizes come from its kernel
 // (here batch * 2, through the collapse), each buffer is held at its upper
 // bound (batch <= 8: 8x2x4 and 16x4 floats) and the sizes are recorded as

@@ -568,6 +568,12 @@ def PlanBuffers : Pass<"orchestra-plan-buffers", "::mlir::ModuleOp"> {
     the schedule and constants: to the end); values whose lifetimes do not
     overlap share memory (first-fit on 64-byte aligned offsets).
 
+    An `orchestra.commit` (a select step of the plan) reads its values
+    wherever they live; its results live where their first reader reads
+    them (recorded as `orchestra.space` on the commit), and a result takes
+    the slot of its true value when that value is in the same space and
+    only the commit reads it (the select then copies on false only).
+
     An entry function (`orchestra.entry`) whose schedule was folded away
     because it did no work gets an empty schedule again: its plan only
     copies inputs or constants to the outputs.
