@@ -33,6 +33,22 @@ EMULATORS = {"nvidia": [sys.executable, "-m", "ptx_emulator"],
 E2E = os.path.join(ROOT, "test", "e2e", "Inputs", "e2e.py")
 
 
+def emulator_command(gpu, bin_dir, plan_path, code, constants, outputs,
+                     inputs):
+    """The command that runs the whole plan PLAN_PATH (orchestra-run
+    --describe=json; its device code in CODE, constants in CONSTANTS) in
+    GPU's emulator on the .npy files INPUTS (in the entry's order), writing
+    OUTPUTS."""
+    command = EMULATORS[gpu] + ["run-plan", plan_path, code, "--output-dir",
+                                outputs, "--constants", constants]
+    if gpu == "amd":
+        command += ["--emulator",
+                    os.path.join(bin_dir, "orchestra-amdgpu-emulate")]
+    for path in inputs:
+        command += ["--input", path]
+    return command
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -72,12 +88,10 @@ def main():
     plan_path = os.path.join(args.dir, "plan.json")
     with open(plan_path, "w") as f:
         f.write(plan)
-    command = EMULATORS[args.gpu] + ["run-plan", plan_path, ptx,
-                                     "--output-dir", outputs, "--constants", constants]
-    if args.gpu == "amd":
-        command += ["--emulator", os.path.join(bin_dir, "orchestra-amdgpu-emulate")]
-    for spec in args.specs:
-        command += ["--input", os.path.join(inputs, spec.split(":")[0] + ".npy")]
+    command = emulator_command(
+        args.gpu, bin_dir, plan_path, ptx, constants, outputs,
+        [os.path.join(inputs, spec.split(":")[0] + ".npy")
+         for spec in args.specs])
     print(run(command).strip().splitlines()[-1])
     print(run([sys.executable, E2E, "check", args.reference, inputs,
                outputs]).strip())

@@ -24,7 +24,6 @@ GPU_TOPOLOGIES = {
     "nvidia": os.path.join(ROOT, "test", "e2e", "gpu", "Inputs", "hopper.json"),
     "amd": os.path.join(ROOT, "topologies", "mi300x.json"),
 }
-EMULATORS = {"nvidia": "ptx_emulator", "amd": "amdgpu_emulator"}
 
 TIMEOUT_S = 300
 
@@ -72,8 +71,13 @@ def emulate(model_path, paths, case_dir, gpu):
     """Compiles MODEL_PATH for GPU-only topology of GPU and runs its plan in
     that GPU's emulator on the inputs PATHS (name -> .npy); returns why it
     failed, or None."""
-    if gpu not in EMULATORS:
-        return "ORCHESTRA_CASE_GPU must be one of %s" % ", ".join(EMULATORS)
+    # The emulators' command line is emulate_program.py's (which also puts
+    # python/ on PYTHONPATH for them).
+    sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "gpu", "Inputs"))
+    import emulate_program
+    if gpu not in GPU_TOPOLOGIES:
+        return "ORCHESTRA_CASE_GPU must be one of %s" % ", ".join(
+            GPU_TOPOLOGIES)
     artifact = os.path.join(case_dir, "model.orcx")
     code = os.path.join(case_dir, "device-code")
     constants = os.path.join(case_dir, "constants")
@@ -88,21 +92,15 @@ def emulate(model_path, paths, case_dir, gpu):
                           capture_output=True, text=True, check=True).stdout
     with open(plan_path, "w") as f:
         f.write(plan)
-    command = [sys.executable, "-m", EMULATORS[gpu], "run-plan", plan_path,
-               code, "--output-dir", os.path.join(case_dir, "out"),
-               "--constants", constants]
-    if gpu == "amd":
-        command += ["--emulator", shutil.which("orchestra-amdgpu-emulate")]
-    for tensor in json.loads(plan)["inputs"]:
-        command += ["--input", paths[tensor["name"]]]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [os.path.join(ROOT, "python")] +
-        [p for p in [os.environ.get("PYTHONPATH")] if p]))
-    result = subprocess.run(command, capture_output=True, text=True, env=env,
+    command = emulate_program.emulator_command(
+        gpu, os.path.dirname(shutil.which("orchestra-run")), plan_path, code,
+        constants, os.path.join(case_dir, "out"),
+        [paths[tensor["name"]] for tensor in json.loads(plan)["inputs"]])
+    result = subprocess.run(command, capture_output=True, text=True,
                             timeout=TIMEOUT_S)
     if result.returncode != 0:
-        return "%s run-plan failed: %s" % (EMULATORS[gpu],
-                                          (result.stdout + result.stderr).strip())
+        return "%s emulator failed: %s" % (
+            gpu, (result.stdout + result.stderr).strip())
     return None
 
 
