@@ -67,7 +67,11 @@ static bool inCommentOrString(std::string_view text, size_t at) {
 }
 
 static size_t skipSpace(std::string_view text, size_t i) {
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+  // MLIR's lexer skips these four only: a vertical tab or form feed (which
+  // `isspace` would skip) is an "unexpected character" to it, and the op's
+  // parser goes on with a failed list.
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' ||
+                             text[i] == '\n' || text[i] == '\r'))
     ++i;
   return i;
 }
