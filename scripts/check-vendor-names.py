@@ -56,6 +56,7 @@ ALLOWED = {
 # Phrases that hold a vendor word but name no target.
 NOT_VENDORS = [
     "google::protobuf",  # protobuf's C++ namespace (the ONNX importer)
+    "<google/protobuf/",  # protobuf's headers (lib/Profile)
 ]
 
 SOURCE_SUFFIXES = (".cpp", ".h", ".td", ".pdll", ".txt", ".def", ".in")

@@ -437,8 +437,27 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
       std::string key = (moduleName + "::" + symbol).str();
       auto [it, inserted] =
           kernelIndex.try_emplace(key, artifact.kernels.size());
-      if (inserted)
-        artifact.kernels.push_back({symbol, binary->second});
+      if (inserted) {
+        orx::KernelDesc kernel{symbol, binary->second, {}};
+        // The branch table of a kernel with probes: each branch's location.
+        auto kernelModule = module.lookupSymbol<ModuleOp>(moduleName);
+        auto table =
+            kernelModule
+                ? kernelModule->getAttrOfType<DictionaryAttr>(attr::kBranches)
+                : DictionaryAttr();
+        if (auto branches =
+                table ? table.getAs<ArrayAttr>(
+                            launch.getKernel().getLeafReference().getValue())
+                      : ArrayAttr())
+          for (Attribute location : branches) {
+            std::string text;
+            llvm::raw_string_ostream os(text);
+            if (auto loc = dyn_cast<LocationAttr>(location))
+              loc.print(os);
+            kernel.branches.push_back(std::move(text));
+          }
+        artifact.kernels.push_back(std::move(kernel));
+      }
       FailureOr<MemorySpaceOp> space = lookupDeviceMemorySpace(
           module, launch.getArch(), launch.getDeviceId());
       if (failed(space))

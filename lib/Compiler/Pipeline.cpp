@@ -149,6 +149,8 @@ static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
   // Quoted: the directory may contain spaces.
   if (!options.deviceCodeDir.empty())
     pipeline += " device-code-dir=\"" + options.deviceCodeDir + "\"";
+  if (options.profileBranches)
+    pipeline += " profile-branches=true";
   pipeline += "}";
   return pipeline;
 }
@@ -237,6 +239,11 @@ struct CompilePipelineOptions
   Option<std::string> deviceCodeDir{
       *this, "device-code-dir",
       llvm::cl::desc("Where GPU kernels' device code is also written")};
+  Option<bool> profileBranches{
+      *this, "profile-branches",
+      llvm::cl::desc("Count the paths each branch left in a kernel takes "
+                     "at run time"),
+      llvm::cl::init(false)};
   Option<CompilePhase> firstPhase{
       *this, "first-phase", llvm::cl::desc("The first phase to run"),
       llvm::cl::init(CompilePhase::Schedule), getPhaseValues()};
@@ -256,6 +263,7 @@ struct CompilePipelineOptions
     options.strategiesDir = strategiesDir;
     options.tuningCache = tuningCache;
     options.deviceCodeDir = deviceCodeDir;
+    options.profileBranches = profileBranches;
     options.firstPhase = firstPhase;
     options.lastPhase = lastPhase;
     return options;

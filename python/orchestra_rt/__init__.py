@@ -64,6 +64,15 @@ class TraceEvent(namedtuple("TraceEvent", "name kind device start_ns end_ns "
         return self.end_ns - self.start_ns
 
 
+class BranchRecord(namedtuple("BranchRecord", "kernel branch_id location "
+                              "device hardware_id invocation_count "
+                              "then_count else_count warps divergent_warps "
+                              "input_shape_hash")):
+    """What the counters of one branch of a kernel compiled with
+    --profile-branches say on one device over the runs since the session was
+    made or its profile reset (orx_branch_record_t)."""
+
+
 # The numpy type of each orx_dtype_t (orchestra_rt.h); bf16 travels as uint16.
 _NUMPY_TYPES = {
     "f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.uint16,
@@ -87,6 +96,17 @@ class _TraceEventC(ctypes.Structure):
                 ("predicted_start", ctypes.c_double),
                 ("predicted_finish", ctypes.c_double),
                 ("device_ns", ctypes.c_uint64)]
+
+
+class _BranchRecordC(ctypes.Structure):
+    _fields_ = [("kernel", ctypes.c_char_p), ("branch_id", ctypes.c_uint32),
+                ("location", ctypes.c_char_p), ("device", ctypes.c_char_p),
+                ("hardware_id", ctypes.c_char_p),
+                ("invocation_count", ctypes.c_uint64),
+                ("then_count", ctypes.c_uint64),
+                ("else_count", ctypes.c_uint64), ("warps", ctypes.c_uint64),
+                ("divergent_warps", ctypes.c_uint64),
+                ("input_shape_hash", ctypes.c_uint64)]
 
 
 _lib = None
@@ -165,6 +185,11 @@ def load_library(path=None):
         "orx_session_replace_kernel": (status, [p, ctypes.c_char_p,
                                                 ctypes.c_char_p, size_t,
                                                 ctypes.c_char_p]),
+        "orx_session_branch_profile_size": (status, [p,
+                                                     ctypes.POINTER(size_t)]),
+        "orx_session_branch_profile_record": (
+            status, [p, size_t, ctypes.POINTER(_BranchRecordC)]),
+        "orx_session_branch_profile_reset": (status, [p]),
     }
     for name, (restype, argtypes) in signatures.items():
         try:
@@ -397,6 +422,34 @@ class Session:
         data = bytes(binary)
         _check(load_library().orx_session_replace_kernel(
             self._handle, symbol.encode(), data, len(data), format.encode()))
+
+    def branch_profile(self):
+        """The branch counters of the artifact's profiled kernels, a list
+        of BranchRecord (empty without --profile-branches); waits for a run
+        in progress."""
+        if not self._handle:
+            raise Error("the session was closed")
+        lib = load_library()
+        count = ctypes.c_size_t()
+        _check(lib.orx_session_branch_profile_size(self._handle,
+                                                   ctypes.byref(count)))
+        records = []
+        for i in range(count.value):
+            raw = _BranchRecordC()
+            _check(lib.orx_session_branch_profile_record(self._handle, i,
+                                                         ctypes.byref(raw)))
+            records.append(BranchRecord(
+                raw.kernel.decode(), raw.branch_id, raw.location.decode(),
+                raw.device.decode(), raw.hardware_id.decode(),
+                raw.invocation_count, raw.then_count, raw.else_count,
+                raw.warps, raw.divergent_warps, raw.input_shape_hash))
+        return records
+
+    def reset_branch_profile(self):
+        """Zeroes the branch counters and launch counts."""
+        if not self._handle:
+            raise Error("the session was closed")
+        _check(load_library().orx_session_branch_profile_reset(self._handle))
 
     def trace(self):
         """The steps of the last run (empty before the first run)."""

@@ -261,6 +261,12 @@ static std::vector<uint8_t> serializePayload(const Artifact &artifact) {
     writeSizes(w, output.dynamicSizes);
   for (const StepDesc &step : artifact.steps)
     writeSizes(w, step.sizes);
+  // 3.2: branch tables.
+  for (const KernelDesc &kernel : artifact.kernels) {
+    w.count(kernel.branches.size());
+    for (const std::string &location : kernel.branches)
+      w.str(location);
+  }
   return std::move(w.bytes);
 }
 
@@ -475,6 +481,17 @@ static bool readPayload(ByteReader &r, Artifact &a) {
   }
   if (!readDims(r, a))
     return false;
+  if (a.versionMinor >= 2)
+    for (size_t i = 0; i < a.kernels.size(); ++i) {
+      std::string what = indexed("kernels", i) + ".branches";
+      uint32_t branches;
+      if (!r.count(branches, 4, what))
+        return false;
+      a.kernels[i].branches.resize(branches);
+      for (std::string &location : a.kernels[i].branches)
+        if (!r.str(location, what))
+          return false;
+    }
   if (r.remaining() != 0)
     return r.fail(std::to_string(r.remaining()) +
                   " unexpected bytes after the last section");

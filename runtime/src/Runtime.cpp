@@ -29,6 +29,8 @@ struct orx_artifact_s {
 
 struct orx_session_s {
   std::unique_ptr<orx::Session> impl;
+  /// The last branch profile snapshot (orx_session_branch_profile_size).
+  std::vector<orx::BranchRecord> profile;
 };
 
 /// Returned when a status itself cannot be allocated; never freed.
@@ -353,6 +355,49 @@ orx_status_t orx_session_replace_kernel(orx_session_t *session,
   if (!session->impl->replaceKernel(
           symbol, format, std::vector<uint8_t>(bytes, bytes + size), error))
     return makeStatus(error);
+  return nullptr;
+}
+
+orx_status_t orx_session_branch_profile_size(orx_session_t *session,
+                                             size_t *count) {
+  if (!session || !count)
+    return makeStatus("orx_session_branch_profile_size: null argument");
+  session->profile = session->impl->getBranchProfile();
+  *count = session->profile.size();
+  return nullptr;
+}
+
+orx_status_t orx_session_branch_profile_record(const orx_session_t *session,
+                                               size_t index,
+                                               orx_branch_record_t *out) {
+  if (!session || !out)
+    return makeStatus("orx_session_branch_profile_record: null argument");
+  if (index >= session->profile.size())
+    return makeStatus("orx_session_branch_profile_record: index " +
+                      std::to_string(index) +
+                      " out of range (the snapshot "
+                      "has " +
+                      std::to_string(session->profile.size()) + " records)");
+  const orx::BranchRecord &record = session->profile[index];
+  out->kernel = record.kernel.c_str();
+  out->branch_id = record.branchId;
+  out->location = record.location.c_str();
+  out->device = record.device.c_str();
+  out->hardware_id = record.hardwareId.c_str();
+  out->invocation_count = record.invocations;
+  out->then_count = record.thenCount;
+  out->else_count = record.elseCount;
+  out->warps = record.warps;
+  out->divergent_warps = record.divergentWarps;
+  out->input_shape_hash = record.inputShapeHash;
+  return nullptr;
+}
+
+orx_status_t orx_session_branch_profile_reset(orx_session_t *session) {
+  if (!session)
+    return makeStatus("orx_session_branch_profile_reset: null argument");
+  session->impl->resetBranchProfile();
+  session->profile.clear();
   return nullptr;
 }
 

@@ -213,6 +213,115 @@ void Session::prepareSelect(const Artifact &artifact, const StepDesc &desc,
     }
 }
 
+/// What the hardware of `desc` is: its arch, and for a CPU the model name
+/// the kernel reports (/proc/cpuinfo).
+static std::string getHardwareId(const DeviceDesc &desc) {
+  std::string id = desc.arch;
+  if (desc.driver != "cpu")
+    return id;
+  if (FILE *cpuinfo = std::fopen("/proc/cpuinfo", "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof(line), cpuinfo)) {
+      if (std::strncmp(line, "model name", 10) != 0)
+        continue;
+      if (const char *colon = std::strchr(line, ':')) {
+        std::string model = colon + 1;
+        size_t first = model.find_first_not_of(" \t");
+        size_t last = model.find_last_not_of(" \t\n");
+        if (first != std::string::npos)
+          id += " (" + model.substr(first, last - first + 1) + ")";
+      }
+      break;
+    }
+    std::fclose(cpuinfo);
+  }
+  return id;
+}
+
+bool Session::prepareBranchCounters(const Artifact &artifact,
+                                    const StepDesc &desc, size_t index,
+                                    hal::Device &device,
+                                    std::vector<void *> &buffers,
+                                    std::string &error) {
+  const KernelDesc &kernel = artifact.kernels[desc.kernel];
+  if (kernel.branches.empty())
+    return true;
+  // The kernel's probes write the counters from the device: host memory
+  // only, until the GPU backends lower probes (design/0019, milestone 8).
+  if (!device.isHostMemory() || device.isAsynchronous()) {
+    error = describeStep(desc, index) + ": kernel '" + kernel.symbol +
+            "' counts its branches, which " + device.getDescription() +
+            " cannot do yet (compile without --profile-branches)";
+    return false;
+  }
+  BranchCounters *counters = nullptr;
+  for (const std::unique_ptr<BranchCounters> &existing : branchCounters)
+    if (existing->kernel == desc.kernel && existing->device == desc.device)
+      counters = existing.get();
+  if (!counters) {
+    auto created = std::make_unique<BranchCounters>();
+    created->kernel = desc.kernel;
+    created->device = desc.device;
+    created->symbol = kernel.symbol;
+    created->locations = kernel.branches;
+    created->deviceName = artifact.devices[desc.device].name;
+    created->hardwareId = getHardwareId(artifact.devices[desc.device]);
+    created->counts.assign(kCountersPerBranch * kernel.branches.size(), 0);
+    counters = created.get();
+    branchCounters.push_back(std::move(created));
+  }
+  stepCounters[index] = counters;
+  buffers.push_back(counters->counts.data());
+  return true;
+}
+
+std::vector<BranchRecord> Session::getBranchProfile() {
+  std::lock_guard<std::mutex> lock(runMutex);
+  // FNV-1a of the inputs' dtypes and dims.
+  uint64_t shapeHash = 0xcbf29ce484222325ull;
+  auto mix = [&](uint64_t value) {
+    for (int byte = 0; byte < 8; ++byte) {
+      shapeHash ^= (value >> (8 * byte)) & 0xff;
+      shapeHash *= 0x100000001b3ull;
+    }
+  };
+  for (size_t i = 0; i < inputSlots.size(); ++i) {
+    mix(static_cast<uint64_t>(inputSlots[i].desc.dtype));
+    mix(inputShapes[i].size());
+    for (int64_t dim : inputShapes[i])
+      mix(static_cast<uint64_t>(dim));
+  }
+  std::vector<BranchRecord> records;
+  for (const std::unique_ptr<BranchCounters> &counters : branchCounters) {
+    uint64_t launches = counters->launches.load(std::memory_order_relaxed);
+    for (size_t b = 0; b < counters->locations.size(); ++b) {
+      BranchRecord record;
+      record.kernel = counters->symbol;
+      record.branchId = static_cast<uint32_t>(b);
+      record.location = counters->locations[b];
+      record.device = counters->deviceName;
+      record.hardwareId = counters->hardwareId;
+      record.invocations = launches;
+      const uint64_t *count = &counters->counts[kCountersPerBranch * b];
+      record.thenCount = count[0];
+      record.elseCount = count[1];
+      record.warps = count[2];
+      record.divergentWarps = count[3];
+      record.inputShapeHash = shapeHash;
+      records.push_back(std::move(record));
+    }
+  }
+  return records;
+}
+
+void Session::resetBranchProfile() {
+  std::lock_guard<std::mutex> lock(runMutex);
+  for (const std::unique_ptr<BranchCounters> &counters : branchCounters) {
+    std::fill(counters->counts.begin(), counters->counts.end(), 0);
+    counters->launches.store(0, std::memory_order_relaxed);
+  }
+}
+
 bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
   for (const ConstantDesc &constant : artifact.constants) {
     if (constant.data.empty())
@@ -230,6 +339,7 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
 
   std::vector<bool> pinned(arenas.size(), false);
   launchSites.resize(artifact.steps.size());
+  stepCounters.assign(artifact.steps.size(), nullptr);
   for (size_t index = 0; index < artifact.steps.size(); ++index) {
     const StepDesc &desc = artifact.steps[index];
     hal::Device &device = *devices[desc.device];
@@ -262,6 +372,8 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
         }
         buffers.push_back(static_cast<char *>(arena.base) + value.offset);
       }
+      if (!prepareBranchCounters(artifact, desc, index, device, buffers, error))
+        return false;
       step.launch = device.prepareLaunch(artifact, desc.kernel, buffers,
                                          describeStep(desc, index), error);
       launchSites[index] = {artifact.kernels[desc.kernel].symbol,
@@ -543,9 +655,11 @@ void Session::executeStep(size_t index) {
   };
   std::string error;
   bool ok;
-  if (step.kind == StepKind::Launch)
+  if (step.kind == StepKind::Launch) {
     ok = devices[step.device]->launch(*step.launch, step.events, error);
-  else if (step.kind == StepKind::Select)
+    if (BranchCounters *counters = stepCounters[index])
+      counters->launches.fetch_add(1, std::memory_order_relaxed);
+  } else if (step.kind == StepKind::Select)
     ok = runSelect(step, event.timing, error);
   else if (step.async)
     ok = step.async->enqueueCopy(step.copy.destination, step.copy.source,

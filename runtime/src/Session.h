@@ -26,6 +26,7 @@
 #include "hal/Device.h"
 #include "orchestra_rt/Artifact.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -88,6 +89,29 @@ struct PreparedStep {
   double predictedFinish;
 };
 
+/// What a kernel's counters say of one of its branches on one device
+/// (design/0019): a DivergenceProfile record before encoding.
+struct BranchRecord {
+  std::string kernel;
+  uint32_t branchId = 0;
+  /// Where the branch is in the source (the artifact's branch table).
+  std::string location;
+  /// The device's name in the artifact, and what the hardware is.
+  std::string device;
+  std::string hardwareId;
+  /// Launches of the kernel on the device.
+  uint64_t invocations = 0;
+  /// Then path (or next loop iteration), else path (or loop exit).
+  uint64_t thenCount = 0;
+  uint64_t elseCount = 0;
+  /// GPUs: warps that evaluated the condition, and those whose lanes
+  /// disagreed; 0 on CPUs.
+  uint64_t warps = 0;
+  uint64_t divergentWarps = 0;
+  /// FNV-1a of the inputs' dtypes and dims for the runs counted.
+  uint64_t inputShapeHash = 0;
+};
+
 class Session {
 public:
   /// Allocates the arenas, copies the constants, loads the kernels and starts
@@ -119,6 +143,13 @@ public:
   /// on failure the old kernel stays and `error` says why.
   bool replaceKernel(const std::string &symbol, const std::string &format,
                      std::vector<uint8_t> data, std::string &error);
+
+  /// The branch counters of every profiled kernel (KernelDesc::branches),
+  /// one record per branch and device that runs the kernel, after the runs
+  /// since the session was made or reset. Waits for a run in progress.
+  std::vector<BranchRecord> getBranchProfile();
+  /// Zeroes the branch counters and launch counts.
+  void resetBranchProfile();
 
   const std::vector<PreparedStep> &getSteps() const { return steps; }
   /// Kernels replaced since the session was made.
@@ -206,6 +237,28 @@ private:
   };
   /// Per step (empty for other steps than launches).
   std::vector<LaunchSite> launchSites;
+
+  /// The branch counters of one profiled kernel on one device: the buffer
+  /// its launches take after their values, and the launches counted.
+  struct BranchCounters {
+    uint32_t kernel = 0;
+    uint32_t device = 0;
+    std::string symbol;
+    std::vector<std::string> locations;
+    std::string deviceName;
+    std::string hardwareId;
+    /// kCountersPerBranch per branch.
+    std::vector<uint64_t> counts;
+    std::atomic<uint64_t> launches{0};
+  };
+  std::vector<std::unique_ptr<BranchCounters>> branchCounters;
+  /// Per step: the counters its launch updates, or null.
+  std::vector<BranchCounters *> stepCounters;
+  /// Appends the counters of launch step `index` (`desc`, on `device`) to
+  /// its `buffers` when its kernel has branches.
+  bool prepareBranchCounters(const Artifact &artifact, const StepDesc &desc,
+                             size_t index, hal::Device &device,
+                             std::vector<void *> &buffers, std::string &error);
   /// The binaries' arch and required features, by binary index.
   std::vector<BinaryDesc> binaryInfo;
   /// The index the next replacement binary takes: past the artifact's

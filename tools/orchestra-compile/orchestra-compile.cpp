@@ -102,6 +102,14 @@ static cl::opt<bool> speculate(
              "schedule; --speculate=false runs each branch after its "
              "condition"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> profileBranches(
+    "profile-branches",
+    cl::desc("Count, per branch left in a kernel (scf.if, loop conditions), "
+             "how often each path is taken at run time: orchestra-run "
+             "--profile-out writes the counts as DivergenceProfile records "
+             "(CPU kernels; the other archs' kernels are not instrumented "
+             "yet)"),
+    cl::init(false), cl::cat(category));
 enum class EmitKind { Artifact, MLIR, Schedule };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What to write"), cl::init(EmitKind::Artifact),
@@ -297,6 +305,7 @@ int main(int argc, char **argv) {
   options.scheduler = scheduler;
   options.planAllArchs = planAllArchs;
   options.speculate = speculate;
+  options.profileBranches = profileBranches;
   options.strategy = strategy;
   options.strategiesDir = strategiesDir;
   options.deviceCodeDir = dumpDeviceCode;

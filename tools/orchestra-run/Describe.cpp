@@ -289,9 +289,13 @@ bool orchestra::describeArtifact(const std::string &path, std::ostream &os,
     else if (isPjrtBundle(binary))
       describePjrtBundle(binary, os);
   }
-  for (size_t i = 0; i < artifact.kernels.size(); ++i)
-    os << "kernel " << i << ": " << artifact.kernels[i].symbol << " in binary "
-       << artifact.kernels[i].binary << "\n";
+  for (size_t i = 0; i < artifact.kernels.size(); ++i) {
+    const KernelDesc &kernel = artifact.kernels[i];
+    os << "kernel " << i << ": " << kernel.symbol << " in binary "
+       << kernel.binary << "\n";
+    for (size_t b = 0; b < kernel.branches.size(); ++b)
+      os << "  branch " << b << " (profiled): " << kernel.branches[b] << "\n";
+  }
   for (size_t i = 0; i < artifact.steps.size(); ++i) {
     const StepDesc &step = artifact.steps[i];
     os << "step " << i << " on device " << step.device << ": ";
@@ -572,6 +576,13 @@ bool orchestra::describeArtifactJson(const std::string &path, std::ostream &os,
     json.beginObject();
     json.member("symbol", kernel.symbol);
     json.member("binary", kernel.binary);
+    if (!kernel.branches.empty()) {
+      json.key("branches");
+      json.beginArray();
+      for (const std::string &location : kernel.branches)
+        json.value(location);
+      json.endArray();
+    }
     json.endObject();
   }
   json.endArray();

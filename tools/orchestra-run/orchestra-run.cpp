@@ -15,6 +15,7 @@
 #include "Describe.h"
 #include "JsonWriter.h"
 
+#include "orchestra/Profile/Profile.h"
 #include "orchestra/Support/AtomicFile.h"
 #include "orchestra/Support/Npy.h"
 #include "orchestra_rt/orchestra_rt.hpp"
@@ -57,6 +58,8 @@ static std::string repeatText;
 static unsigned repeat = 0;
 static std::string topologySpec;
 static bool quiet = false;
+static std::string profileOut;
+static bool printProfile = false;
 
 static void parseCommandLine(int argc, char **argv) {
   CommandLine cl("orchestra-run",
@@ -80,6 +83,16 @@ static void parseCommandLine(int argc, char **argv) {
             "Write the outputs to DIR/output_<i>.npy (created if missing); "
             "without it no output is written",
             &outputDir);
+  cl.flag("print-profile",
+          "Print the records of the DivergenceProfile file given in place "
+          "of the artifact, one line each, instead of running",
+          &printProfile);
+  cl.option("profile-out", "FILE",
+            "After the runs, write the counters of the kernels' branches "
+            "(an artifact compiled with --profile-branches) to FILE as "
+            "DivergenceProfile records (proto/divergence_profile.proto), "
+            "one per branch and device",
+            &profileOut);
   cl.flag("quiet", "Print nothing on success but --repeat's latency line",
           &quiet);
   cl.option("repeat", "N",
@@ -409,6 +422,40 @@ static std::string formatMilliseconds(double milliseconds) {
   return buffer;
 }
 
+/// Writes the session's branch counters to --profile-out.
+static std::optional<Failure> writeProfile(orx_session_t *session) {
+  size_t count = 0;
+  if (Status status{orx_session_branch_profile_size(session, &count)})
+    return fail(orx_status_message(status.get()));
+  if (count == 0)
+    std::cerr << "orchestra-run: warning: '" << artifactPath
+              << "' counts no branches (compile it with --profile-branches); "
+                 "the profile '"
+              << profileOut << "' is empty\n";
+  std::vector<orchestra::fdo::DivergenceProfile> profiles;
+  for (size_t i = 0; i < count; ++i) {
+    orx_branch_record_t record;
+    if (Status status{orx_session_branch_profile_record(session, i, &record)})
+      return fail(orx_status_message(status.get()));
+    orchestra::fdo::DivergenceProfile &profile = profiles.emplace_back();
+    profile.set_profile_version(profile::kProfileVersion);
+    profile.set_kernel_name(record.kernel);
+    profile.set_branch_id(record.branch_id);
+    profile.set_invocation_count(record.invocation_count);
+    profile.set_divergence_rate(record.warps ? double(record.divergent_warps) /
+                                                   double(record.warps)
+                                             : 0.0);
+    profile.add_path_outcome_counts(record.then_count);
+    profile.add_path_outcome_counts(record.else_count);
+    profile.set_hardware_id(record.hardware_id);
+    profile.set_input_shape_hash(record.input_shape_hash);
+  }
+  std::string error;
+  if (!profile::writeProfileFile(profileOut, profiles, error))
+    return fail(error);
+  return std::nullopt;
+}
+
 /// Loads the artifact, checks and reads the inputs, runs the plan (once, then
 /// --repeat times) and writes the outputs, the trace and the summary.
 static std::optional<Failure> runArtifact() {
@@ -559,6 +606,9 @@ static std::optional<Failure> runArtifact() {
     if (std::optional<Failure> failure =
             writeTrace(artifact.get(), session.get()))
       return failure;
+  if (!profileOut.empty())
+    if (std::optional<Failure> failure = writeProfile(session.get()))
+      return failure;
 
   std::ostream &os = std::cout;
   if (!quiet) {
@@ -604,6 +654,15 @@ int main(int argc, char **argv) {
   for (int signal : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
     std::signal(signal, handleCrash);
   parseCommandLine(argc, argv);
+  if (printProfile) {
+    std::vector<orchestra::fdo::DivergenceProfile> profiles;
+    std::string error;
+    if (!profile::readProfileFile(artifactPath, profiles, error))
+      return reportError(error);
+    for (const orchestra::fdo::DivergenceProfile &profile : profiles)
+      std::cout << profile::formatProfile(profile) << "\n";
+    return 0;
+  }
   if (!dumpConstantsDir.empty()) {
     std::string error;
     if (!dumpConstants(artifactPath, dumpConstantsDir, error))

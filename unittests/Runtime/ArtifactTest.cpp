@@ -432,13 +432,35 @@ TEST(ArtifactTest, OutOfRangeReferencesAreRejected) {
                  "steps[1].kind: unknown step kind 7");
 }
 
+TEST(ArtifactTest, BranchTableRoundTrip) {
+  Artifact original = makeTwoDeviceArtifact();
+  original.kernels[1].branches = {"loc(\"a.mlir\":3:4)", "loc(unknown)"};
+  std::vector<uint8_t> bytes = serializeArtifact(original);
+  Artifact parsed;
+  std::string error;
+  ASSERT_TRUE(parseArtifact(bytes.data(), bytes.size(), parsed, error))
+      << error;
+  EXPECT_TRUE(parsed.kernels[0].branches.empty());
+  EXPECT_EQ(parsed.kernels[1].branches, original.kernels[1].branches);
+  // Cut inside the table: refused as truncated, never read past the end.
+  std::vector<uint8_t> cut(bytes.begin(), bytes.end() - 5);
+  uint64_t payload = cut.size() - kArtifactHeaderSize;
+  for (int i = 0; i < 8; ++i) {
+    cut[16 + i] = static_cast<uint8_t>(payload >> (8 * i));
+    cut[24 + i] = static_cast<uint8_t>(
+        fnv1a64(cut.data() + kArtifactHeaderSize, payload) >> (8 * i));
+  }
+  EXPECT_FALSE(parseArtifact(cut.data(), cut.size(), parsed, error));
+  EXPECT_NE(error.find("kernels[1].branches"), std::string::npos) << error;
+}
+
 TEST(ArtifactTest, SelectRoundTrip) {
   std::vector<uint8_t> bytes = serializeArtifact(makeSelectArtifact());
   Artifact parsed;
   std::string error;
   ASSERT_TRUE(parseArtifact(bytes.data(), bytes.size(), parsed, error))
       << error;
-  EXPECT_EQ(parsed.versionMinor, 1u);
+  EXPECT_EQ(parsed.versionMinor, kArtifactVersionMinor);
   ASSERT_EQ(parsed.steps.size(), 2u);
   EXPECT_EQ(parsed.steps[1].kind, StepKind::Select);
   EXPECT_EQ(parsed.steps[1].args, (std::vector<uint32_t>{0, 1, 5, 3, 6, 4, 7}));

@@ -71,6 +71,9 @@ struct CompileOptions {
   /// Where GPU kernels' device code (PTX, cubins) is also written; empty:
   /// nowhere.
   std::string deviceCodeDir;
+  /// Count the paths each branch left in a kernel takes at run time
+  /// (orchestra-branch-profiler; the runtime's branch profile).
+  bool profileBranches = false;
   /// The phases to run, inclusive.
   CompilePhase firstPhase = CompilePhase::Schedule;
   CompilePhase lastPhase = CompilePhase::Lower;

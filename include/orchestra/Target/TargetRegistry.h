@@ -144,6 +144,9 @@ struct TargetInfo {
   /// kernel ABI's `sizes`, design/0017); the scheduler keeps ops on
   /// dynamically shaped tensors off the other archs.
   bool supportsDynamicShapes = false;
+  /// Whether the arch's lowering pipeline lowers `orchestra.branch_probe`
+  /// (orchestra-compile --profile-branches instruments its kernels).
+  bool lowersBranchProbes = false;
 
   const TargetKeySpec *lookupKey(StringRef name) const;
   const MemorySpaceKind *lookupMemorySpace(StringRef kind) const;

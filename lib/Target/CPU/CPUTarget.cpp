@@ -92,11 +92,12 @@ void mlir::orchestra::registerCPUTargets(TargetRegistry &registry) {
       "arith-expand,convert-arith-to-llvm,convert-openmp-to-llvm,"
       "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
       "reconcile-unrealized-casts,orchestra-cpu-bool-vector-memory,"
-      "orchestra-cpu-kernel-abi,"
+      "orchestra-cpu-lower-branch-probes,orchestra-cpu-kernel-abi,"
       "orchestra-cpu-emit-binary";
   x86.executableFormat = ExecutableFormat::NativeObject;
   x86.runtimeDriver = "cpu";
   // Kernels read dynamic sizes from the ABI's `sizes` (design/0017).
   x86.supportsDynamicShapes = true;
+  x86.lowersBranchProbes = true;
   llvm::cantFail(registry.registerTarget(std::move(x86)));
 }

@@ -113,6 +113,19 @@ LogicalResult CPUKernelABIPass::wrap(LLVM::LLVMFuncOp func, ArrayAttr abi) {
     }
     llvm::append_range(args, llvm::reverse(strides));
   }
+  // A kernel with branch probes takes its counters after its buffers.
+  auto module = func->getParentOfType<ModuleOp>();
+  if (auto counters = module.lookupSymbol<LLVM::GlobalOp>(
+          (mlir::orchestra::attr::kBranchCountersGlobalPrefix +
+           func.getSymName())
+              .str())) {
+    Value slot =
+        LLVM::GEPOp::create(builder, loc, ptrType, ptrType, buffersArg,
+                            ArrayRef<LLVM::GEPArg>{int32_t(buffers.size())});
+    Value pointer = LLVM::LoadOp::create(builder, loc, ptrType, slot);
+    Value address = LLVM::AddressOfOp::create(builder, loc, counters);
+    LLVM::StoreOp::create(builder, loc, pointer, address);
+  }
   LLVM::CallOp::create(builder, loc, func, args);
   LLVM::ReturnOp::create(builder, loc, ValueRange());
   func.setLinkage(LLVM::Linkage::Internal);

@@ -163,7 +163,16 @@ struct KernelDesc {
   std::string symbol;
   /// Index into Artifact::binaries.
   uint32_t binary = 0;
+  /// 3.2: the branches of a kernel compiled with branch probes
+  /// (orchestra-compile --profile-branches), by branch id: where each is in
+  /// the source. A kernel with branches takes one more argument after its
+  /// buffers: 4 u64 counters per branch, zeroed by the runtime (then or
+  /// next iteration, else or exit, warps, divergent warps; design/0019).
+  std::vector<std::string> branches;
 };
+
+/// The u64 counters a kernel keeps per branch.
+constexpr size_t kCountersPerBranch = 4;
 
 /// Launch: a kernel. Copy: a value into another memory space. Select (3.1,
 /// `orchestra.commit`): one of two lists of values into the results, by a
@@ -198,8 +207,9 @@ struct StepDesc {
 /// 3.0: dynamic dims (Artifact::dims, TensorDesc::dynamicSizes,
 /// StepDesc::sizes), written after the steps; CPU kernels take `sizes`.
 /// 3.1: select steps (a 3.0 reader refuses them as an unknown step kind).
+/// 3.2: the kernels' branch tables (KernelDesc::branches), after the sizes.
 constexpr uint32_t kArtifactVersionMajor = 3;
-constexpr uint32_t kArtifactVersionMinor = 1;
+constexpr uint32_t kArtifactVersionMinor = 2;
 
 /// A whole artifact.
 struct Artifact {

@@ -211,6 +211,44 @@ ORX_API orx_status_t orx_session_replace_kernel(orx_session_t *session,
                                                 const char *format);
 
 /*===----------------------------------------------------------------------===*/
+/* Branch profile (orchestra-compile --profile-branches)                      */
+/*===----------------------------------------------------------------------===*/
+
+/** What the counters of one branch of a profiled kernel say, on one device,
+ * over the runs since the session was made or its profile reset: the fields
+ * of a DivergenceProfile record (proto/divergence_profile.proto). */
+typedef struct orx_branch_record_t {
+  const char *kernel;        /* the kernel's symbol */
+  uint32_t branch_id;        /* the kernel's branch number, from 0 */
+  const char *location;      /* where the branch is in the source */
+  const char *device;        /* the device's name in the artifact */
+  const char *hardware_id;   /* its arch and what the machine reports */
+  uint64_t invocation_count; /* launches of the kernel on the device */
+  /* Evaluations of the condition: true (then path, or a loop's next
+   * iteration) and false (else path, or the loop's exit). */
+  uint64_t then_count;
+  uint64_t else_count;
+  /* GPUs: warps that evaluated the condition and those whose active lanes
+   * disagreed; 0 on CPUs. */
+  uint64_t warps;
+  uint64_t divergent_warps;
+  uint64_t input_shape_hash; /* FNV-1a of the inputs' dtypes and dims */
+} orx_branch_record_t;
+
+/** Reads the branch counters of the session's profiled kernels (waiting for a
+ * run in progress) into a snapshot of `*count` records, one per branch and
+ * device; 0 for an artifact compiled without branch probes. The snapshot's
+ * strings stay valid until the next call of this function, a reset or
+ * orx_session_free. */
+ORX_API orx_status_t orx_session_branch_profile_size(orx_session_t *session,
+                                                     size_t *count);
+/** Record `index` of the last snapshot. */
+ORX_API orx_status_t orx_session_branch_profile_record(
+    const orx_session_t *session, size_t index, orx_branch_record_t *out);
+/** Zeroes the branch counters and launch counts (and drops the snapshot). */
+ORX_API orx_status_t orx_session_branch_profile_reset(orx_session_t *session);
+
+/*===----------------------------------------------------------------------===*/
 /* Trace of the last run                                                      */
 /*===----------------------------------------------------------------------===*/
 

@@ -308,6 +308,24 @@ def CPUBoolVectorMemory : Pass<"orchestra-cpu-bool-vector-memory",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def CPULowerBranchProbes
+    : Pass<"orchestra-cpu-lower-branch-probes", "::mlir::ModuleOp"> {
+  let summary = "Lower branch probes to atomic increments of the kernel's "
+                "counters";
+  let description = [{
+    Stage 7 for `x86_64`, after the conversion to the LLVM dialect. Each
+    `orchestra.branch_probe` of branch `i` in kernel `k` becomes a relaxed
+    `atomicrmw add` of 1 on counter `4 i` (condition true) or `4 i + 1`
+    (false) of the kernel's counters: four unsigned 64-bit counters per
+    branch (the last two count warps on GPUs; design/0019). The counters'
+    address is in the internal global `__orx_branch_counters_<k>`, which
+    `orchestra-cpu-kernel-abi` sets from the pointer the runtime passes after
+    the kernel's buffers. A probe outside a kernel (a function without
+    `orchestra.abi`) is an error.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def CPUKernelABI : Pass<"orchestra-cpu-kernel-abi", "::mlir::ModuleOp"> {
   let summary = "Wrap every kernel in the runtime's calling convention";
   let description = [{
@@ -330,6 +348,10 @@ def CPUKernelABI : Pass<"orchestra-cpu-kernel-abi", "::mlir::ModuleOp"> {
     to the C library while it is null. The runtime sets it to an allocator
     that keeps freed blocks for reuse, so that a kernel run does not map and
     fault in fresh pages for every scratch buffer.
+
+    A kernel with branch probes (`orchestra-cpu-lower-branch-probes`) takes
+    one more pointer after its buffers, its branch counters, which the
+    wrapper stores into the kernel's `__orx_branch_counters_<name>`.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

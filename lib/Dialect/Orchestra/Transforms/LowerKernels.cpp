@@ -22,8 +22,8 @@ using namespace mlir;
 using namespace mlir::orchestra;
 
 /// The textual pipeline that lowers a kernel module of `info`'s arch.
-static std::string getKernelPipeline(const TargetInfo &info,
-                                     bool applyStrategy) {
+static std::string getKernelPipeline(const TargetInfo &info, bool applyStrategy,
+                                     bool profileBranches = false) {
   std::string pipeline;
   if (!info.preparePipeline.empty())
     pipeline += info.preparePipeline + ",";
@@ -33,6 +33,8 @@ static std::string getKernelPipeline(const TargetInfo &info,
     pipeline +=
         "transform-interpreter{entry-point=" + info.strategyEntryPoint + "},";
   }
+  if (profileBranches)
+    pipeline += "orchestra-branch-profiler,";
   pipeline += info.loweringPipeline;
   return "builtin.module(" + pipeline + ")";
 }
@@ -86,7 +88,13 @@ public:
                "--strategy=none, is for CPU kernels)";
         return signalPassFailure();
       }
-      std::string pipeline = getKernelPipeline(*info, applyStrategy);
+      bool profile = profileBranches && info->lowersBranchProbes;
+      if (profileBranches && !profile)
+        kernels.emitWarning()
+            << "--profile-branches: the backend of arch '" << info->arch
+            << "' does not lower branch probes yet; its kernels are not "
+               "profiled";
+      std::string pipeline = getKernelPipeline(*info, applyStrategy, profile);
       FailureOr<OpPassManager> pm = parsePassPipeline(pipeline, llvm::nulls());
       if (failed(pm)) {
         kernels.emitError() << "invalid lowering pipeline for arch '"

@@ -86,6 +86,14 @@ inline constexpr llvm::StringLiteral kBinaryFormat = "orchestra.binary_format";
 inline constexpr llvm::StringLiteral kKernels = "orchestra.kernels";
 inline constexpr llvm::StringLiteral kRequiredFeatures =
     "orchestra.required_features";
+/// The branches of each profiled kernel of a kernel module
+/// (orchestra-branch-profiler): `{kernel = [loc, ...]}`, the location of
+/// branch i at index i; the artifact's branch table (design/0019).
+inline constexpr llvm::StringLiteral kBranches = "orchestra.branches";
+/// The global through which a CPU kernel's branch probes reach the counters
+/// the runtime passes after its buffers: `<prefix><kernel>`.
+inline constexpr llvm::StringLiteral kBranchCountersGlobalPrefix =
+    "__orx_branch_counters_";
 /// A kernel function whose code is the Python source of a Neuron Kernel
 /// Interface kernel (a task's `nki_source`, orchestra-outline-tasks).
 inline constexpr llvm::StringLiteral kNkiSource = "orchestra.nki_source";

@@ -19,6 +19,13 @@
 
 namespace mlir::orchestra {
 class YieldOp;
+
+/// The branch profile counters of a kernel (orchestra.branch_probe writes
+/// them).
+struct ProfileCountersResource
+    : public SideEffects::Resource::Base<ProfileCountersResource> {
+  StringRef getName() final { return "ProfileCounters"; }
+};
 } // namespace mlir::orchestra
 
 #define GET_OP_CLASSES

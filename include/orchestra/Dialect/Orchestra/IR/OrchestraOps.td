@@ -381,6 +381,43 @@ def Orchestra_CommitOp : Orchestra_Op<"commit", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// BranchProbeOp
+//===----------------------------------------------------------------------===//
+
+def Orchestra_ProfileCounters
+    : Resource<"::mlir::orchestra::ProfileCountersResource">;
+
+def Orchestra_BranchProbeOp : Orchestra_Op<"branch_probe", [
+    MemoryEffects<[MemWrite<Orchestra_ProfileCounters>]>]> {
+  let summary = "Counts which way a branch of a kernel goes";
+  let description = [{
+    Counts one evaluation of the condition of branch `branch_id` of the
+    enclosing kernel: the then path (or a loop's next iteration) when
+    `condition` is true, the else path (or the loop's exit) when it is
+    false. `orchestra-branch-profiler` puts one in front of each `scf.if`
+    and `scf.condition` of a kernel when the compile profiles branches
+    (`orchestra-compile --profile-branches`, design/0019); the kernel's
+    backend lowers it to an atomic increment of the kernel's counters,
+    which the runtime provides and reads (`orchestra-run --profile-out`).
+
+    The probe writes the profile counters, a resource of their own: it is
+    never moved across another probe, hoisted or erased, and it does not
+    keep other memory operations in place.
+
+    Example:
+
+    ```mlir
+    orchestra.branch_probe 0, %cond
+    %r = scf.if %cond -> f32 { ... } else { ... }
+    ```
+  }];
+
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$branch_id,
+                       I1:$condition);
+  let assemblyFormat = "$branch_id `,` $condition attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // YieldOp
 //===----------------------------------------------------------------------===//
 

@@ -613,7 +613,30 @@ def LowerKernels : Pass<"orchestra-lower-kernels", "::mlir::ModuleOp"> {
            /*default=*/"\"\"",
            "Directory the GPU backends also write their device code (PTX, "
            "cubins) to; empty: none">,
+    Option<"profileBranches", "profile-branches", "bool", /*default=*/"false",
+           "Run orchestra-branch-profiler after each kernel module's "
+           "strategy, for the archs whose backend lowers branch probes">,
   ];
+}
+
+def BranchProfiler : Pass<"orchestra-branch-profiler", "::mlir::ModuleOp"> {
+  let summary = "Count the paths each branch of a kernel takes";
+  let description = [{
+    Instruments the kernels of a kernel module (functions with
+    `orchestra.abi`) for the feedback loop of design/0019: numbers the
+    conditions of each kernel's `scf.if` and `scf.while` ops in pre-order
+    (the kernel's `branch_id`s, from 0) and puts an `orchestra.branch_probe`
+    of the condition in front of each `scf.if` and of each loop's
+    `scf.condition`. The locations of each kernel's branches are recorded
+    on the module as `orchestra.branches = {<kernel> = [<loc>, ...]}`,
+    which becomes the artifact's branch table.
+
+    `orchestra-lower-kernels{profile-branches}` (`orchestra-compile
+    --profile-branches`) runs it after the strategy, so that it counts the
+    branches that remain in the code, for each arch whose backend lowers
+    the probes; without the option nothing is added.
+  }];
+  let dependentDialects = ["::mlir::orchestra::OrchestraDialect"];
 }
 
 #endif // ORCHESTRA_DIALECT_ORCHESTRA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,49 @@
+//===- Profile.h - DivergenceProfile files ----------------------*- C++ -*-===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+//
+// Files of DivergenceProfile messages (proto/divergence_profile.proto,
+// design/0019): each message preceded by its length as a varint. Protobuf
+// only, no MLIR: orchestra-run writes them, the compiler and the feedback
+// service read them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ORCHESTRA_PROFILE_PROFILE_H
+#define ORCHESTRA_PROFILE_PROFILE_H
+
+#include "divergence_profile.pb.h"
+
+#include <string>
+#include <vector>
+
+namespace orchestra::profile {
+
+/// The profile_version this release writes and reads.
+constexpr uint32_t kProfileVersion = 1;
+
+/// The largest record (a record is a few hundred bytes) and file a reader
+/// takes.
+constexpr uint32_t kMaxMessageBytes = 1 << 20;
+constexpr size_t kMaxFileBytes = size_t(1) << 30;
+
+/// Writes `profiles` to `path` (whole or not at all).
+bool writeProfileFile(const std::string &path,
+                      const std::vector<fdo::DivergenceProfile> &profiles,
+                      std::string &error);
+
+/// Reads the messages of `path`. Fails with `error` naming the record on a
+/// truncated or malformed message, one larger than kMaxMessageBytes, or a
+/// profile_version other than kProfileVersion.
+bool readProfileFile(const std::string &path,
+                     std::vector<fdo::DivergenceProfile> &profiles,
+                     std::string &error);
+
+/// One line per record: kernel, branch, counts, rate, hardware.
+std::string formatProfile(const fdo::DivergenceProfile &profile);
+
+} // namespace orchestra::profile
+
+#endif // ORCHESTRA_PROFILE_PROFILE_H
