@@ -95,7 +95,9 @@ static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
       scheduleOptions += " entry=" + options.entry;
     if (options.planAllArchs)
       scheduleOptions += " plan-all-archs=true";
-    if (!options.speculate)
+    // An instrumented build keeps each branch in its kernel, where its probe
+    // counts it (a speculated branch is a select step: no kernel sees it).
+    if (!options.speculate || options.profileBranches)
       scheduleOptions += " speculate=false";
     // The entry's dynamic dims are named and bounded before anything else.
     std::string bindOptions;
@@ -106,8 +108,20 @@ static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
                      llvm::join(options.dims, ",");
     if (!bindOptions.empty())
       bindOptions = "{" + bindOptions + "}";
+    // The measured branch weights, for the scheduler's costs.
+    std::string profile;
+    if (!options.profileUse.empty() || !options.profileArtifact.empty()) {
+      if (options.profileUse.empty() || options.profileArtifact.empty()) {
+        error = "a branch profile needs both --profile-use (the profile) and "
+                "--profile-artifact (the artifact it was measured with)";
+        return failure();
+      }
+      profile = ",orchestra-apply-branch-profile{profile=\"" +
+                options.profileUse + "\" artifact=\"" +
+                options.profileArtifact + "\"}";
+    }
     return "orchestra-bind-dims" + bindOptions + "," + getPreparePipeline() +
-           ",orchestra-schedule{" + scheduleOptions +
+           profile + ",orchestra-schedule{" + scheduleOptions +
            "},divergence-to-speculation,canonicalize";
   }
   case CompilePhase::Outline:
@@ -244,6 +258,12 @@ struct CompilePipelineOptions
       llvm::cl::desc("Count the paths each branch left in a kernel takes "
                      "at run time"),
       llvm::cl::init(false)};
+  Option<std::string> profileUse{
+      *this, "profile-use",
+      llvm::cl::desc("A branch profile whose counts weigh the branches")};
+  Option<std::string> profileArtifact{
+      *this, "profile-artifact",
+      llvm::cl::desc("The artifact the branch profile was measured with")};
   Option<CompilePhase> firstPhase{
       *this, "first-phase", llvm::cl::desc("The first phase to run"),
       llvm::cl::init(CompilePhase::Schedule), getPhaseValues()};
@@ -264,6 +284,8 @@ struct CompilePipelineOptions
     options.tuningCache = tuningCache;
     options.deviceCodeDir = deviceCodeDir;
     options.profileBranches = profileBranches;
+    options.profileUse = profileUse;
+    options.profileArtifact = profileArtifact;
     options.firstPhase = firstPhase;
     options.lastPhase = lastPhase;
     return options;

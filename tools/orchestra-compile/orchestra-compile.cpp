@@ -108,8 +108,20 @@ static cl::opt<bool> profileBranches(
              "how often each path is taken at run time: orchestra-run "
              "--profile-out writes the counts as DivergenceProfile records "
              "(CPU kernels; the other archs' kernels are not instrumented "
-             "yet)"),
+             "yet). Implies --speculate=false, so that every branch stays "
+             "in a kernel"),
     cl::init(false), cl::cat(category));
+static cl::opt<std::string> profileUse(
+    "profile-use",
+    cl::desc("A branch profile (orchestra-run --profile-out) whose counts "
+             "weigh the program's branches and loops for the scheduler, "
+             "with --profile-artifact"),
+    cl::value_desc("file"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> profileArtifact(
+    "profile-artifact",
+    cl::desc("The artifact (compiled with --profile-branches) that "
+             "--profile-use's profile was measured with"),
+    cl::value_desc("file"), cl::init(""), cl::cat(category));
 enum class EmitKind { Artifact, MLIR, Schedule };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What to write"), cl::init(EmitKind::Artifact),
@@ -306,6 +318,8 @@ int main(int argc, char **argv) {
   options.planAllArchs = planAllArchs;
   options.speculate = speculate;
   options.profileBranches = profileBranches;
+  options.profileUse = profileUse;
+  options.profileArtifact = profileArtifact;
   options.strategy = strategy;
   options.strategiesDir = strategiesDir;
   options.deviceCodeDir = dumpDeviceCode;

@@ -74,6 +74,11 @@ struct CompileOptions {
   /// Count the paths each branch left in a kernel takes at run time
   /// (orchestra-branch-profiler; the runtime's branch profile).
   bool profileBranches = false;
+  /// A branch profile (orchestra-run --profile-out) and the artifact it was
+  /// measured with, whose counts weigh the branches for the scheduler
+  /// (orchestra-apply-branch-profile); empty: none.
+  std::string profileUse;
+  std::string profileArtifact;
   /// The phases to run, inclusive.
   CompilePhase firstPhase = CompilePhase::Schedule;
   CompilePhase lastPhase = CompilePhase::Lower;

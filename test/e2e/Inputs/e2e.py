@@ -238,6 +238,13 @@ def ref_speculation(i):
     return [(x @ wt if taken else np.tanh(x @ we)).astype(np.float32)]
 
 
+def ref_rare_else(i):
+    a, w1, w2 = (load(i, n).astype(np.float64) for n in ("a", "w1", "w2"))
+    x, we = (load(i, n).astype(np.float64) for n in ("x", "we"))
+    taken = ((a @ w1) @ w2).sum() > load(i, "thr")
+    return [(x + x if taken else np.tanh((x @ we) @ we)).astype(np.float32)]
+
+
 def ref_gpu_branch(i):
     x, thr = load(i, "x"), load(i, "thr")
     taken = x.astype(np.float64).sum() > thr

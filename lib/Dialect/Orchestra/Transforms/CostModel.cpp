@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "orchestra/Dialect/Orchestra/Transforms/CostModel.h"
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Transforms/Plan.h"
 #include "orchestra/Target/TargetRegistry.h"
 
@@ -84,14 +85,36 @@ double CostShapes::estimateFlops(Operation *op) const {
     return (trips ? trips->getZExtValue() : 1) * body;
   }
   // A branch: each side's ops, weighted by the probability that it is
-  // taken (one half without a profile, design/0019).
+  // taken: measured (orchestra.branch_weights, from a profile), else one
+  // half (design/0019).
   if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    double thenShare = 0.5;
+    auto weights = op->getAttrOfType<DenseI64ArrayAttr>(attr::kBranchWeights);
+    if (weights && weights.size() == 2 && weights[0] >= 0 && weights[1] >= 0 &&
+        weights[0] + weights[1] > 0)
+      thenShare = double(weights[0]) / (double(weights[0]) + weights[1]);
     double sides = 0;
-    for (Region *side : {&branch.getThenRegion(), &branch.getElseRegion()})
+    for (auto [side, share] :
+         {std::pair(&branch.getThenRegion(), thenShare),
+          std::pair(&branch.getElseRegion(), 1 - thenShare)})
       if (!side->empty())
         for (Operation &nested : side->front().without_terminator())
-          sides += 0.5 * estimateFlops(&nested);
+          sides += share * estimateFlops(&nested);
     return sides;
+  }
+  // A loop whose trip count is data: its body's ops once per iteration,
+  // measured (next iterations over exits, from a profile), else once.
+  if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+    double trips = 1;
+    auto weights = op->getAttrOfType<DenseI64ArrayAttr>(attr::kBranchWeights);
+    if (weights && weights.size() == 2 && weights[0] >= 0 && weights[1] > 0)
+      trips = double(weights[0]) / double(weights[1]);
+    double before = 0, after = 0;
+    for (Operation &nested : loop.getBeforeBody()->without_terminator())
+      before += estimateFlops(&nested);
+    for (Operation &nested : loop.getAfterBody()->without_terminator())
+      after += estimateFlops(&nested);
+    return (trips + 1) * before + trips * after;
   }
   double flops = 0;
   for (Value result : op->getResults())

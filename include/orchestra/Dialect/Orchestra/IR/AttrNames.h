@@ -86,6 +86,11 @@ inline constexpr llvm::StringLiteral kBinaryFormat = "orchestra.binary_format";
 inline constexpr llvm::StringLiteral kKernels = "orchestra.kernels";
 inline constexpr llvm::StringLiteral kRequiredFeatures =
     "orchestra.required_features";
+/// How often an scf.if went each way (an scf.while: next iterations and
+/// exits), from a branch profile (orchestra-apply-branch-profile):
+/// `array<i64: true, false>`.
+inline constexpr llvm::StringLiteral kBranchWeights =
+    "orchestra.branch_weights";
 /// The branches of each profiled kernel of a kernel module
 /// (orchestra-branch-profiler): `{kernel = [loc, ...]}`, the location of
 /// branch i at index i; the artifact's branch table (design/0019).

@@ -526,6 +526,37 @@ def OutlineTasks : Pass<"orchestra-outline-tasks", "::mlir::ModuleOp"> {
   ];
 }
 
+def ApplyBranchProfile : Pass<"orchestra-apply-branch-profile",
+                               "::mlir::ModuleOp"> {
+  let summary = "Weigh the program's branches by a branch profile";
+  let description = [{
+    Stage 2's input from the feedback loop (design/0019). Reads a branch
+    profile (`orchestra-run --profile-out`: DivergenceProfile records) and
+    the artifact it was measured with (compiled with `--profile-branches`),
+    maps each record's kernel and branch id through the artifact's branch
+    table to the branch's source location, and sets
+    `orchestra.branch_weights = array<i64: true, false>` on every `scf.if`
+    and `scf.while` of the program at that location (the counts of the
+    records that map there, summed over devices and kernels). The scheduler's
+    cost model then weighs an `scf.if`'s sides by how often each was taken
+    instead of one half each, and counts an `scf.while`'s body once per
+    measured trip (next iterations over exits) instead of once.
+
+    `orchestra-compile --profile-use PROFILE --profile-artifact ARTIFACT`
+    runs it before scheduling. A profile or artifact that cannot be read, a
+    record of a kernel the artifact does not have, or a branch id past the
+    kernel's table is an error; records whose location matches no branch of
+    the program (another version of the source) are reported in one warning
+    and left out.
+  }];
+  let options = [
+    Option<"profilePath", "profile", "std::string", /*default=*/"\"\"",
+           "The branch profile (DivergenceProfile records)">,
+    Option<"artifactPath", "artifact", "std::string", /*default=*/"\"\"",
+           "The artifact the profile was measured with">,
+  ];
+}
+
 def ApplyTuningCache : Pass<"orchestra-apply-tuning-cache",
                              "::mlir::ModuleOp"> {
   let summary = "Name the tuned strategy variant on the kernel ops a tuning "

@@ -1,0 +1,119 @@
+//===- ApplyBranchProfile.cpp - Branch weights from a profile -------------===//
+//
+// Part of OrchestraOS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h"
+#include "orchestra/Profile/Profile.h"
+#include "orchestra_rt/Artifact.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::orchestra {
+#define GEN_PASS_DEF_APPLYBRANCHPROFILE
+#include "orchestra/Dialect/Orchestra/Transforms/Passes.h.inc"
+} // namespace mlir::orchestra
+
+using namespace mlir;
+using namespace mlir::orchestra;
+
+namespace {
+struct Weights {
+  int64_t taken = 0;
+  int64_t notTaken = 0;
+  bool used = false;
+};
+
+/// Adds `value` to `sum`, saturating at INT64_MAX.
+void addSaturating(int64_t &sum, uint64_t value) {
+  uint64_t room = static_cast<uint64_t>(INT64_MAX - sum);
+  sum += static_cast<int64_t>(std::min(value, room));
+}
+
+class ApplyBranchProfilePass
+    : public mlir::orchestra::impl::ApplyBranchProfileBase<
+          ApplyBranchProfilePass> {
+public:
+  using ApplyBranchProfileBase::ApplyBranchProfileBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto fail = [&](const Twine &message) {
+      module.emitError() << message;
+      signalPassFailure();
+    };
+    if (profilePath.empty() || artifactPath.empty())
+      return fail("orchestra-apply-branch-profile needs both a profile and "
+                  "the artifact it was measured with");
+    std::vector<::orchestra::fdo::DivergenceProfile> records;
+    std::string error;
+    if (!::orchestra::profile::readProfileFile(profilePath, records, error))
+      return fail("cannot read the branch profile: " + error);
+    orx::Artifact artifact;
+    if (!orx::readArtifactFile(artifactPath, artifact, error))
+      return fail("cannot read the profiled artifact: " + error);
+    llvm::StringMap<const orx::KernelDesc *> kernels;
+    for (const orx::KernelDesc &kernel : artifact.kernels)
+      kernels.try_emplace(kernel.symbol, &kernel);
+
+    // The counts per source location.
+    llvm::MapVector<StringRef, Weights> byLocation;
+    for (auto [index, record] : llvm::enumerate(records)) {
+      std::string what = "'" + profilePath + "', record " +
+                         std::to_string(index) + " (kernel '" +
+                         record.kernel_name() + "', branch " +
+                         std::to_string(record.branch_id()) + ")";
+      const orx::KernelDesc *kernel = kernels.lookup(record.kernel_name());
+      if (!kernel)
+        return fail(what + ": '" + artifactPath + "' has no such kernel");
+      if (record.branch_id() >= kernel->branches.size())
+        return fail(what + ": the kernel has " +
+                    std::to_string(kernel->branches.size()) +
+                    " profiled branch(es) in '" + artifactPath + "'");
+      if (record.path_outcome_counts_size() != 2)
+        return fail(what + ": " +
+                    std::to_string(record.path_outcome_counts_size()) +
+                    " path outcome counts, expected 2 (true, false)");
+      Weights &weights = byLocation[kernel->branches[record.branch_id()]];
+      addSaturating(weights.taken, record.path_outcome_counts(0));
+      addSaturating(weights.notTaken, record.path_outcome_counts(1));
+    }
+
+    Builder builder(&getContext());
+    module.walk([&](Operation *op) {
+      if (!isa<scf::IfOp, scf::WhileOp>(op))
+        return;
+      std::string location;
+      llvm::raw_string_ostream os(location);
+      op->getLoc().print(os);
+      auto it = byLocation.find(location);
+      if (it == byLocation.end())
+        return;
+      it->second.used = true;
+      op->setAttr(attr::kBranchWeights,
+                  builder.getDenseI64ArrayAttr(
+                      {it->second.taken, it->second.notTaken}));
+    });
+    SmallVector<StringRef> unused;
+    for (auto &[location, weights] : byLocation)
+      if (!weights.used)
+        unused.push_back(location);
+    if (!unused.empty()) {
+      InFlightDiagnostic warning = module.emitWarning()
+                                   << unused.size()
+                                   << " profiled branch(es) match no branch "
+                                      "of this program (measured on another "
+                                      "version of it?), left out:";
+      for (StringRef location : unused)
+        warning << " " << location;
+    }
+  }
+};
+} // namespace
