@@ -152,6 +152,8 @@ def load_library(path=None):
         "orx_artifact_entry_name": (ctypes.c_char_p, [p]),
         "orx_artifact_topology_name": (ctypes.c_char_p, [p]),
         "orx_artifact_producer": (ctypes.c_char_p, [p]),
+        "orx_artifact_hash": (ctypes.c_uint64, [p]),
+        "orx_session_replace_artifact": (status, [p, p]),
         "orx_artifact_num_devices": (size_t, [p]),
         "orx_artifact_device_name": (ctypes.c_char_p, [p, size_t]),
         "orx_artifact_device_arch": (ctypes.c_char_p, [p, size_t]),
@@ -265,6 +267,12 @@ class Artifact:
     @property
     def producer(self):
         return load_library().orx_artifact_producer(self._get()).decode()
+
+    @property
+    def hash(self):
+        """The FNV-1a hash of the payload (what names the artifact to the
+        feedback service)."""
+        return load_library().orx_artifact_hash(self._get())
 
     @property
     def devices(self):
@@ -422,6 +430,16 @@ class Session:
         data = bytes(binary)
         _check(load_library().orx_session_replace_kernel(
             self._handle, symbol.encode(), data, len(data), format.encode()))
+
+    def replace_artifact(self, artifact):
+        """Replaces the session's plan by ARTIFACT's (an Artifact whose
+        entry has the same inputs and outputs) from the next run on; waits
+        for a run in progress. Raises Error (and the old plan stays) when it
+        is refused."""
+        if not self._handle:
+            raise Error("the session was closed")
+        _check(load_library().orx_session_replace_artifact(self._handle,
+                                                           artifact._get()))
 
     def branch_profile(self):
         """The branch counters of the artifact's profiled kernels, a list

@@ -757,6 +757,7 @@ bool orx::parseArtifact(const uint8_t *data, size_t size, Artifact &out,
   Artifact result;
   result.versionMajor = major;
   result.versionMinor = minor;
+  result.payloadHash = checksum;
   ByteReader reader(payload, available);
   if (!readPayload(reader, result))
     return fail("malformed artifact: " + reader.error);

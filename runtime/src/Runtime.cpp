@@ -15,9 +15,14 @@
 #include "TopologyCheck.h"
 #include "orchestra_rt/Artifact.h"
 
+#include <cstring>
 #include <exception>
+#include <map>
+#include <mutex>
 #include <new>
+#include <shared_mutex>
 #include <string>
+#include <tuple>
 
 struct orx_status_s {
   std::string message;
@@ -28,7 +33,14 @@ struct orx_artifact_s {
 };
 
 struct orx_session_s {
+  /// Held shared by every call that uses `impl`, exclusively by
+  /// orx_session_replace_artifact while it swaps `impl`.
+  mutable std::shared_mutex swapMutex;
   std::unique_ptr<orx::Session> impl;
+  /// The entry's inputs and outputs (a replacement must have the same), and
+  /// the shapes set for dynamic inputs (carried over to a replacement).
+  std::vector<orx::TensorDesc> inputs, outputs;
+  std::map<size_t, std::vector<int64_t>> inputShapes;
   /// The last branch profile snapshot (orx_session_branch_profile_size).
   std::vector<orx::BranchRecord> profile;
 };
@@ -127,6 +139,10 @@ const char *orx_artifact_topology_name(const orx_artifact_t *artifact) {
 
 const char *orx_artifact_producer(const orx_artifact_t *artifact) {
   return artifact ? artifact->artifact.producer.c_str() : nullptr;
+}
+
+uint64_t orx_artifact_hash(const orx_artifact_t *artifact) {
+  return artifact ? artifact->artifact.payloadHash : 0;
 }
 
 size_t orx_artifact_num_devices(const orx_artifact_t *artifact) {
@@ -265,6 +281,8 @@ orx_status_t orx_session_create(const orx_artifact_t *artifact,
     session->impl = orx::Session::create(artifact->artifact, error);
     if (!session->impl)
       return makeStatus(error);
+    session->inputs = artifact->artifact.inputs;
+    session->outputs = artifact->artifact.outputs;
     *out = session.release();
     return nullptr;
   });
@@ -279,6 +297,7 @@ orx_status_t orx_session_run(orx_session_t *session, const void *const *inputs,
   if (!session)
     return makeStatus("orx_session_run: null session");
   return guarded([&]() -> orx_status_t {
+    std::shared_lock<std::shared_mutex> lock(session->swapMutex);
     std::string error;
     if (!session->impl->run(inputs, input_sizes, num_inputs, outputs,
                             output_sizes, num_outputs, error))
@@ -292,10 +311,12 @@ orx_status_t orx_session_set_input_shape(orx_session_t *session, size_t index,
   if (!session || (rank && !dims))
     return makeStatus("orx_session_set_input_shape: null argument");
   return guarded([&]() -> orx_status_t {
+    std::unique_lock<std::shared_mutex> lock(session->swapMutex);
     std::string error;
-    if (!session->impl->setInputShape(
-            index, std::vector<int64_t>(dims, dims + rank), error))
+    std::vector<int64_t> shape(dims, dims + rank);
+    if (!session->impl->setInputShape(index, shape, error))
       return makeStatus(error);
+    session->inputShapes[index] = std::move(shape);
     return nullptr;
   });
 }
@@ -306,6 +327,7 @@ orx_status_t orx_session_output_shape(const orx_session_t *session,
   if (!session || !rank || (capacity && !dims))
     return makeStatus("orx_session_output_shape: null argument");
   return guarded([&]() -> orx_status_t {
+    std::shared_lock<std::shared_mutex> lock(session->swapMutex);
     std::string error;
     std::vector<int64_t> shape;
     if (!session->impl->getOutputShape(index, shape, error))
@@ -322,13 +344,17 @@ orx_status_t orx_session_output_shape(const orx_session_t *session,
 }
 
 size_t orx_session_trace_size(const orx_session_t *session) {
-  return session ? session->impl->getTrace().size() : 0;
+  if (!session)
+    return 0;
+  std::shared_lock<std::shared_mutex> lock(session->swapMutex);
+  return session->impl->getTrace().size();
 }
 
 orx_status_t orx_session_trace_event(const orx_session_t *session, size_t index,
                                      orx_trace_event_t *out) {
   if (!session || !out)
     return makeStatus("orx_session_trace_event: null argument");
+  std::shared_lock<std::shared_mutex> lock(session->swapMutex);
   const std::vector<orx::StepTiming> &trace = session->impl->getTrace();
   if (index >= trace.size())
     return makeStatus("no trace event " + std::to_string(index) + " (the " +
@@ -351,6 +377,7 @@ orx_status_t orx_session_replace_kernel(orx_session_t *session,
   if (!session || !symbol || !format || (!data && size != 0))
     return makeStatus("orx_session_replace_kernel: null argument");
   const uint8_t *bytes = static_cast<const uint8_t *>(data);
+  std::shared_lock<std::shared_mutex> lock(session->swapMutex);
   std::string error;
   if (!session->impl->replaceKernel(
           symbol, format, std::vector<uint8_t>(bytes, bytes + size), error))
@@ -358,10 +385,75 @@ orx_status_t orx_session_replace_kernel(orx_session_t *session,
   return nullptr;
 }
 
+/// Describes how `a` and `b` (an input or output of two entries) differ;
+/// empty when they have the same dtype and shape.
+static std::string describeMismatch(const orx::TensorDesc &a,
+                                    const orx::TensorDesc &b) {
+  auto shape = [](const orx::TensorDesc &t) {
+    std::string text = std::string(orx::dtypeName(t.dtype)) + "[";
+    for (size_t i = 0; i < t.shape.size(); ++i)
+      text += (i ? "x" : "") +
+              (t.shape[i] < 0 ? std::string("?") : std::to_string(t.shape[i]));
+    return text + "]";
+  };
+  std::string left = shape(a), right = shape(b);
+  return left == right ? std::string() : left + " against " + right;
+}
+
+orx_status_t orx_session_replace_artifact(orx_session_t *session,
+                                          const orx_artifact_t *artifact) {
+  if (!session || !artifact)
+    return makeStatus("orx_session_replace_artifact: null argument");
+  return guarded([&]() -> orx_status_t {
+    const orx::Artifact &a = artifact->artifact;
+    auto refuse = [](const std::string &why) {
+      return makeStatus("cannot replace the session's plan: " + why +
+                        "; the old plan stays");
+    };
+    for (auto [what, old, now] :
+         {std::tuple("inputs", &session->inputs, &a.inputs),
+          std::tuple("outputs", &session->outputs, &a.outputs)}) {
+      if (old->size() != now->size())
+        return refuse(std::string("the new artifact has ") +
+                      std::to_string(now->size()) + " " + what + ", not " +
+                      std::to_string(old->size()));
+      for (size_t i = 0; i < old->size(); ++i) {
+        std::string mismatch = describeMismatch((*old)[i], (*now)[i]);
+        if (!mismatch.empty())
+          return refuse(std::string(what).substr(0, strlen(what) - 1) + " " +
+                        std::to_string(i) + " differs: " + mismatch);
+      }
+    }
+    // Prepared before the old plan is touched.
+    std::string error;
+    std::unique_ptr<orx::Session> replacement = orx::Session::create(a, error);
+    if (!replacement)
+      return refuse(error);
+    {
+      std::shared_lock<std::shared_mutex> shapes(session->swapMutex);
+      for (const auto &[index, shape] : session->inputShapes)
+        if (!replacement->setInputShape(index, shape, error))
+          return refuse(error);
+    }
+    std::unique_ptr<orx::Session> old;
+    {
+      // Waits for a run in progress (which holds the lock shared).
+      std::unique_lock<std::shared_mutex> lock(session->swapMutex);
+      old = std::move(session->impl);
+      session->impl = std::move(replacement);
+      session->profile.clear();
+    }
+    // The old plan's workers stop and its memory goes, outside the lock.
+    old.reset();
+    return nullptr;
+  });
+}
+
 orx_status_t orx_session_branch_profile_size(orx_session_t *session,
                                              size_t *count) {
   if (!session || !count)
     return makeStatus("orx_session_branch_profile_size: null argument");
+  std::unique_lock<std::shared_mutex> lock(session->swapMutex);
   session->profile = session->impl->getBranchProfile();
   *count = session->profile.size();
   return nullptr;
@@ -372,6 +464,7 @@ orx_status_t orx_session_branch_profile_record(const orx_session_t *session,
                                                orx_branch_record_t *out) {
   if (!session || !out)
     return makeStatus("orx_session_branch_profile_record: null argument");
+  std::shared_lock<std::shared_mutex> lock(session->swapMutex);
   if (index >= session->profile.size())
     return makeStatus("orx_session_branch_profile_record: index " +
                       std::to_string(index) +
@@ -396,6 +489,7 @@ orx_status_t orx_session_branch_profile_record(const orx_session_t *session,
 orx_status_t orx_session_branch_profile_reset(orx_session_t *session) {
   if (!session)
     return makeStatus("orx_session_branch_profile_reset: null argument");
+  std::unique_lock<std::shared_mutex> lock(session->swapMutex);
   session->impl->resetBranchProfile();
   session->profile.clear();
   return nullptr;
@@ -404,6 +498,7 @@ orx_status_t orx_session_branch_profile_reset(orx_session_t *session) {
 int orx_session_trace_selected(const orx_session_t *session, size_t index) {
   if (!session)
     return -1;
+  std::shared_lock<std::shared_mutex> lock(session->swapMutex);
   const std::vector<orx::StepTiming> &trace = session->impl->getTrace();
   return index < trace.size() ? trace[index].selected : -1;
 }

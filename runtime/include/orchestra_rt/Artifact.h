@@ -217,6 +217,9 @@ struct Artifact {
   /// version.
   uint32_t versionMajor = kArtifactVersionMajor;
   uint32_t versionMinor = kArtifactVersionMinor;
+  /// Filled by parseArtifact: the header's FNV-1a of the payload, which
+  /// names the artifact to the feedback service (design/0019).
+  uint64_t payloadHash = 0;
   /// e.g. "orchestra-compile 0.1.0".
   std::string producer;
   std::string topologyName;

@@ -97,6 +97,10 @@ ORX_API void orx_artifact_free(orx_artifact_t *artifact);
 ORX_API const char *orx_artifact_entry_name(const orx_artifact_t *artifact);
 ORX_API const char *orx_artifact_topology_name(const orx_artifact_t *artifact);
 ORX_API const char *orx_artifact_producer(const orx_artifact_t *artifact);
+/** The FNV-1a 64-bit hash of the artifact's payload, as its header records
+ * it: what names the artifact to the feedback service and its cache
+ * (`orchestra-compile --jit-cache`); 0 for NULL. */
+ORX_API uint64_t orx_artifact_hash(const orx_artifact_t *artifact);
 ORX_API size_t orx_artifact_num_devices(const orx_artifact_t *artifact);
 ORX_API const char *orx_artifact_device_name(const orx_artifact_t *artifact,
                                              size_t device);
@@ -209,6 +213,17 @@ ORX_API orx_status_t orx_session_replace_kernel(orx_session_t *session,
                                                 const char *symbol,
                                                 const void *data, size_t size,
                                                 const char *format);
+
+/** Replaces the session's whole plan by that of `artifact`, whose entry has
+ * the same inputs and outputs (names aside: dtypes and shapes, dynamic
+ * dimensions alike): the new artifact the feedback loop's recompilation
+ * returns. The new plan is prepared first (arenas, constants, kernels); the
+ * shapes set for dynamic inputs carry over; then, after a run of the session
+ * in progress, it takes the old plan's place, from the next run on. On an
+ * error the old plan stays and keeps running. The trace and the branch
+ * counters start afresh. The artifact may be freed afterwards. */
+ORX_API orx_status_t orx_session_replace_artifact(
+    orx_session_t *session, const orx_artifact_t *artifact);
 
 /*===----------------------------------------------------------------------===*/
 /* Branch profile (orchestra-compile --profile-branches)                      */
