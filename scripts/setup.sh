@@ -40,6 +40,9 @@ PACKAGES=(
   libgtest-dev
   # ONNX importer: protobuf classes and op schemas; the ONNX backend test suite.
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  # The feedback service (orchestra-jit-server) and its client library: gRPC's C++ library and
+  # protoc plugin.
+  libgrpc++-dev protobuf-compiler-grpc
   # Test references (numpy is generated at test time by Debian's python3); ONNX models built
   # by the importer tests (python3-onnx) and exported from PyTorch (real-model tests).
   python3 python3-numpy python3-onnx python3-torch python3-torchvision

@@ -42,8 +42,15 @@ tools = [
     ToolSubst("orchestra-tune", unresolved="fatal"),
     # Built with the runtime's pjrt driver only.
     ToolSubst("orchestra-pjrt-compile", unresolved="ignore"),
+    # Built with Debian's gRPC only (the feedback service, design/0019).
+    ToolSubst("orchestra-jit-server", unresolved="ignore"),
+    ToolSubst("orchestra-jit-request", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.orchestra_tools_dir])
+# `grpc`: the feedback service and its client are built.
+if os.access(os.path.join(config.orchestra_tools_dir, "orchestra-jit-server"),
+             os.X_OK):
+    config.available_features.add("grpc")
 
 # One feature per compiled-in target backend ("target-nvidia", ...).
 for target in config.orchestra_targets:

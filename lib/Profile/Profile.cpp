@@ -41,7 +41,7 @@ bool profile::writeProfileFile(
 
 bool profile::readProfileFile(const std::string &path,
                               std::vector<fdo::DivergenceProfile> &profiles,
-                              std::string &error) {
+                              std::string &error, bool checkVersion) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     error = "cannot open '" + path + "': " + std::strerror(errno);
@@ -87,7 +87,7 @@ bool profile::readProfileFile(const std::string &path,
       return false;
     }
     coded.PopLimit(limit);
-    if (profile.profile_version() != kProfileVersion) {
+    if (checkVersion && profile.profile_version() != kProfileVersion) {
       error = what + ": profile_version " +
               std::to_string(profile.profile_version()) +
               ", this release reads " + std::to_string(kProfileVersion);

@@ -13,6 +13,7 @@
 
 #include "orchestra/Compiler/Npy.h"
 #include "orchestra/Compiler/Pipeline.h"
+#include "orchestra/JIT/JIT.h"
 #include "orchestra/Compiler/ScheduleChart.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Utils/DynamicDims.h"
@@ -122,6 +123,13 @@ static cl::opt<std::string> profileArtifact(
     cl::desc("The artifact (compiled with --profile-branches) that "
              "--profile-use's profile was measured with"),
     cl::value_desc("file"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> jitCache(
+    "jit-cache",
+    cl::desc("Also keep what the feedback service (orchestra-jit-server "
+             "--cache-dir) needs to recompile this artifact with a branch "
+             "profile: the artifact, the module the compile started from and "
+             "the options, named by the artifact's hash, in this directory"),
+    cl::value_desc("dir"), cl::init(""), cl::cat(category));
 enum class EmitKind { Artifact, MLIR, Schedule };
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("What to write"), cl::init(EmitKind::Artifact),
@@ -483,10 +491,24 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  // The module as the compile starts, for the feedback service's cache.
+  OwningOpRef<ModuleOp> source;
+  if (!jitCache.empty())
+    source = module->clone();
   FailureOr<orx::Artifact> artifact =
       compileToArtifact(*module, options, hooks);
   if (failed(artifact))
     return 1;
+  if (source) {
+    std::string cacheError;
+    if (failed(mlir::orchestra::jit::writeCacheEntry(
+            jitCache, *source, options, orx::serializeArtifact(*artifact),
+            cacheError))) {
+      llvm::errs() << "orchestra-compile: error: --jit-cache: " << cacheError
+                   << "\n";
+      return 1;
+    }
+  }
   std::string writeError;
   if (!orx::writeArtifactFile(outputFilename, *artifact, writeError)) {
     llvm::errs() << "orchestra-compile: error: " << writeError << "\n";

@@ -19,6 +19,9 @@
 #include "orchestra/Support/AtomicFile.h"
 #include "orchestra/Support/Npy.h"
 #include "orchestra_rt/orchestra_rt.hpp"
+#ifdef ORCHESTRA_HAVE_JIT
+#include "orchestra_rt/orchestra_rt_jit.h"
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -60,6 +63,11 @@ static std::string topologySpec;
 static bool quiet = false;
 static std::string profileOut;
 static bool printProfile = false;
+static std::string jitServer;
+static std::string jitAfterText = "10";
+static std::string jitTimeoutText = "60";
+static unsigned jitAfter = 10;
+static unsigned jitTimeout = 60;
 
 static void parseCommandLine(int argc, char **argv) {
   CommandLine cl("orchestra-run",
@@ -79,6 +87,22 @@ static void parseCommandLine(int argc, char **argv) {
           "An input as a .npy file: FILE (in entry-argument order) or "
           "NAME=FILE (by input name); repeat for each input",
           &inputArgs);
+  cl.option("jit-after", "N",
+            "With --jit-server: send the profile after N runs (default 10)",
+            &jitAfterText);
+  cl.option("jit-server", "HOST:PORT",
+            "Send the branch profile of an artifact compiled with "
+            "--profile-branches to the feedback service "
+            "(orchestra-jit-server) after --jit-after runs, and run its new "
+            "plan from the run after its reply on; after the last run, wait "
+            "up to --jit-timeout for the reply and, on a new plan, run once "
+            "more (the outputs are then the new plan's). Errors leave the "
+            "old plan running",
+            &jitServer);
+  cl.option("jit-timeout", "S",
+            "With --jit-server: the seconds the service has to answer "
+            "(default 60)",
+            &jitTimeoutText);
   cl.option("output-dir", "DIR",
             "Write the outputs to DIR/output_<i>.npy (created if missing); "
             "without it no output is written",
@@ -120,6 +144,21 @@ static void parseCommandLine(int argc, char **argv) {
     }
     repeat = static_cast<unsigned>(value);
   }
+  auto parseCount = [](const char *option, const std::string &text,
+                       unsigned &out) {
+    char *end = nullptr;
+    errno = 0;
+    unsigned long value = std::strtoul(text.c_str(), &end, 10);
+    if (text.empty() || text[0] == '-' || *end != '\0' || errno ||
+        value == 0 || value > 1000000000) {
+      std::cerr << "orchestra-run: error: --" << option
+                << " takes a positive count, got '" << text << "'\n";
+      std::exit(1);
+    }
+    out = static_cast<unsigned>(value);
+  };
+  parseCount("jit-after", jitAfterText, jitAfter);
+  parseCount("jit-timeout", jitTimeoutText, jitTimeout);
 }
 
 /// A failure: the message printed after "orchestra-run: error: ".
@@ -571,22 +610,92 @@ static std::optional<Failure> runArtifact() {
     return std::nullopt;
   };
 
+#ifdef ORCHESTRA_HAVE_JIT
+  // The feedback loop's client: counts the runs, sends the profile, swaps
+  // in the service's plan between two runs.
+  std::unique_ptr<orx_jit_client_t, void (*)(orx_jit_client_t *)> jit(
+      nullptr, orx_jit_client_free);
+  if (!jitServer.empty()) {
+    orx_jit_client_t *client = nullptr;
+    if (Status status{orx_jit_client_create(jitServer.c_str(), artifact.get(),
+                                            jitAfter, jitTimeout * 1000,
+                                            &client)})
+      return fail(orx_status_message(status.get()));
+    jit.reset(client);
+  }
+  auto afterRun = [&]() -> std::optional<Failure> {
+    if (jit)
+      if (Status status{orx_jit_client_after_run(jit.get(), session.get())})
+        return fail(orx_status_message(status.get()));
+    return std::nullopt;
+  };
+  auto isSwapped = [&] {
+    return jit && orx_jit_client_state(jit.get(), nullptr) == ORX_JIT_SWAPPED;
+  };
+#else
+  if (!jitServer.empty())
+    return fail("--jit-server: this build has no feedback client (gRPC was "
+                "not found; scripts/setup.sh installs it)");
+  auto afterRun = []() -> std::optional<Failure> { return std::nullopt; };
+  auto isSwapped = [] { return false; };
+#endif
+
   // The first run also warms up the caches and the workers.
   double firstRun = 0;
   if (std::optional<Failure> failure = runOnce(firstRun))
     return failure;
-  std::vector<double> latencies, spans, deviceTimes;
-  for (unsigned i = 0; i < repeat; ++i) {
-    double latency = 0, span = 0, deviceTime = 0;
-    if (std::optional<Failure> failure = runOnce(latency))
-      return failure;
-    if (std::optional<Failure> failure = measureSteps(span, deviceTime))
-      return failure;
-    latencies.push_back(latency);
-    spans.push_back(span);
-    if (deviceTime > 0)
-      deviceTimes.push_back(deviceTime);
+  if (std::optional<Failure> failure = afterRun())
+    return failure;
+  // The timed runs; with the feedback client, those after a swap apart.
+  struct Timings {
+    std::vector<double> latencies, spans, deviceTimes;
+  } timings, swapped;
+  auto timedRuns = [&](unsigned count) -> std::optional<Failure> {
+    for (unsigned i = 0; i < count; ++i) {
+      double latency = 0, span = 0, deviceTime = 0;
+      if (std::optional<Failure> failure = runOnce(latency))
+        return failure;
+      if (std::optional<Failure> failure = measureSteps(span, deviceTime))
+        return failure;
+      Timings &into = isSwapped() ? swapped : timings;
+      if (std::optional<Failure> failure = afterRun())
+        return failure;
+      into.latencies.push_back(latency);
+      into.spans.push_back(span);
+      if (deviceTime > 0)
+        into.deviceTimes.push_back(deviceTime);
+    }
+    return std::nullopt;
+  };
+  if (std::optional<Failure> failure = timedRuns(repeat))
+    return failure;
+
+#ifdef ORCHESTRA_HAVE_JIT
+  // A reply still on its way: waited for, and a new plan run once so that
+  // the outputs are its own.
+  if (jit) {
+    if (Status status{orx_jit_client_finish(jit.get(), session.get(),
+                                            jitTimeout * 1000)})
+      return fail(orx_status_message(status.get()));
+    const char *message = nullptr;
+    orx_jit_state_t state = orx_jit_client_state(jit.get(), &message);
+    static const char *const names[] = {"counting", "waiting", "swapped",
+                                        "kept", "failed"};
+    std::cerr << "orchestra-run: jit: " << names[state] << ": " << message
+              << "\n";
+    // The new plan's own timed runs (as many as --repeat asked for), or
+    // one run, so that the outputs are the new plan's.
+    double latency = 0;
+    if (state == ORX_JIT_SWAPPED && swapped.latencies.size() < repeat) {
+      if (std::optional<Failure> failure =
+              timedRuns(repeat - swapped.latencies.size()))
+        return failure;
+    } else if (state == ORX_JIT_SWAPPED && repeat == 0) {
+      if (std::optional<Failure> failure = runOnce(latency))
+        return failure;
+    }
   }
+#endif
 
   if (!outputDir.empty()) {
     std::error_code ec;
@@ -623,12 +732,16 @@ static std::optional<Failure> runArtifact() {
     os << what << ": median " << formatMilliseconds(median) << " ms, min "
        << formatMilliseconds(v.front()) << " ms\n";
   };
-  if (!latencies.empty()) {
-    printStatistics("latency", latencies);
-    printStatistics("steps", spans);
-    if (deviceTimes.size() == latencies.size())
-      printStatistics("gpu", deviceTimes);
-  }
+  auto printTimings = [&](const std::string &suffix, Timings &t) {
+    if (t.latencies.empty())
+      return;
+    printStatistics(("latency" + suffix).c_str(), t.latencies);
+    printStatistics(("steps" + suffix).c_str(), t.spans);
+    if (t.deviceTimes.size() == t.latencies.size())
+      printStatistics(("gpu" + suffix).c_str(), t.deviceTimes);
+  };
+  printTimings("", timings);
+  printTimings(" after the swap", swapped);
   return std::nullopt;
 }
 

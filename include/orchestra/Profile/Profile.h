@@ -35,11 +35,11 @@ bool writeProfileFile(const std::string &path,
                       std::string &error);
 
 /// Reads the messages of `path`. Fails with `error` naming the record on a
-/// truncated or malformed message, one larger than kMaxMessageBytes, or a
-/// profile_version other than kProfileVersion.
+/// truncated or malformed message, one larger than kMaxMessageBytes, or
+/// (with `checkVersion`) a profile_version other than kProfileVersion.
 bool readProfileFile(const std::string &path,
                      std::vector<fdo::DivergenceProfile> &profiles,
-                     std::string &error);
+                     std::string &error, bool checkVersion = true);
 
 /// One line per record: kernel, branch, counts, rate, hardware.
 std::string formatProfile(const fdo::DivergenceProfile &profile);
