@@ -29,7 +29,8 @@ std::string jit::getEntryName(uint64_t hash) {
 /// Writes `text` to `path` whole or not at all.
 static LogicalResult writeText(const std::string &path, StringRef text,
                                std::string &error) {
-  return success(::orchestra::writeFileAtomically(path, text.data(), text.size(), error));
+  return success(
+      ::orchestra::writeFileAtomically(path, text.data(), text.size(), error));
 }
 
 /// Copies the file `from` to `to` whole or not at all.
@@ -55,9 +56,9 @@ LogicalResult jit::writeCacheEntry(StringRef dir, ModuleOp source,
   orx::Artifact parsed;
   if (!orx::parseArtifact(artifact.data(), artifact.size(), parsed, error))
     return failure();
-  std::string base =
-      (dir + llvm::sys::path::get_separator() + getEntryName(parsed.payloadHash))
-          .str();
+  std::string base = (dir + llvm::sys::path::get_separator() +
+                      getEntryName(parsed.payloadHash))
+                         .str();
 
   // The options, with the files the compile read copied beside them.
   llvm::json::Object json;
@@ -102,8 +103,8 @@ LogicalResult jit::writeCacheEntry(StringRef dir, ModuleOp source,
       failed(writeText(base + ".mlir", moduleText, error)))
     return failure();
   // The artifact last: an entry is complete once its .orcx is there.
-  return success(::orchestra::writeFileAtomically(base + ".orcx", artifact.data(),
-                                     artifact.size(), error));
+  return success(::orchestra::writeFileAtomically(
+      base + ".orcx", artifact.data(), artifact.size(), error));
 }
 
 std::vector<uint64_t> jit::scanCache(StringRef dir,

@@ -12,9 +12,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "orchestra/JIT/JIT.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/IR/OrchestraOps.h"
+#include "orchestra/JIT/JIT.h"
 #include "orchestra/Profile/Profile.h"
 #include "orchestra_rt/Artifact.h"
 
@@ -26,7 +26,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
-
 
 using namespace mlir;
 using namespace mlir::orchestra;
@@ -157,10 +156,10 @@ jit::recompileWithProfile(MLIRContext &context, StringRef dir, uint64_t hash,
                 .str();
         if (result.predictedGain < minGain) {
           result.decision = Decision::NoGain;
-          result.reason = "the recompiled plan is not faster enough: " + times +
-                          llvm::formatv(", less than the {0:F1}% required",
-                                        minGain * 100)
-                              .str();
+          result.reason =
+              "the recompiled plan is not faster enough: " + times +
+              llvm::formatv(", less than the {0:F1}% required", minGain * 100)
+                  .str();
           return;
         }
         result.decision = Decision::SwapArtifact;

@@ -86,9 +86,9 @@ static void send(orx_jit_client_t &client, orx_session_t *session) {
     profile->set_kernel_name(record.kernel);
     profile->set_branch_id(record.branch_id);
     profile->set_invocation_count(record.invocation_count);
-    profile->set_divergence_rate(
-        record.warps ? double(record.divergent_warps) / double(record.warps)
-                     : 0.0);
+    profile->set_divergence_rate(record.warps ? double(record.divergent_warps) /
+                                                    double(record.warps)
+                                              : 0.0);
     profile->add_path_outcome_counts(record.then_count);
     profile->add_path_outcome_counts(record.else_count);
     profile->set_hardware_id(record.hardware_id);
@@ -101,8 +101,8 @@ static void send(orx_jit_client_t &client, orx_session_t *session) {
   client.state = ORX_JIT_WAITING;
   client.message = "the profile is sent to " + client.address;
   client.worker = std::thread([&client, request] {
-    auto channel = grpc::CreateChannel(client.address,
-                                       grpc::InsecureChannelCredentials());
+    auto channel =
+        grpc::CreateChannel(client.address, grpc::InsecureChannelCredentials());
     std::unique_ptr<fdo::OrchestraJIT::Stub> stub =
         fdo::OrchestraJIT::NewStub(channel);
     grpc::ClientContext context;
@@ -136,8 +136,9 @@ static void apply(orx_jit_client_t &client, orx_session_t *session) {
     if (orx_status_t status = orx_artifact_load_memory(
             reply.artifact().data(), reply.artifact().size(), &artifact)) {
       client.state = ORX_JIT_FAILED;
-      client.message = "the service's new artifact is refused: " +
-                       takeMessage(status) + "; the old plan stays";
+      client.message =
+          "the service's new artifact is refused: " + takeMessage(status) +
+          "; the old plan stays";
       return;
     }
     orx_status_t status = orx_session_replace_artifact(session, artifact);
@@ -168,8 +169,8 @@ static void apply(orx_jit_client_t &client, orx_session_t *session) {
   }
   case fdo::RecompileReply::DISABLED:
     client.state = ORX_JIT_KEPT;
-    client.message = "the service's recompilation is disabled: " +
-                     reply.reason();
+    client.message =
+        "the service's recompilation is disabled: " + reply.reason();
     return;
   default:
     client.state = ORX_JIT_KEPT;

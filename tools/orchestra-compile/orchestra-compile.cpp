@@ -13,12 +13,12 @@
 
 #include "orchestra/Compiler/Npy.h"
 #include "orchestra/Compiler/Pipeline.h"
-#include "orchestra/JIT/JIT.h"
 #include "orchestra/Compiler/ScheduleChart.h"
 #include "orchestra/Dialect/Orchestra/IR/AttrNames.h"
 #include "orchestra/Dialect/Orchestra/Utils/DynamicDims.h"
 #include "orchestra/Frontend/ONNX/ONNXImporter.h"
 #include "orchestra/InitAll.h"
+#include "orchestra/JIT/JIT.h"
 #include "orchestra/Scheduling/Scheduler.h"
 #include "orchestra/Support/CrashMessage.h"
 #include "orchestra/Support/Limits.h"

@@ -69,9 +69,9 @@ int main(int argc, char **argv) {
             << reply.reason() << "\n";
   if (argc == 7 && !reply.artifact().empty()) {
     FILE *file = std::fopen(argv[6], "wb");
-    if (!file || std::fwrite(reply.artifact().data(), 1,
-                             reply.artifact().size(),
-                             file) != reply.artifact().size()) {
+    if (!file ||
+        std::fwrite(reply.artifact().data(), 1, reply.artifact().size(),
+                    file) != reply.artifact().size()) {
       std::cerr << "orchestra-jit-request: error: cannot write '" << argv[6]
                 << "'\n";
       return 1;

@@ -17,9 +17,9 @@
 
 #include "orchestra/InitAll.h"
 #include "orchestra/JIT/JIT.h"
+#include "orchestra/Profile/Profile.h"
 #include "orchestra/Support/AtomicFile.h"
 #include "orchestra/Support/CrashMessage.h"
-#include "orchestra/Profile/Profile.h"
 #include "orchestra_rt/Artifact.h"
 
 #include "orchestra_jit.grpc.pb.h"
@@ -73,10 +73,10 @@ static cl::opt<double>
             cl::desc("The least predicted saving, as a fraction of the "
                      "running plan's makespan, for a new plan (default 0.1)"),
             cl::init(0.1), cl::cat(category));
-static cl::opt<unsigned> maxRequestBytes(
-    "max-request-bytes",
-    cl::desc("The largest request accepted (default 1 MiB)"),
-    cl::init(1u << 20), cl::cat(category));
+static cl::opt<unsigned>
+    maxRequestBytes("max-request-bytes",
+                    cl::desc("The largest request accepted (default 1 MiB)"),
+                    cl::init(1u << 20), cl::cat(category));
 static cl::opt<unsigned> maxReplyBytes(
     "max-reply-bytes",
     cl::desc("The largest new artifact sent back; a larger one is answered "
@@ -90,8 +90,8 @@ static constexpr int kMaxWaiting = 4;
 
 /// Whether `host` (of HOST:PORT) is a loopback address.
 static bool isLoopback(StringRef host) {
-  return host == "localhost" || host.starts_with("127.") ||
-         host == "[::1]" || host == "::1";
+  return host == "localhost" || host.starts_with("127.") || host == "[::1]" ||
+         host == "::1";
 }
 
 namespace {
@@ -131,15 +131,13 @@ public:
     if (!::orchestra::profile::writeProfileFile(path, profiles, error))
       return grpc::Status(grpc::StatusCode::INTERNAL, error);
     std::string diagnostics;
-    mlir::MLIRContext context(registry,
-                              mlir::MLIRContext::Threading::DISABLED);
+    mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
     context.loadAllAvailableDialects();
     context.printOpOnDiagnostic(false);
     mlir::ScopedDiagnosticHandler handler(
         &context, [&](mlir::Diagnostic &diagnostic) {
           if (diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
-            diagnostics += (diagnostics.empty() ? "" : "; ") +
-                           diagnostic.str();
+            diagnostics += (diagnostics.empty() ? "" : "; ") + diagnostic.str();
           return mlir::success();
         });
     std::optional<mlir::tracing::InstallDebugHandler> debug;
@@ -194,10 +192,9 @@ private:
     if (request.profiles_size() == 0)
       return invalid("the request carries no profile");
     if (request.profiles_size() > kMaxRecords)
-      return invalid("the request carries " +
-                     std::to_string(request.profiles_size()) +
-                     " profile records, more than " +
-                     std::to_string(kMaxRecords));
+      return invalid(
+          "the request carries " + std::to_string(request.profiles_size()) +
+          " profile records, more than " + std::to_string(kMaxRecords));
     orx::Artifact artifact;
     std::string error;
     std::string path =
@@ -312,9 +309,8 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  outs() << "orchestra-jit-server: listening on " << host << ":" << port
-         << " (" << hashes.size() << " cached artifact(s) in " << cacheDir
-         << ")\n";
+  outs() << "orchestra-jit-server: listening on " << host << ":" << port << " ("
+         << hashes.size() << " cached artifact(s) in " << cacheDir << ")\n";
   outs().flush();
   std::signal(SIGTERM, stop);
   std::signal(SIGINT, stop);

@@ -149,8 +149,8 @@ static void parseCommandLine(int argc, char **argv) {
     char *end = nullptr;
     errno = 0;
     unsigned long value = std::strtoul(text.c_str(), &end, 10);
-    if (text.empty() || text[0] == '-' || *end != '\0' || errno ||
-        value == 0 || value > 1000000000) {
+    if (text.empty() || text[0] == '-' || *end != '\0' || errno || value == 0 ||
+        value > 1000000000) {
       std::cerr << "orchestra-run: error: --" << option
                 << " takes a positive count, got '" << text << "'\n";
       std::exit(1);
@@ -674,8 +674,8 @@ static std::optional<Failure> runArtifact() {
   // A reply still on its way: waited for, and a new plan run once so that
   // the outputs are its own.
   if (jit) {
-    if (Status status{orx_jit_client_finish(jit.get(), session.get(),
-                                            jitTimeout * 1000)})
+    if (Status status{
+            orx_jit_client_finish(jit.get(), session.get(), jitTimeout * 1000)})
       return fail(orx_status_message(status.get()));
     const char *message = nullptr;
     orx_jit_state_t state = orx_jit_client_state(jit.get(), &message);

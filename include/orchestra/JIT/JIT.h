@@ -20,8 +20,8 @@
 #include "orchestra/Compiler/Pipeline.h"
 
 #include "mlir/IR/Action.h"
-#include "mlir/Support/TypeID.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/TypeID.h"
 
 #include <cstdint>
 #include <string>
@@ -82,11 +82,9 @@ struct RecompileResult {
 /// an OrchestraJITAction on `context`. Failure (a missing entry, a profile
 /// the entry does not match, a compile error) sets `error`; diagnostics
 /// also go to the context's handlers.
-FailureOr<RecompileResult> recompileWithProfile(MLIRContext &context,
-                                                StringRef dir, uint64_t hash,
-                                                StringRef profile,
-                                                double minGain,
-                                                std::string &error);
+FailureOr<RecompileResult>
+recompileWithProfile(MLIRContext &context, StringRef dir, uint64_t hash,
+                     StringRef profile, double minGain, std::string &error);
 
 /// The recompilation of one cached artifact with a profile, as an MLIR
 /// action (tag `orchestra-jit-recompile`), over the module it recompiles.
