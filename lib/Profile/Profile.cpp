@@ -20,6 +20,23 @@
 using namespace orchestra;
 namespace io = google::protobuf::io;
 
+fdo::DivergenceProfile
+profile::toDivergenceProfile(const orx_branch_record_t &record) {
+  fdo::DivergenceProfile profile;
+  profile.set_profile_version(kProfileVersion);
+  profile.set_kernel_name(record.kernel);
+  profile.set_branch_id(record.branch_id);
+  profile.set_invocation_count(record.invocation_count);
+  profile.set_divergence_rate(record.warps ? double(record.divergent_warps) /
+                                                 double(record.warps)
+                                           : 0.0);
+  profile.add_path_outcome_counts(record.then_count);
+  profile.add_path_outcome_counts(record.else_count);
+  profile.set_hardware_id(record.hardware_id);
+  profile.set_input_shape_hash(record.input_shape_hash);
+  return profile;
+}
+
 bool profile::writeProfileFile(
     const std::string &path,
     const std::vector<fdo::DivergenceProfile> &profiles, std::string &error) {

@@ -81,18 +81,7 @@ static void send(orx_jit_client_t &client, orx_session_t *session) {
       client.message = "cannot read the branch profile: " + takeMessage(status);
       return;
     }
-    fdo::DivergenceProfile *profile = request->add_profiles();
-    profile->set_profile_version(orchestra::profile::kProfileVersion);
-    profile->set_kernel_name(record.kernel);
-    profile->set_branch_id(record.branch_id);
-    profile->set_invocation_count(record.invocation_count);
-    profile->set_divergence_rate(record.warps ? double(record.divergent_warps) /
-                                                    double(record.warps)
-                                              : 0.0);
-    profile->add_path_outcome_counts(record.then_count);
-    profile->add_path_outcome_counts(record.else_count);
-    profile->set_hardware_id(record.hardware_id);
-    profile->set_input_shape_hash(record.input_shape_hash);
+    *request->add_profiles() = orchestra::profile::toDivergenceProfile(record);
     if (i == 0) {
       request->set_kernel_id(record.kernel);
       client.kernelId = record.kernel;

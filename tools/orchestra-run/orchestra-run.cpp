@@ -476,18 +476,7 @@ static std::optional<Failure> writeProfile(orx_session_t *session) {
     orx_branch_record_t record;
     if (Status status{orx_session_branch_profile_record(session, i, &record)})
       return fail(orx_status_message(status.get()));
-    orchestra::fdo::DivergenceProfile &profile = profiles.emplace_back();
-    profile.set_profile_version(profile::kProfileVersion);
-    profile.set_kernel_name(record.kernel);
-    profile.set_branch_id(record.branch_id);
-    profile.set_invocation_count(record.invocation_count);
-    profile.set_divergence_rate(record.warps ? double(record.divergent_warps) /
-                                                   double(record.warps)
-                                             : 0.0);
-    profile.add_path_outcome_counts(record.then_count);
-    profile.add_path_outcome_counts(record.else_count);
-    profile.set_hardware_id(record.hardware_id);
-    profile.set_input_shape_hash(record.input_shape_hash);
+    profiles.push_back(profile::toDivergenceProfile(record));
   }
   std::string error;
   if (!profile::writeProfileFile(profileOut, profiles, error))

@@ -15,6 +15,7 @@
 #define ORCHESTRA_PROFILE_PROFILE_H
 
 #include "divergence_profile.pb.h"
+#include "orchestra_rt/orchestra_rt.h"
 
 #include <string>
 #include <vector>
@@ -28,6 +29,11 @@ constexpr uint32_t kProfileVersion = 1;
 /// takes.
 constexpr uint32_t kMaxMessageBytes = 1 << 20;
 constexpr size_t kMaxFileBytes = size_t(1) << 30;
+
+/// The record of a session's branch counters (orx_session_branch_profile_*)
+/// as a DivergenceProfile message: outcomes [then, else], the divergence
+/// rate divergent warps over warps (0 without warps).
+fdo::DivergenceProfile toDivergenceProfile(const orx_branch_record_t &record);
 
 /// Writes `profiles` to `path` (whole or not at all).
 bool writeProfileFile(const std::string &path,
