@@ -523,6 +523,11 @@ FailureOr<orx::Artifact> mlir::orchestra::buildArtifact(ModuleOp module,
       step.numInputs = step.args.size();
       for (Value result : commit.getResults())
         step.args.push_back(valueIds.at(result));
+      // A profiled compile counts the speculated branch's outcomes too.
+      if (module->hasAttr(attr::kProfileBranches)) {
+        llvm::raw_string_ostream os(step.branchLocation);
+        commit.getLoc().print(os);
+      }
     } else {
       return op.emitOpError() << "cannot be executed by the runtime";
     }

@@ -95,10 +95,10 @@ static FailureOr<std::string> getPhasePipeline(CompilePhase phase,
       scheduleOptions += " entry=" + options.entry;
     if (options.planAllArchs)
       scheduleOptions += " plan-all-archs=true";
-    // An instrumented build keeps each branch in its kernel, where its probe
-    // counts it (a speculated branch is a select step: no kernel sees it).
-    if (!options.speculate || options.profileBranches)
+    if (!options.speculate)
       scheduleOptions += " speculate=false";
+    if (options.replaySpeculation)
+      scheduleOptions += " replay-speculation=true";
     // The entry's dynamic dims are named and bounded before anything else.
     std::string bindOptions;
     if (!options.entry.empty())

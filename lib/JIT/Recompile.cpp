@@ -121,9 +121,11 @@ jit::recompileWithProfile(MLIRContext &context, StringRef dir, uint64_t hash,
   context.executeAction<OrchestraJITAction>(
       [&] {
         ran = true;
-        // The running plan, rescheduled with the weights: its prediction.
+        // The running plan, rescheduled with the weights and its own
+        // speculation decisions: its prediction.
         OwningOpRef<ModuleOp> running = module->clone();
         CompileOptions runningOptions = options;
+        runningOptions.replaySpeculation = true;
         runningOptions.lastPhase = CompilePhase::Schedule;
         if (failed(runCompilePipeline(*running, runningOptions))) {
           error = "rescheduling the running plan with the profile failed";

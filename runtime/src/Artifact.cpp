@@ -154,6 +154,23 @@ size_t TensorDesc::numElements() const {
 
 size_t TensorDesc::byteSize() const { return numElements() * dtypeSize(dtype); }
 
+std::string orx::getSelectBranchName(size_t index) {
+  return "orx_select_" + std::to_string(index);
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>>
+orx::getBranchTables(const Artifact &artifact) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> tables;
+  for (const KernelDesc &kernel : artifact.kernels)
+    if (!kernel.branches.empty())
+      tables.emplace_back(kernel.symbol, kernel.branches);
+  for (size_t i = 0; i < artifact.steps.size(); ++i)
+    if (!artifact.steps[i].branchLocation.empty())
+      tables.push_back(
+          {getSelectBranchName(i), {artifact.steps[i].branchLocation}});
+  return tables;
+}
+
 uint64_t orx::fnv1a64(const uint8_t *data, size_t size) {
   uint64_t hash = 0xcbf29ce484222325ULL;
   for (size_t i = 0; i < size; ++i) {
@@ -267,6 +284,8 @@ static std::vector<uint8_t> serializePayload(const Artifact &artifact) {
     for (const std::string &location : kernel.branches)
       w.str(location);
   }
+  for (const StepDesc &step : artifact.steps)
+    w.str(step.branchLocation);
   return std::move(w.bytes);
 }
 
@@ -492,6 +511,11 @@ static bool readPayload(ByteReader &r, Artifact &a) {
         if (!r.str(location, what))
           return false;
     }
+  if (a.versionMinor >= 2)
+    for (size_t i = 0; i < a.steps.size(); ++i)
+      if (!r.str(a.steps[i].branchLocation,
+                 indexed("steps", i) + ".branchLocation"))
+        return false;
   if (r.remaining() != 0)
     return r.fail(std::to_string(r.remaining()) +
                   " unexpected bytes after the last section");
@@ -672,6 +696,8 @@ struct Verifier {
       if (s.deps[j] >= index)
         return fail(what + indexed(".deps", j) + " = " +
                     std::to_string(s.deps[j]) + " is not an earlier step");
+    if (!s.branchLocation.empty() && s.kind != StepKind::Select)
+      return fail(what + ": only a select step counts a branch");
     switch (s.kind) {
     case StepKind::Launch:
       if (s.kernel >= a.kernels.size())

@@ -384,6 +384,19 @@ bool Session::prepareSteps(const Artifact &artifact, std::string &error) {
         step.async = &device;
     } else if (desc.kind == StepKind::Select) {
       prepareSelect(artifact, desc, step);
+      // A speculated branch of a profiled compile: the select counts it.
+      if (!desc.branchLocation.empty()) {
+        auto counters = std::make_unique<BranchCounters>();
+        counters->kernel = UINT32_MAX;
+        counters->device = desc.device;
+        counters->symbol = getSelectBranchName(index);
+        counters->locations = {desc.branchLocation};
+        counters->deviceName = artifact.devices[desc.device].name;
+        counters->hardwareId = getHardwareId(artifact.devices[desc.device]);
+        counters->counts.assign(kCountersPerBranch, 0);
+        stepCounters[index] = counters.get();
+        branchCounters.push_back(std::move(counters));
+      }
     } else {
       prepareCopy(artifact, desc, step);
       // Pin host arenas that a device copies to or from, so that the copies
@@ -659,9 +672,15 @@ void Session::executeStep(size_t index) {
     ok = devices[step.device]->launch(*step.launch, step.events, error);
     if (BranchCounters *counters = stepCounters[index])
       counters->launches.fetch_add(1, std::memory_order_relaxed);
-  } else if (step.kind == StepKind::Select)
+  } else if (step.kind == StepKind::Select) {
     ok = runSelect(step, event.timing, error);
-  else if (step.async)
+    if (BranchCounters *counters = stepCounters[index]; ok && counters) {
+      // Only this device's worker runs the step; a run's end orders it
+      // before getBranchProfile.
+      ++counters->counts[event.timing.selected == 1 ? 0 : 1];
+      counters->launches.fetch_add(1, std::memory_order_relaxed);
+    }
+  } else if (step.async)
     ok = step.async->enqueueCopy(step.copy.destination, step.copy.source,
                                  step.copy.bytes, step.events, error);
   else

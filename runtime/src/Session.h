@@ -241,6 +241,7 @@ private:
   /// The branch counters of one profiled kernel on one device: the buffer
   /// its launches take after their values, and the launches counted.
   struct BranchCounters {
+    /// The kernel, or UINT32_MAX for a select step's branch.
     uint32_t kernel = 0;
     uint32_t device = 0;
     std::string symbol;

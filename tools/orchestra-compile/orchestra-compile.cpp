@@ -109,8 +109,8 @@ static cl::opt<bool> profileBranches(
              "how often each path is taken at run time: orchestra-run "
              "--profile-out writes the counts as DivergenceProfile records "
              "(CPU kernels; the other archs' kernels are not instrumented "
-             "yet). Implies --speculate=false, so that every branch stays "
-             "in a kernel"),
+             "yet); a branch the scheduler speculates is counted by its "
+             "select step"),
     cl::init(false), cl::cat(category));
 static cl::opt<std::string> profileUse(
     "profile-use",

@@ -204,6 +204,8 @@ private:
     std::map<std::string, size_t> branches;
     for (const orx::KernelDesc &kernel : artifact.kernels)
       branches[kernel.symbol] = kernel.branches.size();
+    for (auto &[name, locations] : orx::getBranchTables(artifact))
+      branches[name] = locations.size();
     if (!branches.count(request.kernel_id()))
       return invalid("kernel '" + request.kernel_id() +
                      "' is not a kernel of artifact " + name);

@@ -324,6 +324,9 @@ bool orchestra::describeArtifact(const std::string &path, std::ostream &os,
       os << ") or false (";
       list(1 + n);
       os << ")";
+      if (!step.branchLocation.empty())
+        os << ", profiled as " << getSelectBranchName(i) << " branch 0: "
+           << step.branchLocation;
     } else {
       os << "copy '" << step.name << "' value " << step.args[0] << " -> value "
          << step.args[1];

@@ -79,6 +79,9 @@ struct CompileOptions {
   /// (orchestra-apply-branch-profile); empty: none.
   std::string profileUse;
   std::string profileArtifact;
+  /// With a profile: speculate exactly the branches the profiled plan
+  /// speculated (the feedback service's prediction of the running plan).
+  bool replaySpeculation = false;
   /// The phases to run, inclusive.
   CompilePhase firstPhase = CompilePhase::Schedule;
   CompilePhase lastPhase = CompilePhase::Lower;

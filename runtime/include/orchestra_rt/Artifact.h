@@ -202,6 +202,10 @@ struct StepDesc {
   /// when there is no prediction.
   double predictedStart = -1;
   double predictedFinish = -1;
+  /// 3.2, select steps of a compile with --profile-branches: where the
+  /// speculated branch is in the source; the runtime counts which list the
+  /// step takes (design/0019). Empty otherwise.
+  std::string branchLocation;
 };
 
 /// 3.0: dynamic dims (Artifact::dims, TensorDesc::dynamicSizes,
@@ -257,6 +261,16 @@ bool parseArtifact(const uint8_t *data, size_t size, Artifact &out,
 /// Checks the cross references of `artifact` (what parseArtifact checks after
 /// decoding). Returns false and sets `error` on the first problem.
 bool verifyArtifact(const Artifact &artifact, std::string &error);
+
+/// The name a profile record gives select step `index`'s branch
+/// (`orx_select_<index>`, its branch id 0).
+std::string getSelectBranchName(size_t index);
+
+/// The branch tables of `artifact` by the names profile records use: each
+/// kernel with branches by its symbol, each select step with a branch
+/// location by getSelectBranchName.
+std::vector<std::pair<std::string, std::vector<std::string>>>
+getBranchTables(const Artifact &artifact);
 
 /// Writes serializeArtifact(artifact) to `path`.
 bool writeArtifactFile(const std::string &path, const Artifact &artifact,

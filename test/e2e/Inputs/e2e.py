@@ -242,7 +242,8 @@ def ref_rare_else(i):
     a, w1, w2 = (load(i, n).astype(np.float64) for n in ("a", "w1", "w2"))
     x, we = (load(i, n).astype(np.float64) for n in ("x", "we"))
     taken = ((a @ w1) @ w2).sum() > load(i, "thr")
-    return [(x + x if taken else np.tanh((x @ we) @ we)).astype(np.float32)]
+    return [(x + x if taken else (np.tanh(x @ we) @ we) @ we)
+            .astype(np.float32)]
 
 
 def ref_gpu_branch(i):

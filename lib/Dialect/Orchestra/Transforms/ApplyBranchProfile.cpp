@@ -28,6 +28,8 @@ namespace {
 struct Weights {
   int64_t taken = 0;
   int64_t notTaken = 0;
+  /// Counted by a select step: the profiled plan speculated the branch.
+  bool speculated = false;
   bool used = false;
 };
 
@@ -59,9 +61,10 @@ public:
     orx::Artifact artifact;
     if (!orx::readArtifactFile(artifactPath, artifact, error))
       return fail("cannot read the profiled artifact: " + error);
-    llvm::StringMap<const orx::KernelDesc *> kernels;
-    for (const orx::KernelDesc &kernel : artifact.kernels)
-      kernels.try_emplace(kernel.symbol, &kernel);
+    // Kernels and select steps (speculated branches) by record name.
+    llvm::StringMap<std::vector<std::string>> tables;
+    for (auto &[name, locations] : orx::getBranchTables(artifact))
+      tables.try_emplace(name, std::move(locations));
 
     // The counts per source location.
     llvm::MapVector<StringRef, Weights> byLocation;
@@ -70,18 +73,22 @@ public:
                          std::to_string(index) + " (kernel '" +
                          record.kernel_name() + "', branch " +
                          std::to_string(record.branch_id()) + ")";
-      const orx::KernelDesc *kernel = kernels.lookup(record.kernel_name());
-      if (!kernel)
-        return fail(what + ": '" + artifactPath + "' has no such kernel");
-      if (record.branch_id() >= kernel->branches.size())
+      auto table = tables.find(record.kernel_name());
+      if (table == tables.end())
+        return fail(what + ": '" + artifactPath +
+                    "' has no such kernel or select step with branches");
+      const std::vector<std::string> &branches = table->second;
+      if (record.branch_id() >= branches.size())
         return fail(what + ": the kernel has " +
-                    std::to_string(kernel->branches.size()) +
+                    std::to_string(branches.size()) +
                     " profiled branch(es) in '" + artifactPath + "'");
       if (record.path_outcome_counts_size() != 2)
         return fail(what + ": " +
                     std::to_string(record.path_outcome_counts_size()) +
                     " path outcome counts, expected 2 (true, false)");
-      Weights &weights = byLocation[kernel->branches[record.branch_id()]];
+      Weights &weights = byLocation[branches[record.branch_id()]];
+      weights.speculated |=
+          StringRef(record.kernel_name()).starts_with("orx_select_");
       addSaturating(weights.taken, record.path_outcome_counts(0));
       addSaturating(weights.notTaken, record.path_outcome_counts(1));
     }
@@ -100,6 +107,8 @@ public:
       op->setAttr(attr::kBranchWeights,
                   builder.getDenseI64ArrayAttr(
                       {it->second.taken, it->second.notTaken}));
+      if (it->second.speculated)
+        op->setAttr(attr::kSpeculatedWhenProfiled, builder.getUnitAttr());
     });
     SmallVector<StringRef> unused;
     for (auto &[location, weights] : byLocation)

@@ -62,6 +62,8 @@ public:
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (profileBranches)
+      module->setAttr(attr::kProfileBranches, UnitAttr::get(&getContext()));
     const TargetRegistry &targets = getTargetRegistry();
     SmallVector<ModuleOp> kernelModules;
     for (auto nested : module.getOps<ModuleOp>())

@@ -452,6 +452,8 @@ using ExcludedDevices = llvm::SmallBitVector;
 /// tensor it reads, and the work of each side (with the task's other ops).
 struct BranchTask {
   unsigned task;
+  /// The task's scf.if.
+  Operation *branch = nullptr;
   Value condition;
   Work sides[2];
   /// The ops each side's task runs (the task's other ops and the side's),
@@ -496,7 +498,8 @@ std::optional<BranchTask> getBranchTask(unsigned t, const TaskInfo &info,
   Operation *read = branch.getCondition().getDefiningOp();
   if (!read || !isConditionRead(read) || !info.cloned.contains(read))
     return std::nullopt;
-  BranchTask result{t, read->getOperand(0), {info.work, info.work}, {}};
+  BranchTask result{t, branch.getOperation(), read->getOperand(0),
+                    {info.work, info.work}, {}};
   double common = 0;
   SmallVector<Operation *> commonOps;
   for (Operation *op : info.ops)
@@ -1065,7 +1068,16 @@ void SchedulePass::runOnOperation() {
     return false;
   };
   for (auto [t, info] : llvm::enumerate(entryTasks.tasks)) {
-    if (!speculate || runnable(info.ops))
+    if (!speculate)
+      continue;
+    // Replaying a profiled plan: its speculated branches, and no other.
+    if (replaySpeculation) {
+      std::optional<BranchTask> branch = getBranchTask(t, info, shapes);
+      if (branch && branch->branch->hasAttr(attr::kSpeculatedWhenProfiled))
+        speculated.push_back(*branch);
+      continue;
+    }
+    if (runnable(info.ops))
       continue;
     std::optional<BranchTask> branch = getBranchTask(t, info, shapes);
     if (branch && runnable(branch->sideOps[0]) && runnable(branch->sideOps[1]))
@@ -1125,7 +1137,7 @@ void SchedulePass::runOnOperation() {
   // devices; the then side's node stands for the task.
   unsigned candidates = 0;
   for (auto [t, info] : llvm::enumerate(entryTasks.tasks)) {
-    if (!speculate)
+    if (!speculate || replaySpeculation)
       break;
     if (llvm::any_of(speculated,
                      [&](const BranchTask &b) { return b.task == t; }))

@@ -91,6 +91,16 @@ inline constexpr llvm::StringLiteral kRequiredFeatures =
 /// `array<i64: true, false>`.
 inline constexpr llvm::StringLiteral kBranchWeights =
     "orchestra.branch_weights";
+/// An scf.if that the profiled plan speculated (its select step counted it;
+/// orchestra-apply-branch-profile): orchestra-schedule{replay-speculation}
+/// speculates exactly these, to predict the running plan under a profile.
+inline constexpr llvm::StringLiteral kSpeculatedWhenProfiled =
+    "orchestra.speculated_when_profiled";
+/// A compile that profiles branches (orchestra-lower-kernels
+/// {profile-branches}, on the top-level module): the artifact's select steps
+/// record their branch's location.
+inline constexpr llvm::StringLiteral kProfileBranches =
+    "orchestra.profile_branches";
 /// The branches of each profiled kernel of a kernel module
 /// (orchestra-branch-profiler): `{kernel = [loc, ...]}`, the location of
 /// branch i at index i; the artifact's branch table (design/0019).

@@ -370,6 +370,11 @@ def Schedule : Pass<"orchestra-schedule", "::mlir::ModuleOp"> {
     Option<"speculate", "speculate", "bool", /*default=*/"true",
            "Mark the branches whose speculation shortens the schedule for "
            "divergence-to-speculation (design/0019)">,
+    Option<"replaySpeculation", "replay-speculation", "bool",
+           /*default=*/"false",
+           "Speculate exactly the branches a profiled plan speculated "
+           "(orchestra.speculated_when_profiled), whatever the gain: the "
+           "feedback service's prediction of a running plan">,
   ];
   let dependentDialects = [
     "::mlir::orchestra::OrchestraDialect",
