@@ -325,8 +325,8 @@ bool orchestra::describeArtifact(const std::string &path, std::ostream &os,
       list(1 + n);
       os << ")";
       if (!step.branchLocation.empty())
-        os << ", profiled as " << getSelectBranchName(i) << " branch 0: "
-           << step.branchLocation;
+        os << ", profiled as " << getSelectBranchName(i)
+           << " branch 0: " << step.branchLocation;
     } else {
       os << "copy '" << step.name << "' value " << step.args[0] << " -> value "
          << step.args[1];

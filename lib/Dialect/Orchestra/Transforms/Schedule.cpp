@@ -498,8 +498,11 @@ std::optional<BranchTask> getBranchTask(unsigned t, const TaskInfo &info,
   Operation *read = branch.getCondition().getDefiningOp();
   if (!read || !isConditionRead(read) || !info.cloned.contains(read))
     return std::nullopt;
-  BranchTask result{t, branch.getOperation(), read->getOperand(0),
-                    {info.work, info.work}, {}};
+  BranchTask result{t,
+                    branch.getOperation(),
+                    read->getOperand(0),
+                    {info.work, info.work},
+                    {}};
   double common = 0;
   SmallVector<Operation *> commonOps;
   for (Operation *op : info.ops)
