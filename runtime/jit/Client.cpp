@@ -11,6 +11,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace fdo = orchestra::fdo;
 
@@ -34,6 +36,14 @@ struct orx_jit_client_s {
 
   orx_jit_state_t state = ORX_JIT_COUNTING;
   std::string message;
+
+  /// The artifact the session started with (restored by a swap back), and
+  /// the measured check of a new plan: the steps' spans of the last
+  /// `checkRuns` runs before the swap and of the first after it.
+  const orx_artifact_t *original = nullptr;
+  uint32_t checkRuns = 10;
+  double maxSlowdown = 0.05;
+  std::vector<double> before, after;
 
   /// The request in flight: its thread, and once done its status and reply.
   std::thread worker;
@@ -168,6 +178,70 @@ static void apply(orx_jit_client_t &client, orx_session_t *session) {
   }
 }
 
+/// The span of the session's last run's steps, in milliseconds; 0 before
+/// a run.
+static double lastSpan(orx_session_t *session) {
+  uint64_t first = UINT64_MAX, last = 0;
+  for (size_t i = 0, e = orx_session_trace_size(session); i < e; ++i) {
+    orx_trace_event_t event;
+    if (orx_status_t status = orx_session_trace_event(session, i, &event)) {
+      orx_status_free(status);
+      return 0;
+    }
+    first = std::min(first, event.start_ns);
+    last = std::max(last, event.end_ns);
+  }
+  return first < last ? (last - first) / 1e6 : 0;
+}
+
+static double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n == 0  ? 0
+         : n % 2 ? values[n / 2]
+                 : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/// Records the last run's span for the measured check of a swap, and once
+/// the new plan has run `checkRuns` times, keeps it or swaps back.
+static void measure(orx_jit_client_t &client, orx_session_t *session) {
+  if (client.checkRuns == 0)
+    return;
+  double span = lastSpan(session);
+  if (client.state == ORX_JIT_COUNTING || client.state == ORX_JIT_WAITING) {
+    client.before.push_back(span);
+    if (client.before.size() > client.checkRuns)
+      client.before.erase(client.before.begin());
+    return;
+  }
+  if (client.state != ORX_JIT_SWAPPED ||
+      client.after.size() >= client.checkRuns || client.before.empty())
+    return;
+  client.after.push_back(span);
+  if (client.after.size() < client.checkRuns)
+    return;
+  double old = median(client.before), now = median(client.after);
+  char times[160];
+  std::snprintf(times, sizeof(times),
+                "the new plan's steps took %.3f ms (median of %zu runs) "
+                "against %.3f ms before",
+                now, client.after.size(), old);
+  if (now <= old * (1 + client.maxSlowdown)) {
+    client.message += std::string("; kept: ") + times;
+    return;
+  }
+  if (orx_status_t status =
+          orx_session_replace_artifact(session, client.original)) {
+    client.state = ORX_JIT_FAILED;
+    client.message = "cannot swap the old plan back: " + takeMessage(status);
+    return;
+  }
+  client.state = ORX_JIT_REVERTED;
+  client.message = std::string("swapped the old plan back: ") + times +
+                   " (more than " +
+                   std::to_string(int(client.maxSlowdown * 100)) + "% slower)";
+}
+
 extern "C" {
 
 orx_status_t orx_jit_client_create(const char *address,
@@ -180,6 +254,7 @@ orx_status_t orx_jit_client_create(const char *address,
   auto client = std::make_unique<orx_jit_client_s>();
   client->address = address;
   client->hash = orx_artifact_hash(artifact);
+  client->original = artifact;
   client->runsBeforeProfile = runs_before_profile ? runs_before_profile : 1;
   client->timeoutMs = timeout_ms;
   *out = client.release();
@@ -191,6 +266,7 @@ orx_status_t orx_jit_client_after_run(orx_jit_client_t *client,
   if (!client || !session)
     return nullArgument();
   ++client->runs;
+  measure(*client, session);
   if (client->state == ORX_JIT_COUNTING &&
       client->runs >= client->runsBeforeProfile)
     send(*client, session);
@@ -224,6 +300,15 @@ orx_status_t orx_jit_client_finish(orx_jit_client_t *client,
   else
     client->message = "no reply from " + client->address + " within " +
                       std::to_string(timeout_ms) + " ms; the old plan stays";
+  return nullptr;
+}
+
+orx_status_t orx_jit_client_set_check(orx_jit_client_t *client, uint32_t runs,
+                                      double max_slowdown) {
+  if (!client)
+    return nullArgument();
+  client->checkRuns = runs;
+  client->maxSlowdown = max_slowdown;
   return nullptr;
 }
 

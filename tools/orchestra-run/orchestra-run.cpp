@@ -68,6 +68,10 @@ static std::string jitAfterText = "10";
 static std::string jitTimeoutText = "60";
 static unsigned jitAfter = 10;
 static unsigned jitTimeout = 60;
+static std::string jitCheckText = "10";
+static std::string jitMaxSlowdownText = "0.05";
+static unsigned jitCheck = 10;
+static double jitMaxSlowdown = 0.05;
 
 static void parseCommandLine(int argc, char **argv) {
   CommandLine cl("orchestra-run",
@@ -90,6 +94,16 @@ static void parseCommandLine(int argc, char **argv) {
   cl.option("jit-after", "N",
             "With --jit-server: send the profile after N runs (default 10)",
             &jitAfterText);
+  cl.option("jit-check", "N",
+            "With --jit-server: time the new plan's first N runs against "
+            "the last N before the swap and swap the old plan back when it "
+            "is more than --jit-max-slowdown slower (default 10; 0: no "
+            "check)",
+            &jitCheckText);
+  cl.option("jit-max-slowdown", "F",
+            "With --jit-check: the slowdown, a fraction, beyond which the "
+            "old plan comes back (default 0.05)",
+            &jitMaxSlowdownText);
   cl.option("jit-server", "HOST:PORT",
             "Send the branch profile of an artifact compiled with "
             "--profile-branches to the feedback service "
@@ -159,6 +173,19 @@ static void parseCommandLine(int argc, char **argv) {
   };
   parseCount("jit-after", jitAfterText, jitAfter);
   parseCount("jit-timeout", jitTimeoutText, jitTimeout);
+  if (jitCheckText != "0")
+    parseCount("jit-check", jitCheckText, jitCheck);
+  else
+    jitCheck = 0;
+  char *end = nullptr;
+  jitMaxSlowdown = std::strtod(jitMaxSlowdownText.c_str(), &end);
+  if (jitMaxSlowdownText.empty() || *end != '\0' ||
+      !(jitMaxSlowdown >= -1 && jitMaxSlowdown <= 100)) {
+    std::cerr << "orchestra-run: error: --jit-max-slowdown takes a fraction "
+                 "from -1 to 100, got '"
+              << jitMaxSlowdownText << "'\n";
+    std::exit(1);
+  }
 }
 
 /// A failure: the message printed after "orchestra-run: error: ".
@@ -611,6 +638,9 @@ static std::optional<Failure> runArtifact() {
                                             &client)})
       return fail(orx_status_message(status.get()));
     jit.reset(client);
+    if (Status status{
+            orx_jit_client_set_check(jit.get(), jitCheck, jitMaxSlowdown)})
+      return fail(orx_status_message(status.get()));
   }
   auto afterRun = [&]() -> std::optional<Failure> {
     if (jit)
@@ -618,8 +648,12 @@ static std::optional<Failure> runArtifact() {
         return fail(orx_status_message(status.get()));
     return std::nullopt;
   };
+  // Runs after a swap (and after a swap back) are timed apart.
   auto isSwapped = [&] {
-    return jit && orx_jit_client_state(jit.get(), nullptr) == ORX_JIT_SWAPPED;
+    if (!jit)
+      return false;
+    orx_jit_state_t state = orx_jit_client_state(jit.get(), nullptr);
+    return state == ORX_JIT_SWAPPED || state == ORX_JIT_REVERTED;
   };
 #else
   if (!jitServer.empty())
@@ -666,14 +700,10 @@ static std::optional<Failure> runArtifact() {
     if (Status status{
             orx_jit_client_finish(jit.get(), session.get(), jitTimeout * 1000)})
       return fail(orx_status_message(status.get()));
-    const char *message = nullptr;
-    orx_jit_state_t state = orx_jit_client_state(jit.get(), &message);
-    static const char *const names[] = {"counting", "waiting", "swapped",
-                                        "kept", "failed"};
-    std::cerr << "orchestra-run: jit: " << names[state] << ": " << message
-              << "\n";
-    // The new plan's own timed runs (as many as --repeat asked for), or
-    // one run, so that the outputs are the new plan's.
+    // The new plan's own timed runs (as many as --repeat asked for; its
+    // measured check happens during them), or one run, so that the outputs
+    // are the new plan's.
+    orx_jit_state_t state = orx_jit_client_state(jit.get(), nullptr);
     double latency = 0;
     if (state == ORX_JIT_SWAPPED && swapped.latencies.size() < repeat) {
       if (std::optional<Failure> failure =
@@ -683,6 +713,12 @@ static std::optional<Failure> runArtifact() {
       if (std::optional<Failure> failure = runOnce(latency))
         return failure;
     }
+    const char *message = nullptr;
+    state = orx_jit_client_state(jit.get(), &message);
+    static const char *const names[] = {"counting", "waiting", "swapped",
+                                        "kept",     "failed",  "reverted"};
+    std::cerr << "orchestra-run: jit: " << names[state] << ": " << message
+              << "\n";
   }
 #endif
 

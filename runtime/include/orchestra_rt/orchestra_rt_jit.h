@@ -33,13 +33,15 @@ typedef enum orx_jit_state_t {
   ORX_JIT_WAITING = 1,  /* the profile is sent, the reply not applied yet */
   ORX_JIT_SWAPPED = 2,  /* the service's new plan runs */
   ORX_JIT_KEPT = 3,     /* no gain, disabled, or nothing to send: old plan */
-  ORX_JIT_FAILED = 4    /* an error: the old plan runs */
+  ORX_JIT_FAILED = 4,   /* an error: the old plan runs */
+  ORX_JIT_REVERTED = 5  /* the new plan ran slower: the old one is back */
 } orx_jit_state_t;
 
 /** A client of the service at `address` (HOST:PORT) for sessions of
- * `artifact` (its hash names it to the service; the artifact may be freed
- * afterwards): it sends the profile after `runs_before_profile` runs (at
- * least 1) and gives the service `timeout_ms` to answer. */
+ * `artifact` (its hash names it to the service; the artifact must stay
+ * valid while the client lives: a swap back restores it): it sends the
+ * profile after `runs_before_profile` runs (at least 1) and gives the
+ * service `timeout_ms` to answer. */
 ORX_API orx_status_t orx_jit_client_create(const char *address,
                                            const orx_artifact_t *artifact,
                                            uint32_t runs_before_profile,
@@ -50,6 +52,15 @@ ORX_API orx_status_t orx_jit_client_create(const char *address,
  * has arrived. Fails only on null arguments. */
 ORX_API orx_status_t orx_jit_client_after_run(orx_jit_client_t *client,
                                               orx_session_t *session);
+/** The measured check of a new plan (on by default: 10 runs, 0.05): after
+ * a swap, the median span of the steps of the new plan's first `runs` runs
+ * is compared with that of the last `runs` runs before it, read from the
+ * session's trace; when it is more than `max_slowdown` (a fraction) longer,
+ * the old plan is swapped back (ORX_JIT_REVERTED). `runs` 0 turns the check
+ * off. */
+ORX_API orx_status_t orx_jit_client_set_check(orx_jit_client_t *client,
+                                              uint32_t runs,
+                                              double max_slowdown);
 /** Waits up to `timeout_ms` for a reply in flight and applies it. */
 ORX_API orx_status_t orx_jit_client_finish(orx_jit_client_t *client,
                                            orx_session_t *session,
