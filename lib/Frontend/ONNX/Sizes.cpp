@@ -24,6 +24,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "orchestra/Support/Limits.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::orchestra;
@@ -44,15 +48,21 @@ struct Monomial {
   bool operator==(const Monomial &other) const {
     return coefficient == other.coefficient && dims == other.dims;
   }
-  Monomial operator*(const Monomial &other) const {
-    Monomial product{coefficient * other.coefficient, dims};
+  /// this * other; none when the coefficient overflows.
+  std::optional<Monomial> multiply(const Monomial &other) const {
+    Monomial product{0, dims};
+    if (llvm::MulOverflow(coefficient, other.coefficient, product.coefficient))
+      return std::nullopt;
     product.dims.append(other.dims);
     llvm::sort(product.dims);
     return product;
   }
   /// this / other when exact.
   std::optional<Monomial> divide(const Monomial &other) const {
-    if (other.coefficient == 0 || coefficient % other.coefficient != 0)
+    if (other.coefficient == 0 ||
+        (other.coefficient == -1 &&
+         coefficient == std::numeric_limits<int64_t>::min()) ||
+        coefficient % other.coefficient != 0)
       return std::nullopt;
     Monomial quotient{coefficient / other.coefficient, {}};
     SmallVector<unsigned> rest(dims);
@@ -85,16 +95,18 @@ std::optional<Monomial> getMonomial(AffineExpr expr) {
   std::optional<Monomial> rhs = getMonomial(binary.getRHS());
   if (!lhs || !rhs)
     return std::nullopt;
-  return *lhs * *rhs;
+  return lhs->multiply(*rhs);
 }
 
 std::optional<Monomial> getProduct(ArrayRef<AffineExpr> exprs) {
   Monomial product;
   for (AffineExpr expr : exprs) {
     std::optional<Monomial> factor = getMonomial(expr);
-    if (!factor)
+    std::optional<Monomial> next =
+        factor ? product.multiply(*factor) : std::nullopt;
+    if (!next)
       return std::nullopt;
-    product = product * *factor;
+    product = *next;
   }
   return product;
 }
@@ -138,15 +150,15 @@ LogicalResult groupReshape(ArrayRef<AffineExpr> from, ArrayRef<AffineExpr> to,
     while (!(*lhs == *rhs)) {
       if (rhs->divide(*lhs) && i < from.size()) {
         std::optional<Monomial> next = getMonomial(from[i]);
-        if (!next)
+        lhs = next ? lhs->multiply(*next) : std::nullopt;
+        if (!lhs)
           return failure();
-        *lhs = *lhs * *next;
         fromGroup.push_back(i++);
       } else if (lhs->divide(*rhs) && j < to.size()) {
         std::optional<Monomial> next = getMonomial(to[j]);
-        if (!next)
+        rhs = next ? rhs->multiply(*next) : std::nullopt;
+        if (!rhs)
           return failure();
-        *rhs = *rhs * *next;
         toGroup.push_back(j++);
       } else {
         return failure();
@@ -497,6 +509,20 @@ LogicalResult onnx_import::convertDynamicReshape(NodeContext &ctx,
       return ctx.emitError()
              << "invalid target dimension " << constant.getValue();
     }
+  }
+  // The constant part of the target is bounded as in the static reshape
+  // (found by the ONNX fuzzer: its product overflowed).
+  int64_t known = 1;
+  for (auto [i, size] : llvm::enumerate(to)) {
+    auto constant = dyn_cast<AffineConstantExpr>(size);
+    int64_t dim = constant ? constant.getValue() : 0;
+    if (dim <= 0)
+      continue;
+    if (known > kMaxTensorElements / dim)
+      return ctx.emitError() << "the target shape has more than 2^40 "
+                                "elements (its dimension "
+                             << i << " is " << dim << ")";
+    known *= dim;
   }
   if (inferred >= 0) {
     SmallVector<AffineExpr> known(to);
