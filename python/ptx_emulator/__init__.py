@@ -78,7 +78,18 @@ stops with an error and exit status 1 on:
 Not modelled: timing, memory ordering other than barrier intervals and
 mbarrier phases, intra-warp ordering (lanes of one warp never race with that
 warp's ldmatrix), global races inside a block, generic ld/st, local memory,
-atomics, clusters of more than one block.
+atomics other than atom.global.add on integers, clusters of more than one
+block.
+
+Warps (the branch profiler's probes). A warp is 32 consecutive threads of a
+block (the last one partial when the block is not whole warps).
+activemask.b32 gives each thread the lanes of its warp that run the
+instruction; vote.sync.ballot.b32 the lanes of its membermask whose
+predicate is true (a membermask naming a lane that does not run it is an
+error: the GPU would wait for it); popc counts bits. atom.global.add
+(.u32/.s32/.u64/.s64, any .sem and .scope) adds for each running thread in
+turn and returns the old value; atomics are not writes of a block, so
+blocks may add to the same bytes.
 
 Addresses. Global buffers (and tensor maps) live at (param + 1) << 40, which
 is also their generic address (cvta.to.global and cvta.global are the

@@ -44,6 +44,7 @@ def parse_plan(text):
             "constants": [c["value"] for c in doc["constants"]],
             "modules": {}, "bundle_kernels": {},
             "kernels": {i: (k["binary"], k["symbol"]) for i, k in enumerate(doc["kernels"])},
+            "branches": {i: k.get("branches", []) for i, k in enumerate(doc["kernels"])},
             "steps": [(s["kind"], s["device"], s.get("kernel"), s["args"])
                       for s in doc["steps"]]}
     for binary, desc in enumerate(doc["binaries"]):
@@ -69,7 +70,10 @@ def run_plan(args, arch_prefix, launch_kernel):
     """Runs every step of a GPU artifact's plan, from its description
     (`orchestra-run --describe=json`, args.describe) on the inputs
     (args.input, .npy files), its constants' data in args.constants; saves
-    the outputs in args.output_dir. Every step must run on a device whose
+    the outputs in args.output_dir (and, for kernels compiled with
+    --profile-branches, their branch counters, as branch_profile.json: per
+    kernel, its launch steps and per branch its location and then lanes,
+    else lanes, warps and divergent warps). Every step must run on a device whose
     arch starts with `arch_prefix`; `launch_kernel(number, module, launch,
     buffers)` runs one launch (`module`: the device module's name; `buffers`:
     each parameter's bytes, a numpy uint8 view the kernel may write, or for
@@ -100,6 +104,7 @@ def run_plan(args, arch_prefix, launch_kernel):
                                  f"{array.shape} ({path})")
         view(value)[:] = np.frombuffer(np.ascontiguousarray(array).tobytes(), np.uint8)
     scratch, launches = {}, 0
+    counters = {}  # kernel -> [launch steps, 4 u64 per branch (bytes)]
     for number, (kind, device, kernel_index, step_args) in enumerate(plan["steps"]):
         arch = plan["devices"][device]
         if not arch.startswith(arch_prefix):
@@ -118,6 +123,10 @@ def run_plan(args, arch_prefix, launch_kernel):
         desc = plan["bundle_kernels"][(binary, symbol)]
         if symbol not in scratch:  # allocated once, reused by every step
             scratch[symbol] = [np.full(n, 0xFF, np.uint8) for n in desc["scratch"]]
+        if plan["branches"][kernel_index]:  # zeroed once, kept over the steps
+            counters.setdefault(kernel_index,
+                                [0, np.zeros(32 * len(plan["branches"][kernel_index]), np.uint8)])
+            counters[kernel_index][0] += 1
         for launch in desc["launches"]:
             module = plan["modules"][launch["module"]]
             buffers = []
@@ -140,6 +149,8 @@ def run_plan(args, arch_prefix, launch_kernel):
                                              TENSOR_MAP_SWIZZLES[param["swizzle"]]))
                 elif kind == "immediate":
                     buffers.append(param)
+                elif kind == "branch_counters" and kernel_index in counters:
+                    buffers.append(counters[kernel_index][1])
                 else:
                     raise EmulationError(f"step {number}: parameter {i} ({param}) is not "
                                          "supported")
@@ -149,6 +160,15 @@ def run_plan(args, arch_prefix, launch_kernel):
     for i, (name, dtype, shape, value) in enumerate(plan["outputs"]):
         np.save(os.path.join(args.output_dir, f"output_{i}.npy"),
                 view(value).view(PLAN_DTYPES[dtype]).reshape(shape))
+    if counters:
+        profile = [{"kernel": plan["kernels"][k][1], "launches": steps,
+                    "branches": [{"location": loc, "then": int(c[0]), "else": int(c[1]),
+                                  "warps": int(c[2]), "divergent_warps": int(c[3])}
+                                 for loc, c in zip(plan["branches"][k],
+                                                   data.view(np.uint64).reshape(-1, 4))]}
+                   for k, (steps, data) in sorted(counters.items())]
+        with open(os.path.join(args.output_dir, "branch_profile.json"), "w") as f:
+            json.dump(profile, f, indent=1)
     print(f"run-plan: {len(plan['steps'])} step(s), {launches} launch(es): no errors")
     return launches
 

@@ -168,7 +168,7 @@ static bool readTensorMap(ByteReader &r, GpuTensorMapDesc &map,
 
 static bool readLaunch(ByteReader &r, GpuLaunchDesc &launch,
                        const GpuKernelDesc &kernel, size_t numModules,
-                       const std::string &what) {
+                       uint32_t version, const std::string &what) {
   if (!r.u32(launch.module, what + ".module") ||
       !r.str(launch.function, what + ".function"))
     return false;
@@ -205,9 +205,12 @@ static bool readLaunch(ByteReader &r, GpuLaunchDesc &launch,
     if (!r.u32(kind, argWhat + ".kind") || !r.u64(arg.value, argWhat) ||
         !r.u32(arg.size, argWhat + ".size"))
       return false;
-    if (kind > static_cast<uint32_t>(GpuArgKind::TensorMap))
+    if (kind > static_cast<uint32_t>(GpuArgKind::ProfileCounters) ||
+        (version < 5 &&
+         kind == static_cast<uint32_t>(GpuArgKind::ProfileCounters)))
       return r.fail(argWhat + ".kind = " + std::to_string(kind) +
-                    " is not a parameter kind");
+                    " is not a parameter kind of bundle version " +
+                    std::to_string(version));
     arg.kind = static_cast<GpuArgKind>(kind);
     if (arg.kind == GpuArgKind::TensorMap &&
         !readTensorMap(r, arg.tensorMap, kernel, argWhat + ".tensor_map"))
@@ -235,9 +238,11 @@ bool orx::parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
   }
   ByteReader r(data + sizeof(kBundleMagic), size - sizeof(kBundleMagic));
   uint32_t version = 0, n = 0;
-  if (r.u32(version, "version") && version != kGpuBundleVersion)
+  if (r.u32(version, "version") &&
+      (version < kGpuBundleMinVersion || version > kGpuBundleVersion))
     r.fail("GPU module bundle version " + std::to_string(version) +
-           ", this runtime reads " + std::to_string(kGpuBundleVersion));
+           ", this runtime reads " + std::to_string(kGpuBundleMinVersion) +
+           " to " + std::to_string(kGpuBundleVersion));
   if (r.ok() && r.str(out.chip, "chip") && r.count(n, kMinModule, "modules")) {
     out.modules.resize(n);
     for (uint32_t i = 0; i < n && r.ok(); ++i) {
@@ -293,7 +298,7 @@ bool orx::parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
         break;
       kernel.launches.resize(m);
       for (uint32_t j = 0; j < m && r.ok(); ++j)
-        readLaunch(r, kernel.launches[j], kernel, out.modules.size(),
+        readLaunch(r, kernel.launches[j], kernel, out.modules.size(), version,
                    at(what, ".launches", j));
     }
   }

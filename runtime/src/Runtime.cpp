@@ -454,7 +454,11 @@ orx_status_t orx_session_branch_profile_size(orx_session_t *session,
   if (!session || !count)
     return makeStatus("orx_session_branch_profile_size: null argument");
   std::unique_lock<std::shared_mutex> lock(session->swapMutex);
-  session->profile = session->impl->getBranchProfile();
+  std::string error;
+  if (!session->impl->getBranchProfile(session->profile, error)) {
+    session->profile.clear();
+    return makeStatus(error);
+  }
   *count = session->profile.size();
   return nullptr;
 }
@@ -490,8 +494,10 @@ orx_status_t orx_session_branch_profile_reset(orx_session_t *session) {
   if (!session)
     return makeStatus("orx_session_branch_profile_reset: null argument");
   std::unique_lock<std::shared_mutex> lock(session->swapMutex);
-  session->impl->resetBranchProfile();
   session->profile.clear();
+  std::string error;
+  if (!session->impl->resetBranchProfile(error))
+    return makeStatus(error);
   return nullptr;
 }
 

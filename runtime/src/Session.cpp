@@ -247,11 +247,13 @@ bool Session::prepareBranchCounters(const Artifact &artifact,
   if (kernel.branches.empty())
     return true;
   // The kernel's probes write the counters from the device: host memory
-  // only, until the GPU backends lower probes (design/0019, milestone 8).
-  if (!device.isHostMemory() || device.isAsynchronous()) {
+  // for a host-memory device, device memory (read back by getBranchProfile)
+  // for a GPU.
+  bool inDeviceMemory = !device.isHostMemory();
+  if (inDeviceMemory && !device.isAsynchronous()) {
     error = describeStep(desc, index) + ": kernel '" + kernel.symbol +
             "' counts its branches, which " + device.getDescription() +
-            " cannot do yet (compile without --profile-branches)";
+            " cannot do (compile without --profile-branches)";
     return false;
   }
   BranchCounters *counters = nullptr;
@@ -267,15 +269,25 @@ bool Session::prepareBranchCounters(const Artifact &artifact,
     created->deviceName = artifact.devices[desc.device].name;
     created->hardwareId = getHardwareId(artifact.devices[desc.device]);
     created->counts.assign(kCountersPerBranch * kernel.branches.size(), 0);
+    if (inDeviceMemory &&
+        !device.allocate(created->counts.size() * sizeof(uint64_t),
+                         "the branch counters of kernel '" + kernel.symbol +
+                             "'",
+                         created->onDevice, error))
+      return false;
+    if (inDeviceMemory)
+      created->gpu = &device;
     counters = created.get();
     branchCounters.push_back(std::move(created));
   }
   stepCounters[index] = counters;
-  buffers.push_back(counters->counts.data());
+  buffers.push_back(counters->onDevice ? counters->onDevice
+                                       : counters->counts.data());
   return true;
 }
 
-std::vector<BranchRecord> Session::getBranchProfile() {
+bool Session::getBranchProfile(std::vector<BranchRecord> &records,
+                               std::string &error) {
   std::lock_guard<std::mutex> lock(runMutex);
   // FNV-1a of the inputs' dtypes and dims.
   uint64_t shapeHash = 0xcbf29ce484222325ull;
@@ -291,8 +303,18 @@ std::vector<BranchRecord> Session::getBranchProfile() {
     for (int64_t dim : inputShapes[i])
       mix(static_cast<uint64_t>(dim));
   }
-  std::vector<BranchRecord> records;
+  records.clear();
   for (const std::unique_ptr<BranchCounters> &counters : branchCounters) {
+    // A run's end waits for its kernels: the counters are final.
+    if (counters->gpu &&
+        !counters->gpu->copyAndWait(
+            hal::Memory{nullptr, counters->counts.data()},
+            hal::Memory{counters->gpu, counters->onDevice},
+            counters->counts.size() * sizeof(uint64_t), error)) {
+      error = "cannot read the branch counters of kernel '" + counters->symbol +
+              "' from " + counters->gpu->getDescription() + ": " + error;
+      return false;
+    }
     uint64_t launches = counters->launches.load(std::memory_order_relaxed);
     for (size_t b = 0; b < counters->locations.size(); ++b) {
       BranchRecord record;
@@ -311,15 +333,25 @@ std::vector<BranchRecord> Session::getBranchProfile() {
       records.push_back(std::move(record));
     }
   }
-  return records;
+  return true;
 }
 
-void Session::resetBranchProfile() {
+bool Session::resetBranchProfile(std::string &error) {
   std::lock_guard<std::mutex> lock(runMutex);
   for (const std::unique_ptr<BranchCounters> &counters : branchCounters) {
     std::fill(counters->counts.begin(), counters->counts.end(), 0);
     counters->launches.store(0, std::memory_order_relaxed);
+    if (counters->gpu &&
+        !counters->gpu->copyAndWait(
+            hal::Memory{counters->gpu, counters->onDevice},
+            hal::Memory{nullptr, counters->counts.data()},
+            counters->counts.size() * sizeof(uint64_t), error)) {
+      error = "cannot zero the branch counters of kernel '" + counters->symbol +
+              "' on " + counters->gpu->getDescription() + ": " + error;
+      return false;
+    }
   }
+  return true;
 }
 
 bool Session::prepareSteps(const Artifact &artifact, std::string &error) {

@@ -147,9 +147,11 @@ public:
   /// The branch counters of every profiled kernel (KernelDesc::branches),
   /// one record per branch and device that runs the kernel, after the runs
   /// since the session was made or reset. Waits for a run in progress.
-  std::vector<BranchRecord> getBranchProfile();
+  /// GPU counters are read back from device memory; false with `error` set
+  /// when that fails.
+  bool getBranchProfile(std::vector<BranchRecord> &records, std::string &error);
   /// Zeroes the branch counters and launch counts.
-  void resetBranchProfile();
+  bool resetBranchProfile(std::string &error);
 
   const std::vector<PreparedStep> &getSteps() const { return steps; }
   /// Kernels replaced since the session was made.
@@ -248,8 +250,13 @@ private:
     std::vector<std::string> locations;
     std::string deviceName;
     std::string hardwareId;
-    /// kCountersPerBranch per branch.
+    /// kCountersPerBranch per branch: the counters themselves in host
+    /// memory, or their copy read back from `onDevice`.
     std::vector<uint64_t> counts;
+    /// A GPU's counters: its device memory, which the kernels' probes add
+    /// to (null: `counts` are the counters).
+    hal::Device *gpu = nullptr;
+    void *onDevice = nullptr;
     std::atomic<uint64_t> launches{0};
   };
   std::vector<std::unique_ptr<BranchCounters>> branchCounters;

@@ -6,6 +6,7 @@
 
 #include "LaneScheduler.h"
 
+#include <algorithm>
 #include <cstring>
 #include <dlfcn.h>
 #include <memory>
@@ -20,7 +21,7 @@ constexpr unsigned kWaveLanes = 64;
 /// Each work-item's stack (private arrays live there).
 constexpr size_t kStackBytes = 256 * 1024;
 
-enum class State { Ready, AtBarrier, AtMfma, Done };
+enum class State { Ready, AtBarrier, AtMfma, AtBallot, Done };
 
 struct Lane {
   ucontext_t context;
@@ -31,6 +32,10 @@ struct Lane {
   int32_t mfma = -1;
   const void *a = nullptr, *b = nullptr, *c = nullptr;
   void *d = nullptr;
+  // The ballot the lane waits in: its site, its vote, and the result.
+  int32_t ballot = -1;
+  bool vote = false;
+  uint64_t ballotResult = 0;
 };
 
 /// The workgroup being run (the emulator is single-threaded).
@@ -43,6 +48,13 @@ struct Workgroup {
   void **args = nullptr;
 };
 Workgroup group;
+
+/// The entry of `site` in a wave's ballots.
+std::vector<std::pair<int32_t, uint64_t>>::iterator
+findSite(std::vector<std::pair<int32_t, uint64_t>> &votes, int32_t site) {
+  return std::find_if(votes.begin(), votes.end(),
+                      [&](const auto &vote) { return vote.first == site; });
+}
 
 /// Switches to `to`, saving the running context in `from`, with libc's
 /// swapcontext itself rather than a sanitizer's interceptor of it: ASan's
@@ -216,8 +228,37 @@ bool amdgpu_emulate::runWorkgroup(
     }
     if (done == threads)
       return true;
-    // Waves whose lanes all wait in the same MFMA execute it.
+    // Ballots: the lanes of a wave that wait in the same ballot are the
+    // ones that execute it (a wave's other lanes are on another path, at a
+    // barrier or gone), as a GPU runs the paths of a divergent wave one
+    // after the other; each gets the mask of their votes.
     bool progressed = false;
+    for (size_t w = 0; w < waves; ++w) {
+      size_t first = w * kWaveLanes,
+             size = std::min<size_t>(kWaveLanes, threads - first);
+      std::vector<std::pair<int32_t, uint64_t>> votes; // site -> mask
+      for (size_t l = 0; l < size; ++l) {
+        const Lane &lane = group.lanes[first + l];
+        if (lane.state != State::AtBallot)
+          continue;
+        auto it = findSite(votes, lane.ballot);
+        if (it == votes.end())
+          it = votes.insert(votes.end(), {lane.ballot, 0});
+        if (lane.vote)
+          it->second |= uint64_t(1) << l;
+      }
+      for (size_t l = 0; l < size; ++l) {
+        Lane &lane = group.lanes[first + l];
+        if (lane.state != State::AtBallot)
+          continue;
+        lane.ballotResult = findSite(votes, lane.ballot)->second;
+        lane.state = State::Ready;
+        progressed = true;
+      }
+    }
+    if (progressed)
+      continue;
+    // Waves whose lanes all wait in the same MFMA execute it.
     for (size_t w = 0; w < waves; ++w) {
       Lane *lanes[kWaveLanes];
       size_t inMfma = 0,
@@ -272,6 +313,33 @@ void __emu_barrier() {
   Lane *lane = group.current;
   lane->state = State::AtBarrier;
   switchTo(&lane->context, &group.scheduler);
+}
+uint64_t __emu_ballot(int32_t site, int32_t vote) {
+  Lane *lane = group.current;
+  lane->state = State::AtBallot;
+  lane->ballot = site;
+  lane->vote = vote != 0;
+  switchTo(&lane->context, &group.scheduler);
+  return lane->ballotResult;
+}
+/// The lane's position in its wave.
+static unsigned currentLaneInWave() {
+  return static_cast<unsigned>(group.current - group.lanes.data()) % kWaveLanes;
+}
+int32_t __emu_mbcnt_lo(int32_t mask, int32_t base) {
+  unsigned below = std::min(currentLaneInWave(), 32u);
+  uint32_t bits = static_cast<uint32_t>(mask);
+  if (below < 32)
+    bits &= (uint32_t(1) << below) - 1;
+  return base + __builtin_popcount(bits);
+}
+int32_t __emu_mbcnt_hi(int32_t mask, int32_t base) {
+  unsigned lane = currentLaneInWave();
+  if (lane <= 32)
+    return base;
+  uint32_t bits =
+      static_cast<uint32_t>(mask) & ((uint32_t(1) << (lane - 32)) - 1);
+  return base + __builtin_popcount(bits);
 }
 void __emu_mfma(int32_t id, const void *a, const void *b, const void *c,
                 void *d) {

@@ -58,6 +58,13 @@ int64_t __emu_grid_dim(int32_t dim);
 void __emu_barrier();
 void __emu_mfma(int32_t id, const void *a, const void *b, const void *c,
                 void *d);
+/// rocdl.ballot: the mask of the votes of the wave's lanes that wait in the
+/// same ballot `site`.
+uint64_t __emu_ballot(int32_t site, int32_t vote);
+/// rocdl.mbcnt.lo/hi: `base` plus the set bits of `mask` (the low/high half
+/// of a wave mask) below the lane.
+int32_t __emu_mbcnt_lo(int32_t mask, int32_t base);
+int32_t __emu_mbcnt_hi(int32_t mask, int32_t base);
 }
 
 #endif // ORCHESTRA_AMDGPU_EMULATE_LANESCHEDULER_H

@@ -220,6 +220,7 @@ LogicalResult rewriteDeviceOps(ModuleOp module) {
   auto i32 = IntegerType::get(ctx, 32);
   auto i64 = IntegerType::get(ctx, 64);
   auto ptr = LLVM::LLVMPointerType::get(ctx);
+  int32_t ballotSites = 0;
   SmallVector<Operation *> ops;
   module.walk([&](Operation *op) {
     if (isa<ROCDL::ROCDLDialect>(op->getDialect()))
@@ -265,6 +266,28 @@ LogicalResult rewriteDeviceOps(ModuleOp module) {
     // accesses complete in order.
     if (name == "rocdl.s.waitcnt" || name == "rocdl.s.setprio" ||
         name == "rocdl.sched.barrier") {
+      op->erase();
+      continue;
+    }
+    // A wave vote (the branch probes): each ballot op is a site of its own.
+    if (name == "rocdl.ballot") {
+      Value site = LLVM::ConstantOp::create(builder, loc, i32, ballotSites++);
+      Value vote = LLVM::ZExtOp::create(builder, loc, i32, op->getOperand(0));
+      Value mask =
+          callRuntime(builder, loc, module, "__emu_ballot", i64, {site, vote});
+      Type type = op->getResult(0).getType();
+      if (type != i64)
+        mask = LLVM::TruncOp::create(builder, loc, type, mask);
+      op->getResult(0).replaceAllUsesWith(mask);
+      op->erase();
+      continue;
+    }
+    if (name == "rocdl.mbcnt.lo" || name == "rocdl.mbcnt.hi") {
+      Value count = callRuntime(builder, loc, module,
+                                name == "rocdl.mbcnt.lo" ? "__emu_mbcnt_lo"
+                                                         : "__emu_mbcnt_hi",
+                                i32, op->getOperands());
+      op->getResult(0).replaceAllUsesWith(count);
       op->erase();
       continue;
     }
@@ -423,6 +446,9 @@ int main(int argc, char **argv) {
     add("__emu_grid_dim", &__emu_grid_dim);
     add("__emu_barrier", &__emu_barrier);
     add("__emu_mfma", &__emu_mfma);
+    add("__emu_ballot", &__emu_ballot);
+    add("__emu_mbcnt_lo", &__emu_mbcnt_lo);
+    add("__emu_mbcnt_hi", &__emu_mbcnt_hi);
     for (auto [name, address] : hostMath)
       map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                              llvm::JITSymbolFlags::Exported};

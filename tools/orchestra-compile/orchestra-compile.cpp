@@ -108,8 +108,8 @@ static cl::opt<bool> profileBranches(
     cl::desc("Count, per branch left in a kernel (scf.if, loop conditions), "
              "how often each path is taken at run time: orchestra-run "
              "--profile-out writes the counts as DivergenceProfile records "
-             "(CPU kernels; the other archs' kernels are not instrumented "
-             "yet); a branch the scheduler speculates is counted by its "
+             "(CPU and GPU kernels; on GPUs also the warps whose lanes "
+             "disagree); a branch the scheduler speculates is counted by its "
              "select step"),
     cl::init(false), cl::cat(category));
 static cl::opt<std::string> profileUse(

@@ -73,6 +73,8 @@ static std::string describeArg(const GpuArgDesc &arg) {
     text += std::string(", swizzle ") + swizzleName(map.swizzle) + ")";
     return text;
   }
+  case GpuArgKind::ProfileCounters:
+    return "branch counters";
   }
   return "?";
 }
@@ -355,6 +357,8 @@ static const char *argKindName(GpuArgKind kind) {
     return "immediate";
   case GpuArgKind::TensorMap:
     return "tensor_map";
+  case GpuArgKind::ProfileCounters:
+    return "branch_counters";
   }
   return "?";
 }
@@ -420,9 +424,10 @@ static void writeBundleJson(const GpuBundle &bundle, JsonWriter &json) {
         if (arg.kind == GpuArgKind::Immediate) {
           json.member("value", arg.value);
           json.member("size", arg.size);
-        } else if (arg.kind != GpuArgKind::TensorMap) {
+        } else if (arg.kind == GpuArgKind::Buffer ||
+                   arg.kind == GpuArgKind::Scratch) {
           json.member("index", arg.value);
-        } else {
+        } else if (arg.kind == GpuArgKind::TensorMap) {
           const GpuTensorMapDesc &map = arg.tensorMap;
           json.member("source", argKindName(map.source));
           json.member("source_index", map.sourceIndex);

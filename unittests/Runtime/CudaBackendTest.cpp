@@ -323,6 +323,65 @@ TEST_F(CudaBackendTest, SelectInDeviceMemory) {
   expectAllReleased();
 }
 
+// A kernel compiled with --profile-branches (design/0019): its counters in
+// device memory, passed as its ProfileCounters parameter, read back and
+// zeroed by the session.
+TEST_F(CudaBackendTest, BranchCountersInDeviceMemory) {
+  GpuBundle bundle = makeFakeBundle();
+  GpuKernelDesc count;
+  count.symbol = "orx_kernel_count";
+  count.launches = {
+      gpuLaunch("fake_count_positive_f32", {buffer(0),
+                                            {GpuArgKind::ProfileCounters, 0, 8},
+                                            immediate(kVectorLength, 4)})};
+  bundle.kernels.push_back(count);
+  Artifact a = makeGpuSelectArtifact();
+  a.binaries = {bundleBinary(bundle)};
+  a.kernels = {{"orx_kernel_count", 0, {"loc(\"x.mlir\":3:8)"}}};
+  a.outputs.clear();
+  a.outputValues.clear();
+  a.steps = {launch(0, "count", 0, {1}, 1)};
+  {
+    SessionPtr session = createSession(a);
+    ASSERT_TRUE(session);
+    // a: 16 values, 5 of them positive (one warp of 16 lanes).
+    std::vector<float> x(kVectorLength, -1.0f);
+    for (size_t i = 0; i < 5; ++i)
+      x[3 * i] = 1.0f;
+    std::vector<float> unused(kVectorLength, 0.0f);
+    uint8_t p = 0;
+    const void *inputs[] = {&p, x.data(), unused.data()};
+    size_t sizes[] = {1, kVectorBytes, kVectorBytes};
+    for (int run = 0; run < 2; ++run) {
+      Status status(orx_session_run(session.get(), inputs, sizes, 3, nullptr,
+                                    nullptr, 0));
+      ASSERT_FALSE(status) << message(status);
+    }
+    size_t records = 0;
+    Status status(orx_session_branch_profile_size(session.get(), &records));
+    ASSERT_FALSE(status) << message(status);
+    ASSERT_EQ(records, 1u);
+    orx_branch_record_t record;
+    status.reset(orx_session_branch_profile_record(session.get(), 0, &record));
+    ASSERT_FALSE(status) << message(status);
+    EXPECT_STREQ(record.kernel, "orx_kernel_count");
+    EXPECT_STREQ(record.location, "loc(\"x.mlir\":3:8)");
+    EXPECT_EQ(record.invocation_count, 2u);
+    EXPECT_EQ(record.then_count, 10u);
+    EXPECT_EQ(record.else_count, 22u);
+    EXPECT_EQ(record.warps, 2u);
+    EXPECT_EQ(record.divergent_warps, 2u);
+    status.reset(orx_session_branch_profile_reset(session.get()));
+    ASSERT_FALSE(status) << message(status);
+    status.reset(orx_session_branch_profile_size(session.get(), &records));
+    ASSERT_FALSE(status) << message(status);
+    status.reset(orx_session_branch_profile_record(session.get(), 0, &record));
+    ASSERT_FALSE(status) << message(status);
+    EXPECT_EQ(record.then_count + record.else_count + record.warps, 0u);
+  }
+  expectAllReleased();
+}
+
 TEST_F(CudaBackendTest, TwoGpusWithPeerCopy) {
   fake.configure("device_count", 2);
   Artifact a = makeTwoGpuArtifact();

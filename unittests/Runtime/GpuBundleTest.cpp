@@ -191,12 +191,34 @@ TEST(GpuBundleTest, BadMagic) {
 
 TEST(GpuBundleTest, OtherVersion) {
   std::vector<uint8_t> bytes = serializeGpuBundle(makeBundle());
-  for (uint8_t version : {0, 3, 5}) {
+  for (uint8_t version : {0, 3, 6}) {
     bytes[8] = version;
     EXPECT_EQ(parseError(bytes),
               "GPU module bundle: GPU module bundle version " +
-                  std::to_string(version) + ", this runtime reads 4");
+                  std::to_string(version) + ", this runtime reads 4 to 5");
   }
+  // Version 4 (before branch counters) is read too.
+  bytes[8] = 4;
+  GpuBundle parsed;
+  std::string error;
+  EXPECT_TRUE(parseGpuBundle(bytes.data(), bytes.size(), parsed, error))
+      << error;
+}
+
+// Branch counters (design/0019) are a parameter kind of version 5 only.
+TEST(GpuBundleTest, ProfileCountersNeedVersion5) {
+  GpuBundle bundle = makeBundle();
+  firstLaunch(bundle).args.push_back({GpuArgKind::ProfileCounters, 0, 8});
+  std::vector<uint8_t> bytes = serializeGpuBundle(bundle);
+  GpuBundle parsed;
+  std::string error;
+  EXPECT_TRUE(parseGpuBundle(bytes.data(), bytes.size(), parsed, error))
+      << error;
+  bytes[8] = 4;
+  EXPECT_EQ(parseError(bytes),
+            "GPU module bundle: kernels[0].launches[0].args[" +
+                std::to_string(firstLaunch(bundle).args.size() - 1) +
+                "].kind = 4 is not a parameter kind of bundle version 4");
 }
 
 TEST(GpuBundleTest, BadTensorMaps) {
@@ -325,7 +347,7 @@ TEST(GpuBundleTest, BadParameterKind) {
               firstLaunch(b).args[0].kind = static_cast<GpuArgKind>(7);
             }),
             "GPU module bundle: kernels[0].launches[0].args[0].kind = 7 is "
-            "not a parameter kind");
+            "not a parameter kind of bundle version 5");
 }
 
 } // namespace

@@ -295,6 +295,27 @@ CUresult scaleF32(const Params &p) {
   return kSuccess;
 }
 
+/// (x, counters, n: i32): what a kernel compiled with --profile-branches
+/// adds for one branch on `x[i] > 0` of n threads in warps of 32: then
+/// lanes, else lanes, warps, divergent warps.
+CUresult countPositiveF32(const Params &p) {
+  uint64_t n = static_cast<uint32_t>(p[2]);
+  float *x = floats(p[0], n);
+  if (!x || !isDeviceRange(p[1], 4 * sizeof(uint64_t)))
+    return kIllegalAddress;
+  auto *counters = reinterpret_cast<uint64_t *>(static_cast<uintptr_t>(p[1]));
+  for (uint64_t warp = 0; warp < n; warp += 32) {
+    uint64_t lanes = std::min<uint64_t>(32, n - warp), taken = 0;
+    for (uint64_t i = warp; i < warp + lanes; ++i)
+      taken += x[i] > 0;
+    counters[0] += taken;
+    counters[1] += lanes - taken;
+    counters[2] += 1;
+    counters[3] += taken != 0 && taken != lanes;
+  }
+  return kSuccess;
+}
+
 /// (): writes to address 0.
 CUresult fault(const Params &) { return kIllegalAddress; }
 
@@ -450,6 +471,7 @@ CUresult cuInit(unsigned flags) {
         {"fake_add_f32", {8, 8, 8, 4}, addF32},
         {"fake_scale_f32", {8, 8, 4, 8}, scaleF32},
         {"fake_fault", {}, fault},
+        {"fake_count_positive_f32", {8, 8, 4}, countPositiveF32},
         {"fake_tma_copy_f32", {8, 8}, tmaCopyF32},
     };
   state().initialized = result == kSuccess;

@@ -147,6 +147,11 @@ struct TargetInfo {
   /// Whether the arch's lowering pipeline lowers `orchestra.branch_probe`
   /// (orchestra-compile --profile-branches instruments its kernels).
   bool lowersBranchProbes = false;
+  /// The lanes of a warp (wave) that run in lockstep on a SIMT device, 0
+  /// where branches do not diverge inside a kernel (CPUs vectorize them
+  /// into selects): the cost model charges SIMT devices both sides of a
+  /// branch for the share of warps whose lanes disagree.
+  unsigned simtLanes = 0;
 
   const TargetKeySpec *lookupKey(StringRef name) const;
   const MemorySpaceKind *lookupMemorySpace(StringRef kind) const;

@@ -26,9 +26,10 @@ static std::string getAMDLoweringPipeline(StringRef arch) {
          entry +
          "lower_vectors},"
          "convert-linalg-to-loops,"
-         "orchestra-gpu-sink-launch-operands,"
+         "orchestra-gpu-branch-counters,orchestra-gpu-sink-launch-operands,"
          "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
          "gpu.module(orchestra-gpu-kernel-argument-alignment,"
+         "orchestra-amd-lower-branch-probes,"
          // LDS is declared statically (no dynamic LDS needed below 64 KB).
          "orchestra-gpu-workgroup-allocations{static-limit=65536 "
          "limit=65536 limit-key=lds_size},"
@@ -93,6 +94,8 @@ void mlir::orchestra::registerAMDTargets(TargetRegistry &registry) {
   cdna3.executableFormat = ExecutableFormat::HSACO;
   cdna3.runtimeDriver = "hip";
   cdna3.kernelAssembly = "GCN";
+  cdna3.lowersBranchProbes = true;
+  cdna3.simtLanes = 64;
   cdna3.supportsOp = gpucommon::isGpuMappable;
   llvm::cantFail(registry.registerTarget(std::move(cdna3)));
 }

@@ -150,7 +150,15 @@ LogicalResult gpucommon::recordLaunches(
              << "GPU kernel @" << func.getSymName() << " has operand #"
              << arg.getArgNumber() << " of type " << arg.getType()
              << "; kernels take buffers only";
-    values[arg] = {orx::GpuArgKind::Buffer, arg.getArgNumber(), 8, {}};
+    // The counters orchestra-gpu-branch-counters added come after the
+    // values; the runtime passes the kernel's counters on the device.
+    bool counters = static_cast<bool>(
+        func.getArgAttr(arg.getArgNumber(), gpucommon::attr::kBranchCounters));
+    values[arg] = {counters ? orx::GpuArgKind::ProfileCounters
+                            : orx::GpuArgKind::Buffer,
+                   counters ? 0 : arg.getArgNumber(),
+                   8,
+                   {}};
   }
   auto notMapped = [&](Operation *op) {
     InFlightDiagnostic diag = op->emitOpError()

@@ -62,10 +62,11 @@ static std::string getNVIDIALoweringPipeline(StringRef arch, StringRef chip,
          "lower_vectors},"
          "func.func(nvgpu-optimize-shared-memory),"
          "convert-linalg-to-loops,"
-         "orchestra-gpu-sink-launch-operands,"
+         "orchestra-gpu-branch-counters,orchestra-gpu-sink-launch-operands,"
          "gpu-launch-sink-index-computations,gpu-kernel-outlining,"
          "orchestra-nvidia-tensor-map-arguments,"
          "gpu.module(orchestra-gpu-kernel-argument-alignment,"
+         "orchestra-nvidia-lower-branch-probes,"
          "orchestra-gpu-workgroup-allocations,"
          "convert-vector-to-scf{full-unroll=true},"
          "orchestra-nvidia-bf16-mma-to-nvvm,convert-nvgpu-to-nvvm,"
@@ -125,6 +126,8 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   hopper.executableFormat = ExecutableFormat::Cubin;
   hopper.runtimeDriver = "cuda";
   hopper.kernelAssembly = "PTX";
+  hopper.lowersBranchProbes = true;
+  hopper.simtLanes = 32;
   hopper.supportsOp = gpucommon::isGpuMappable;
   llvm::cantFail(registry.registerTarget(std::move(hopper)));
 
@@ -172,6 +175,8 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   blackwell.executableFormat = ExecutableFormat::Cubin;
   blackwell.runtimeDriver = "cuda";
   blackwell.kernelAssembly = "PTX";
+  blackwell.lowersBranchProbes = true;
+  blackwell.simtLanes = 32;
   blackwell.supportsOp = gpucommon::isGpuMappable;
   llvm::cantFail(registry.registerTarget(std::move(blackwell)));
 }

@@ -5,6 +5,7 @@ from .memory import h_bar, h_cp, h_fence, h_ld, h_mbarrier, h_st
 from .scalar import (
     h_alu, h_copysign, h_cvt, h_cvta, h_div, h_int, h_intdiv, h_mov, h_selp, h_setp, h_special)
 from .tcgen05 import h_tcgen05
+from .warp import h_activemask, h_atom, h_popc, h_vote
 
 
 HANDLERS = {
@@ -15,4 +16,5 @@ HANDLERS = {
     "mbarrier": h_mbarrier, "fence": h_fence, "wgmma": h_wgmma, "tcgen05": h_tcgen05,
     **{op: h_special for op in ("ex2", "lg2", "rcp", "sqrt", "rsqrt", "sin", "cos", "tanh")},
     "div": h_div, "rem": h_intdiv, "copysign": h_copysign,
+    "activemask": h_activemask, "vote": h_vote, "popc": h_popc, "atom": h_atom,
 }

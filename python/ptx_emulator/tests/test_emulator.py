@@ -46,6 +46,48 @@ ADD_ONE = """
 """
 
 
+# The warp instructions of the branch probes, in a divergent region (threads
+# 0-39 of 48: warp 1 runs with 8 of its 16 lanes): each thread writes its
+# active mask, the ballot of "tid is odd" and its popcount, and adds 1 to a
+# 64-bit counter.
+VOTES = """
+.version 8.0
+.target sm_90a
+.address_size 64
+
+.visible .entry votes(
+	.param .u64 votes_param_0,
+	.param .u64 votes_param_1
+)
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<6>;
+	.reg .b64 	%rd<7>;
+
+	ld.param.u64 	%rd1, [votes_param_0];
+	ld.param.u64 	%rd2, [votes_param_1];
+	cvta.to.global.u64 	%rd1, %rd1;
+	cvta.to.global.u64 	%rd2, %rd2;
+	mov.u32 	%r1, %tid.x;
+	setp.ge.u32 	%p1, %r1, 40;
+	@%p1 bra 	$L__end;
+	activemask.b32 %r2;
+	and.b32 	%r3, %r1, 1;
+	setp.ne.b32 	%p2, %r3, 0;
+	vote.sync.ballot.b32 	%r4, %p2, %r2;
+	popc.b32 	%r5, %r4;
+	mul.wide.u32 	%rd3, %r1, 12;
+	add.s64 	%rd4, %rd1, %rd3;
+	st.global.u32 	[%rd4], %r2;
+	st.global.u32 	[%rd4+4], %r4;
+	st.global.u32 	[%rd4+8], %r5;
+	atom.global.add.u64 	%rd5, [%rd2], 1;
+$L__end:
+	ret;
+}
+"""
+
+
 def write_kernel(directory, text):
     path = os.path.join(directory, "k.ptx")
     with open(path, "w") as f:
@@ -112,6 +154,28 @@ class LaunchTest(unittest.TestCase):
             kernel = write_kernel(tmp, text)
         with self.assertRaisesRegex(EmulationError, "frobnicate"):
             run_launch(kernel, (1, 1, 1), (32, 1, 1), 0, buffers, {})
+
+
+class WarpTest(unittest.TestCase):
+    def run_votes(self, text):
+        buffers = [np.full(48 * 12, 0xFF, np.uint8), np.zeros(8, np.uint8)]
+        with tempfile.TemporaryDirectory() as tmp:
+            kernel = write_kernel(tmp, text)
+        run_launch(kernel, (1, 1, 1), (48, 1, 1), 0, buffers, {})
+        return buffers[0].view(np.uint32).reshape(48, 3), buffers[1].view(np.uint64)[0]
+
+    def test_votes_of_the_active_lanes(self):
+        out, counter = self.run_votes(VOTES)
+        np.testing.assert_array_equal(out[:32], [[0xFFFFFFFF, 0xAAAAAAAA, 16]] * 32)
+        np.testing.assert_array_equal(out[32:40], [[0xFF, 0xAA, 4]] * 8)
+        np.testing.assert_array_equal(out[40:], np.full((8, 3), 0xFFFFFFFF))
+        self.assertEqual(counter, 40)
+
+    def test_vote_of_lanes_that_do_not_execute_it_is_an_error(self):
+        text = VOTES.replace("vote.sync.ballot.b32 	%r4, %p2, %r2;",
+                             "vote.sync.ballot.b32 	%r4, %p2, -1;")
+        with self.assertRaisesRegex(EmulationError, "names lanes that do not execute it"):
+            self.run_votes(text)
 
 
 class PlanTest(unittest.TestCase):

@@ -36,8 +36,10 @@ namespace orx {
 /// The BinaryDesc::format of a GPU module bundle.
 constexpr const char *kGpuBundleFormat = "gpu-module-bundle";
 /// Version 3 (artifact format 2) gave modules a list of typed images;
-/// version 4 adds each function's resource usage. Readers accept 4 only.
-constexpr uint32_t kGpuBundleVersion = 4;
+/// version 4 adds each function's resource usage; version 5 the
+/// ProfileCounters parameter. Readers accept 4 and 5.
+constexpr uint32_t kGpuBundleVersion = 5;
+constexpr uint32_t kGpuBundleMinVersion = 4;
 
 /// One form of a device module.
 struct GpuImageDesc {
@@ -84,6 +86,10 @@ enum class GpuArgKind : uint32_t {
   /// encodes it for the buffer's device address, copies it into device
   /// memory once, and passes that device pointer.
   TensorMap = 3,
+  /// The kernel's branch counters on the launch's device (a kernel compiled
+  /// with --profile-branches; design/0019), passed as a device pointer to
+  /// 4 u64 per branch of the kernel's branch table. Version 5.
+  ProfileCounters = 4,
 };
 
 /// A tiled tensor map, in the terms of the driver that encodes it:
@@ -114,7 +120,8 @@ struct GpuTensorMapDesc {
 
 struct GpuArgDesc {
   GpuArgKind kind = GpuArgKind::Buffer;
-  /// Buffer/Scratch: the index; Immediate: the bits; TensorMap: unused.
+  /// Buffer/Scratch: the index; Immediate: the bits; TensorMap and
+  /// ProfileCounters: unused.
   uint64_t value = 0;
   /// Bytes of the parameter: 8 for pointers (tensor maps included), 4 or 8
   /// for immediates.

@@ -246,7 +246,8 @@ const GpuDevice::Kernel *GpuDevice::prepareKernel(size_t binaryIndex,
 
 bool GpuDevice::prepareLaunches(const Kernel &kernel,
                                 const std::vector<Address> &buffers,
-                                std::vector<Launch> &out, std::string &error) {
+                                Address counters, std::vector<Launch> &out,
+                                std::string &error) {
   const GpuKernelDesc &desc = *kernel.desc;
   for (size_t i = 0; i < desc.launches.size(); ++i) {
     const GpuLaunchDesc &launch = desc.launches[i];
@@ -280,6 +281,15 @@ bool GpuDevice::prepareLaunches(const Kernel &kernel,
         break;
       case GpuArgKind::Scratch:
         prepared.params.push_back(kernel.scratch[arg.value]);
+        break;
+      case GpuArgKind::ProfileCounters:
+        if (!counters) {
+          error = prepared.name + ": " + parameter +
+                  " takes the kernel's branch counters, but the artifact "
+                  "gives the kernel no branch table";
+          return false;
+        }
+        prepared.params.push_back(counters);
         break;
       case GpuArgKind::Immediate:
         prepared.params.push_back(arg.size == 4 ? arg.value & 0xffffffffu
@@ -384,8 +394,15 @@ GpuDevice::prepareLaunch(const Artifact &artifact, uint32_t kernelIndex,
   std::vector<Address> addresses;
   for (void *buffer : buffers)
     addresses.push_back(deviceAddress(buffer));
+  // A profiled kernel's counters come after its values (Session).
+  Address counters = 0;
+  if (!kernel.branches.empty() && !addresses.empty()) {
+    counters = addresses.back();
+    addresses.pop_back();
+  }
   auto result = std::make_unique<PreparedLaunches>();
-  if (!prepareLaunches(*prepared, addresses, result->launches, error)) {
+  if (!prepareLaunches(*prepared, addresses, counters, result->launches,
+                       error)) {
     error = step + ": " + error;
     return nullptr;
   }

@@ -200,9 +200,11 @@ private:
   const Kernel *prepareKernel(size_t binaryIndex, const GpuBundle &bundle,
                               const std::string &symbol, std::string &error);
   /// Resolves the launches of `kernel` for a step whose values (inputs, then
-  /// outputs) are at `buffers`; tensor maps get device memory of their own.
+  /// outputs) are at `buffers`, and whose branch counters (a profiled
+  /// kernel's) are at `counters` (0 when it has none); tensor maps get device
+  /// memory of their own.
   bool prepareLaunches(const Kernel &kernel,
-                       const std::vector<Address> &buffers,
+                       const std::vector<Address> &buffers, Address counters,
                        std::vector<Launch> &out, std::string &error);
   bool enqueueLaunches(const std::vector<Launch> &launches, Handle started,
                        std::string &error) const;

@@ -645,3 +645,11 @@ func.func @launch_not_exported(%x: tensor<4xf32>) {
   %a = orchestra.launch "a" @m::@k(%x) target = {arch = "x86_64", device_id = 0} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @probe_counters_too_small(%c: i1, %counters: memref<4xi64>) {
+  // expected-error @below {{'orchestra.branch_probe' op counts branch 1, which needs 8 counters, in a buffer of 4}}
+  orchestra.branch_probe 1, %c to %counters : memref<4xi64>
+  return
+}

@@ -208,3 +208,12 @@ module @kernels_x86_64_0 attributes {orchestra.arch = "x86_64"} {
 }
 module @compiled attributes {orchestra.arch = "x86_64", orchestra.kernels = ["k"]} {
 }
+
+// CHECK-LABEL: func.func @branch_probes
+// CHECK: orchestra.branch_probe 0, %{{.*}}{{$}}
+// CHECK: orchestra.branch_probe 1, %{{.*}} to %{{.*}} : memref<8xi64>
+func.func @branch_probes(%c: i1, %counters: memref<8xi64>) {
+  orchestra.branch_probe 0, %c
+  orchestra.branch_probe 1, %c to %counters : memref<8xi64>
+  return
+}

@@ -2,7 +2,9 @@
 """Inputs and numpy references for the end-to-end tests.
 
   e2e.py gen DIR NAME:DTYPE:SHAPE[=V]...  random inputs DIR/NAME.npy (seeded),
-                                          or V everywhere
+                                          or V everywhere; for f32, V may be
+                                          rows (even rows > 0, odd rows < 0)
+                                          or columns (the same by column)
   e2e.py check PROGRAM IN_DIR OUT_DIR  compare OUT_DIR/output_<i>.npy with
                                        the numpy reference of PROGRAM
   e2e.py compare DIR_A DIR_B           compare two runs' outputs
@@ -35,6 +37,12 @@ def gen(directory, specs):
         # NAME:DTYPE:SHAPE=VALUE fills the array with VALUE.
         shape, _, fill = shape.partition("=")
         shape = tuple(int(d) for d in shape.split("x")) if shape else ()
+        if fill in ("rows", "columns"):  # signs alternating along an axis
+            value = rng.uniform(0.25, 1.0, shape).astype(np.float32)
+            index = np.indices(shape)[-2 if fill == "rows" else -1]
+            np.save(os.path.join(directory, name + ".npy"),
+                    np.where(index % 2 == 0, value, -value))
+            continue
         if fill:
             np.save(os.path.join(directory, name + ".npy"),
                     np.full(shape, int(fill) if dtype != "f32" else float(fill),

@@ -88,6 +88,30 @@ def AMDVectorToMFMA : Pass<"orchestra-amd-vector-to-mfma",
   ];
 }
 
+def AMDLowerBranchProbes : Pass<"orchestra-amd-lower-branch-probes",
+                                 "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower the branch probes of AMD kernels to wave votes";
+  let description = [{
+    Stage 8, in each `gpu.module` of a kernel module compiled with
+    `--profile-branches` (design/0019, decision 7), before the conversion to
+    ROCDL. Each `orchestra.branch_probe` (with the counters buffer
+    `orchestra-gpu-branch-counters` gave it) becomes a vote of the 64-lane
+    wave: the active lanes (`rocdl.ballot` of true: the exec mask) and the
+    ballot of the condition (`rocdl.ballot`); the lowest active lane then
+    adds the then lanes, the else lanes, one wave, and one divergent wave
+    when the lanes disagree to the branch's four counters with atomic adds.
+    Without probes nothing changes.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::ROCDL::ROCDLDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def AMDEmitBinary : Pass<"orchestra-amd-emit-binary", "::mlir::ModuleOp"> {
   let summary = "Compile the device modules of an AMD GPU kernel module to "
                 "HSACO code objects and record their launches";

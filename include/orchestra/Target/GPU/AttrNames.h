@@ -50,6 +50,11 @@ inline constexpr llvm::StringLiteral kCopyRowsB = "orchestra.gpu_copy_rows_b";
 inline constexpr llvm::StringLiteral kDynamicSharedMemory =
     "orchestra.dynamic_shared_memory";
 
+/// The argument of a task function that holds its branch counters
+/// (orchestra-gpu-branch-counters; the launch table's ProfileCounters).
+inline constexpr llvm::StringLiteral kBranchCounters =
+    "orchestra.gpu_branch_counters";
+
 } // namespace mlir::orchestra::gpucommon::attr
 
 #endif // ORCHESTRA_TARGET_GPU_ATTRNAMES_H

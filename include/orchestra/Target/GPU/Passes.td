@@ -114,6 +114,25 @@ def GPUSinkLaunchOperands : Pass<"orchestra-gpu-sink-launch-operands",
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def GPUBranchCounters : Pass<"orchestra-gpu-branch-counters",
+                                "::mlir::ModuleOp"> {
+  let summary = "Give the branch probes of GPU kernels their counters buffer";
+  let description = [{
+    Stage 7, before `gpu-kernel-outlining`, in a kernel module compiled with
+    `--profile-branches` (design/0019, decision 7). Each task function whose
+    launches hold `orchestra.branch_probe`s takes one more argument, after
+    its buffers: a `memref<(4 * B)xi64>` (B: the function's branches in the
+    module's `orchestra.branches` table) marked
+    `orchestra.gpu_branch_counters`, which the probes get as their
+    `counters`. Outlining passes it to the kernels that probe; the launch
+    table records it as the `ProfileCounters` parameter, for which the
+    runtime passes the counters it allocated for the kernel on that device.
+    A probe outside every `gpu.launch`, or in a function the table does not
+    name, is an error. Without probes the pass changes nothing.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def GPUKernelArgumentAlignment
     : Pass<"orchestra-gpu-kernel-argument-alignment",
            "::mlir::gpu::GPUModuleOp"> {

@@ -124,6 +124,30 @@ def NVIDIABF16MMAToNVVM : Pass<"orchestra-nvidia-bf16-mma-to-nvvm"> {
   ];
 }
 
+def NVIDIALowerBranchProbes : Pass<"orchestra-nvidia-lower-branch-probes",
+                                    "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower the branch probes of NVIDIA kernels to warp votes";
+  let description = [{
+    Stage 8, in each `gpu.module` of a kernel module compiled with
+    `--profile-branches` (design/0019, decision 7), before the conversion to
+    NVVM. Each `orchestra.branch_probe` (with the counters buffer
+    `orchestra-gpu-branch-counters` gave it) becomes a vote of the warp:
+    the active lanes (`activemask.b32`, inline PTX: NVVM has no op for it)
+    and the ballot of the condition among them (`nvvm.vote.sync ballot`);
+    the lowest active lane then adds the then lanes, the else lanes, one
+    warp, and one divergent warp when the lanes disagree to the branch's
+    four counters with atomic adds. Without probes nothing changes.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def NVIDIATensorMapArguments : Pass<"orchestra-nvidia-tensor-map-arguments",
                                     "::mlir::ModuleOp"> {
   let summary = "Pass the TMA descriptors of kernels as pointers";

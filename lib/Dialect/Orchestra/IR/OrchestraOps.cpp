@@ -774,6 +774,22 @@ void TransferOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 //===----------------------------------------------------------------------===//
+// BranchProbeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BranchProbeOp::verify() {
+  if (!getCounters())
+    return success();
+  int64_t size = getCounters().getType().getDimSize(0);
+  int64_t needed = 4 * (static_cast<int64_t>(getBranchId()) + 1);
+  if (!ShapedType::isDynamic(size) && size < needed)
+    return emitOpError() << "counts branch " << getBranchId()
+                         << ", which needs " << needed
+                         << " counters, in a buffer of " << size;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // CommitOp
 //===----------------------------------------------------------------------===//
 

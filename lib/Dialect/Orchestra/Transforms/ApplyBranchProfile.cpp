@@ -28,6 +28,10 @@ namespace {
 struct Weights {
   int64_t taken = 0;
   int64_t notTaken = 0;
+  /// Divergent warps, estimated from each record's rate and evaluations
+  /// (records do not carry warps), and the evaluations on SIMT devices.
+  double divergentEvaluations = 0;
+  double simtEvaluations = 0;
   /// Counted by a select step: the profiled plan speculated the branch.
   bool speculated = false;
   bool used = false;
@@ -91,6 +95,17 @@ public:
           StringRef(record.kernel_name()).starts_with("orx_select_");
       addSaturating(weights.taken, record.path_outcome_counts(0));
       addSaturating(weights.notTaken, record.path_outcome_counts(1));
+      // A divergence rate is a GPU's (0 on CPUs, which vectorize branches).
+      double rate = record.divergence_rate();
+      if (!(rate >= 0 && rate <= 1))
+        return fail(what + ": divergence rate " + std::to_string(rate) +
+                    " is not in [0, 1]");
+      if (rate > 0) {
+        double evaluations = double(record.path_outcome_counts(0)) +
+                             double(record.path_outcome_counts(1));
+        weights.divergentEvaluations += rate * evaluations;
+        weights.simtEvaluations += evaluations;
+      }
     }
 
     Builder builder(&getContext());
@@ -109,6 +124,10 @@ public:
                       {it->second.taken, it->second.notTaken}));
       if (it->second.speculated)
         op->setAttr(attr::kSpeculatedWhenProfiled, builder.getUnitAttr());
+      if (it->second.simtEvaluations > 0 && isa<scf::IfOp>(op))
+        op->setAttr(attr::kBranchDivergence,
+                    builder.getF64FloatAttr(it->second.divergentEvaluations /
+                                            it->second.simtEvaluations));
     });
     SmallVector<StringRef> unused;
     for (auto &[location, weights] : byLocation)

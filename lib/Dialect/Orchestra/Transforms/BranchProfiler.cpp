@@ -58,7 +58,7 @@ public:
         }
         OpBuilder probeBuilder(op);
         BranchProbeOp::create(probeBuilder, op->getLoc(), locations.size(),
-                              condition);
+                              condition, Value());
         locations.push_back(loc);
       });
       if (!locations.empty())

@@ -56,7 +56,7 @@ int64_t CostShapes::getNumElements(Value value) const {
   return count;
 }
 
-double CostShapes::estimateFlops(Operation *op) const {
+double CostShapes::estimateFlops(Operation *op, bool simt) const {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     // The loop ranges from the operands' sizes at opt.
     SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
@@ -71,36 +71,45 @@ double CostShapes::estimateFlops(Operation *op) const {
     double iterations = 1;
     for (int64_t range : ranges)
       iterations *= ShapedType::isDynamic(range) ? 1 : range;
-    int64_t bodyOps = 0;
+    // Scalar ops count one each, a branch its sides' ops.
+    double bodyOps = 0;
     if (Block *body = linalgOp.getBlock())
-      bodyOps = std::max<int64_t>(1, body->getOperations().size() - 1);
-    return iterations * bodyOps;
+      for (Operation &nested : body->without_terminator())
+        bodyOps += nested.getNumRegions() ? estimateFlops(&nested, simt) : 1;
+    return iterations * std::max(1.0, bodyOps);
   }
   // A loop (a recurrent layer's steps): its body's ops, once per iteration.
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
     std::optional<APInt> trips = loop.getStaticTripCount();
     double body = 0;
     for (Operation &nested : loop.getBody()->without_terminator())
-      body += estimateFlops(&nested);
+      body += estimateFlops(&nested, simt);
     return (trips ? trips->getZExtValue() : 1) * body;
   }
-  // A branch: each side's ops, weighted by the probability that it is
+  // A branch: each side's ops, weighted by the probability p that it is
   // taken: measured (orchestra.branch_weights, from a profile), else one
-  // half (design/0019).
+  // half; on a SIMT device a warp whose lanes disagree (a share d of them,
+  // orchestra.branch_divergence) runs both sides (design/0019):
+  // (1 - d)(p T + (1 - p) E) + d (T + E).
   if (auto branch = dyn_cast<scf::IfOp>(op)) {
     double thenShare = 0.5;
     auto weights = op->getAttrOfType<DenseI64ArrayAttr>(attr::kBranchWeights);
     if (weights && weights.size() == 2 && weights[0] >= 0 && weights[1] >= 0 &&
         weights[0] + weights[1] > 0)
       thenShare = double(weights[0]) / (double(weights[0]) + weights[1]);
-    double sides = 0;
-    for (auto [side, share] :
-         {std::pair(&branch.getThenRegion(), thenShare),
-          std::pair(&branch.getElseRegion(), 1 - thenShare)})
+    double divergence = 0;
+    if (auto rate = op->getAttrOfType<FloatAttr>(attr::kBranchDivergence);
+        simt && rate)
+      divergence = std::clamp(rate.getValueAsDouble(), 0.0, 1.0);
+    double sides[2] = {0, 0};
+    for (auto [s, side] : llvm::enumerate(ArrayRef<Region *>{
+             &branch.getThenRegion(), &branch.getElseRegion()}))
       if (!side->empty())
         for (Operation &nested : side->front().without_terminator())
-          sides += share * estimateFlops(&nested);
-    return sides;
+          sides[s] += estimateFlops(&nested, simt);
+    return (1 - divergence) *
+               (thenShare * sides[0] + (1 - thenShare) * sides[1]) +
+           divergence * (sides[0] + sides[1]);
   }
   // A loop whose trip count is data: its body's ops once per iteration,
   // measured (next iterations over exits, from a profile), else once.
@@ -111,15 +120,19 @@ double CostShapes::estimateFlops(Operation *op) const {
       trips = double(weights[0]) / double(weights[1]);
     double before = 0, after = 0;
     for (Operation &nested : loop.getBeforeBody()->without_terminator())
-      before += estimateFlops(&nested);
+      before += estimateFlops(&nested, simt);
     for (Operation &nested : loop.getAfterBody()->without_terminator())
-      after += estimateFlops(&nested);
+      after += estimateFlops(&nested, simt);
     return (trips + 1) * before + trips * after;
   }
   double flops = 0;
   for (Value result : op->getResults())
     flops += isa<ShapedType>(result.getType()) ? getNumElements(result) : 1;
   return flops;
+}
+
+double CostShapes::estimateDivergenceFlops(Operation *op) const {
+  return estimateFlops(op, /*simt=*/true) - estimateFlops(op);
 }
 
 double CostShapes::estimateBytes(Value value) const {
@@ -290,7 +303,11 @@ double CostModel::computeTime(const TopologyDevice &device,
   double peak = getPeakFlops(device, work.elementType);
   if (peak <= 0)
     return kInfinity;
-  double compute = work.flops / peak;
+  double flops = work.flops;
+  const TargetInfo *info = registry.lookup(device.arch);
+  if (info && info->simtLanes > 0)
+    flops += work.divergenceFlops;
+  double compute = flops / peak;
   double memory =
       device.memoryBandwidth > 0 ? work.bytes / device.memoryBandwidth : 0;
   return std::max(compute, memory) + device.launchOverhead;

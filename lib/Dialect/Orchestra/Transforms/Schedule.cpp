@@ -402,6 +402,7 @@ EntryTasks collectTasks(Block &body, const CostModel &model,
     };
     for (Operation *op : group.ops) {
       task.work.flops += shapes.estimateFlops(op);
+      task.work.divergenceFlops += shapes.estimateDivergenceFlops(op);
       for (Value result : op->getResults())
         task.work.bytes += shapes.estimateBytes(result);
       for (Value input : getInputs(op)) {
@@ -503,19 +504,22 @@ std::optional<BranchTask> getBranchTask(unsigned t, const TaskInfo &info,
                     read->getOperand(0),
                     {info.work, info.work},
                     {}};
-  double common = 0;
+  double common = 0, commonDivergence = 0;
   SmallVector<Operation *> commonOps;
   for (Operation *op : info.ops)
     if (op != branch.getOperation()) {
       common += shapes.estimateFlops(op);
+      commonDivergence += shapes.estimateDivergenceFlops(op);
       commonOps.push_back(op);
     }
   Region *sides[] = {&branch.getThenRegion(), &branch.getElseRegion()};
   for (auto [s, side] : llvm::enumerate(sides)) {
     result.sides[s].flops = common;
+    result.sides[s].divergenceFlops = commonDivergence;
     result.sideOps[s] = commonOps;
     for (Operation &op : side->front().without_terminator()) {
       result.sides[s].flops += shapes.estimateFlops(&op);
+      result.sides[s].divergenceFlops += shapes.estimateDivergenceFlops(&op);
       result.sideOps[s].push_back(&op);
     }
   }
@@ -1063,7 +1067,7 @@ void SchedulePass::runOnOperation() {
   // A branch that no device can run as one task (on GPUs a task's branch
   // is not compiled yet) but whose sides devices can run is speculated
   // whatever the gain: both sides run, the commit keeps one (design/0019).
-  SmallVector<BranchTask> speculated;
+  SmallVector<BranchTask, 2> speculated;
   auto runnable = [&](ArrayRef<Operation *> ops) {
     for (auto [d, device] : llvm::enumerate(topo->devices))
       if (!excluded.test(d) && model.supports(device, ops))

@@ -16,6 +16,7 @@ fails. Needs the compiler and numpy, no GPU.
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -59,6 +60,9 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--gpu", choices=sorted(EMULATORS), default="nvidia")
     parser.add_argument("--topology")
+    parser.add_argument("--compile-flag", action="append", default=[],
+                        help="one more orchestra-compile flag (repeatable), "
+                             "e.g. --profile-branches")
     args = parser.parse_args()
     if not args.topology:
         args.topology = (os.path.join(HERE, "hopper.json") if args.gpu == "nvidia"
@@ -82,7 +86,8 @@ def main():
     run([sys.executable, E2E, "gen", inputs] + args.specs)
     run([os.path.join(bin_dir, "orchestra-compile"),
          os.path.join(ROOT, "test", "e2e", args.program), "--topology",
-         args.topology, "-o", artifact, "--dump-device-code", ptx, "--quiet"])
+         args.topology, "-o", artifact, "--dump-device-code", ptx, "--quiet"]
+        + args.compile_flag)
     plan = run([os.path.join(bin_dir, "orchestra-run"), "--describe=json",
                 "--dump-constants", constants, artifact])
     plan_path = os.path.join(args.dir, "plan.json")
@@ -95,6 +100,17 @@ def main():
     print(run(command).strip().splitlines()[-1])
     print(run([sys.executable, E2E, "check", args.reference, inputs,
                outputs]).strip())
+    # A profiled compile: each branch's counts (then lanes, else lanes,
+    # warps, divergent warps).
+    profile = os.path.join(outputs, "branch_profile.json")
+    if os.path.exists(profile):
+        with open(profile) as f:
+            for kernel in json.load(f):
+                for i, branch in enumerate(kernel["branches"]):
+                    print(f"{kernel['kernel']} branch {i}: then {branch['then']} "
+                          f"else {branch['else']} warps {branch['warps']} "
+                          f"divergent {branch['divergent_warps']} "
+                          f"({kernel['launches']} launch(es))")
 
 
 if __name__ == "__main__":

@@ -91,6 +91,10 @@ inline constexpr llvm::StringLiteral kRequiredFeatures =
 /// `array<i64: true, false>`.
 inline constexpr llvm::StringLiteral kBranchWeights =
     "orchestra.branch_weights";
+/// The share of warps whose lanes disagreed on an scf.if, from a GPU's
+/// branch profile (orchestra-apply-branch-profile): f64 in [0, 1].
+inline constexpr llvm::StringLiteral kBranchDivergence =
+    "orchestra.branch_divergence";
 /// An scf.if that the profiled plan speculated (its select step counted it;
 /// orchestra-apply-branch-profile): orchestra-schedule{replay-speculation}
 /// speculates exactly these, to predict the running plan under a profile.

@@ -404,17 +404,28 @@ def Orchestra_BranchProbeOp : Orchestra_Op<"branch_probe", [
     never moved across another probe, hoisted or erased, and it does not
     keep other memory operations in place.
 
+    On GPUs the counters are a kernel argument: before kernel outlining,
+    `orchestra-gpu-branch-counters` gives the probe the task's counters
+    buffer, `counters` (4 `i64` per branch: then and else lanes, warps, and
+    warps whose lanes disagreed), and the backend lowers it to a warp vote
+    and atomic adds.
+
     Example:
 
     ```mlir
     orchestra.branch_probe 0, %cond
     %r = scf.if %cond -> f32 { ... } else { ... }
+    orchestra.branch_probe 1, %lane_cond to %counters : memref<8xi64>
     ```
   }];
 
   let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$branch_id,
-                       I1:$condition);
-  let assemblyFormat = "$branch_id `,` $condition attr-dict";
+                       I1:$condition,
+                       Optional<MemRefRankOf<[I64], [1]>>:$counters);
+  let assemblyFormat = [{
+    $branch_id `,` $condition (`to` $counters^ `:` type($counters))? attr-dict
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

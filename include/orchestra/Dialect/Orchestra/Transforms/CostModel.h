@@ -39,6 +39,10 @@ struct Work {
   /// The element type that sets the throughput ("f32", "bf16", "i32", ...):
   /// that of the anchor's (else the first op's) first result.
   std::string elementType = "f32";
+  /// What SIMT devices (TargetInfo::simtLanes) spend on top of `flops`
+  /// where the lanes of a warp disagree on a branch and the warp runs both
+  /// sides (a profile's divergence rates; design/0019).
+  double divergenceFlops = 0;
 };
 
 /// The sizes a program is costed at (design/0017, decision 5): static sizes
@@ -56,8 +60,13 @@ public:
   int64_t getDimSize(Value value, int64_t dim) const;
   /// Arithmetic work of one op: for structured ops, iterations times the
   /// scalar ops of the body; for an `scf.for` its body's work times its
-  /// trip count; for others one operation per result element.
-  double estimateFlops(Operation *op) const;
+  /// trip count; for others one operation per result element. A branch
+  /// costs its sides weighted by the profile's shares (half each without
+  /// one); `simt` adds, for branches whose warps diverged
+  /// (orchestra.branch_divergence), the side a divergent warp also runs.
+  double estimateFlops(Operation *op, bool simt = false) const;
+  /// estimateFlops(op, true) - estimateFlops(op): Work::divergenceFlops.
+  double estimateDivergenceFlops(Operation *op) const;
   /// Bytes of a value: its buffer size for tensors of int or float
   /// elements, one 8-byte word otherwise.
   double estimateBytes(Value value) const;
