@@ -68,11 +68,11 @@ module attributes {transform.with_named_sequence} {
     }
     transform.yield %op : !transform.any_op
   }
-  // ... directly in a function (not yet mapped).
+  // ... at task level: directly in a function, or in a loop of it (not yet
+  // mapped).
   transform.named_sequence @gpu_match_func_level(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %parent = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
-    transform.match.operation_name %parent ["func.func"] : !transform.any_op
+    transform.orchestra.match.task_level %op : !transform.any_op
     transform.yield %op : !transform.any_op
   }
   transform.named_sequence @gpu_match_func_level_p4(
@@ -107,13 +107,12 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.yield %b : !transform.any_op
   }
-  // ... directly in a block-level forall (one whose parent is the function).
+  // ... directly in a block-level forall (one at task level).
   transform.named_sequence @gpu_match_block_level(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %forall = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
     transform.match.operation_name %forall ["scf.forall"] : !transform.any_op
-    %func = transform.get_parent_op %forall : (!transform.any_op) -> !transform.any_op
-    transform.match.operation_name %func ["func.func"] : !transform.any_op
+    transform.orchestra.match.task_level %forall : !transform.any_op
     transform.yield %op : !transform.any_op
   }
   transform.named_sequence @gpu_match_block_level_p4(
@@ -567,12 +566,11 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     transform.yield %threads : !transform.any_op
   }
-  // A block-level forall (one directly in a function).
+  // A block-level forall (one at task level).
   transform.named_sequence @gpu_match_grid_forall(
       %op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["scf.forall"] : !transform.any_op
-    %parent = transform.get_parent_op %op : (!transform.any_op) -> !transform.any_op
-    transform.match.operation_name %parent ["func.func"] : !transform.any_op
+    transform.orchestra.match.task_level %op : !transform.any_op
     transform.yield %op : !transform.any_op
   }
   // A block-level forall (SIMT) becomes a `gpu.launch` of 256 threads.

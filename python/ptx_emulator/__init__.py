@@ -15,8 +15,10 @@ without a GPU check that a kernel computes the right numbers.
                   written), scratch buffers per kernel, each launch's buffer,
                   scratch and tensor-map parameters; the outputs saved as
                   DIR/output_<i>.npy; --constants DIR gives the constants'
-                  data (orchestra-run --dump-constants DIR). Plans with CPU
-                  steps are refused
+                  data (orchestra-run --dump-constants DIR). A kernel with a
+                  program (a loop) runs as the program says, reading each
+                  loop condition from its buffer. Plans with CPU steps are
+                  refused
   python3 -m ptx_emulator gen DIR NAME:DTYPE:SHAPE:LO:HI ...  integer-valued inputs
                                                       (DTYPE f16/bf16/f32/i32;
                                                       bf16 saved as its uint16 bits)

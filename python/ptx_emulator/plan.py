@@ -62,7 +62,9 @@ def parse_plan(text):
                               "block": tuple(launch["block"]),
                               "shared": launch["dynamic_shared_bytes"],
                               "params": launch["params"]}
-                             for launch in kernel["launches"]]}
+                             for launch in kernel["launches"]],
+                "program": kernel.get("program", []),
+                "registers": kernel.get("registers", 0)}
     return plan
 
 
@@ -127,35 +129,8 @@ def run_plan(args, arch_prefix, launch_kernel):
             counters.setdefault(kernel_index,
                                 [0, np.zeros(32 * len(plan["branches"][kernel_index]), np.uint8)])
             counters[kernel_index][0] += 1
-        for launch in desc["launches"]:
-            module = plan["modules"][launch["module"]]
-            buffers = []
-            for i, param in enumerate(launch["params"]):
-                kind = param["kind"]
-                if kind in ("buffer", "scratch"):
-                    buffers.append(view(step_args[param["index"]]) if kind == "buffer"
-                                   else scratch[symbol][param["index"]])
-                elif (kind == "tensor_map" and param["source"] == "buffer" and
-                      param["rank"] == 2 and param["data_type"] in TENSOR_MAP_DTYPES and
-                      param["swizzle"] in TENSOR_MAP_SWIZZLES):
-                    # Dimensions innermost first: (columns, rows).
-                    cols, rows = param["global_dim"]
-                    box_cols, box_rows = param["box_dim"]
-                    dtype = PLAN_DTYPES[TENSOR_MAP_DTYPES[param["data_type"]]]
-                    data = view(step_args[param["source_index"]]).view(dtype)
-                    buffers.append(TensorMap(f"buffer {param['source_index']}",
-                                             data[:rows * cols].reshape(rows, cols),
-                                             (box_rows, box_cols),
-                                             TENSOR_MAP_SWIZZLES[param["swizzle"]]))
-                elif kind == "immediate":
-                    buffers.append(param)
-                elif kind == "branch_counters" and kernel_index in counters:
-                    buffers.append(counters[kernel_index][1])
-                else:
-                    raise EmulationError(f"step {number}: parameter {i} ({param}) is not "
-                                         "supported")
-            launch_kernel(number, module, launch, buffers)
-            launches += 1
+        launches += run_kernel(number, desc, symbol, step_args, view, scratch[symbol],
+                               counters.get(kernel_index), launch_kernel, plan["modules"])
     os.makedirs(args.output_dir, exist_ok=True)
     for i, (name, dtype, shape, value) in enumerate(plan["outputs"]):
         np.save(os.path.join(args.output_dir, f"output_{i}.npy"),
@@ -170,6 +145,87 @@ def run_plan(args, arch_prefix, launch_kernel):
         with open(os.path.join(args.output_dir, "branch_profile.json"), "w") as f:
             json.dump(profile, f, indent=1)
     print(f"run-plan: {len(plan['steps'])} step(s), {launches} launch(es): no errors")
+    return launches
+
+
+# GpuArgKind and GpuOp (orchestra_rt/GpuBundle.h).
+ARG_BUFFER, ARG_SCRATCH, ARG_REGISTER = 0, 1, 5
+OP_LAUNCH, OP_SET, OP_SET_ALTERNATING, OP_LOOP_BEGIN, OP_EXIT_UNLESS, OP_LOOP_END = range(6)
+
+
+def run_kernel(number, desc, symbol, step_args, view, scratch, counters, launch_kernel,
+               modules):
+    """Runs the launches of kernel `desc` for step `number` (its values
+    `step_args`, seen through `view`; its scratch buffers `scratch`; its
+    branch counters, if profiled): each once, in order, or as its program
+    runs them (loops whose condition the host reads each iteration,
+    registers for the buffers of the loops' values, scratch buffers used in
+    turn by even and odd iterations). Returns the launches run."""
+    registers = [None] * desc["registers"]
+
+    def source(kind, index):
+        if kind == ARG_BUFFER:
+            return view(step_args[index])
+        if kind == ARG_SCRATCH:
+            return scratch[index]
+        if registers[index] is None:
+            raise EmulationError(f"step {number}: register {index} of {symbol} read before "
+                                 "it is set")
+        return registers[index]
+
+    def launch(index):
+        launch = desc["launches"][index]
+        buffers = []
+        for i, param in enumerate(launch["params"]):
+            kind = param["kind"]
+            if kind in ("buffer", "scratch", "register"):
+                buffers.append(source({"buffer": ARG_BUFFER, "scratch": ARG_SCRATCH,
+                                       "register": ARG_REGISTER}[kind], param["index"]))
+            elif (kind == "tensor_map" and param["source"] == "buffer" and
+                  param["rank"] == 2 and param["data_type"] in TENSOR_MAP_DTYPES and
+                  param["swizzle"] in TENSOR_MAP_SWIZZLES):
+                # Dimensions innermost first: (columns, rows).
+                cols, rows = param["global_dim"]
+                box_cols, box_rows = param["box_dim"]
+                dtype = PLAN_DTYPES[TENSOR_MAP_DTYPES[param["data_type"]]]
+                data = view(step_args[param["source_index"]]).view(dtype)
+                buffers.append(TensorMap(f"buffer {param['source_index']}",
+                                         data[:rows * cols].reshape(rows, cols),
+                                         (box_rows, box_cols),
+                                         TENSOR_MAP_SWIZZLES[param["swizzle"]]))
+            elif kind == "immediate":
+                buffers.append(param)
+            elif kind == "branch_counters" and counters is not None:
+                buffers.append(counters[1])
+            else:
+                raise EmulationError(f"step {number}: parameter {i} ({param}) is not "
+                                     "supported")
+        launch_kernel(number, modules[launch["module"]], launch, buffers)
+
+    program = desc["program"] or [[OP_LAUNCH, i, 0, 0] for i in range(len(desc["launches"]))]
+    launches = pc = iteration = 0
+    loop_begin = None
+    while pc < len(program):
+        op, a, b, c = program[pc]
+        if op == OP_LAUNCH:
+            launch(a)
+            launches += 1
+        elif op == OP_SET:
+            registers[a] = source(b, c)
+        elif op == OP_SET_ALTERNATING:
+            registers[a] = scratch[c if iteration % 2 else b]
+        elif op == OP_LOOP_BEGIN:
+            loop_begin, iteration = pc, 0
+            if b == 0 and a == 0:
+                pc = next(i for i in range(pc, len(program)) if program[i][0] == OP_LOOP_END)
+        elif op == OP_EXIT_UNLESS:
+            if not source(b, c)[0]:
+                pc = next(i for i in range(pc, len(program)) if program[i][0] == OP_LOOP_END)
+        elif op == OP_LOOP_END:
+            iteration += 1
+            if program[loop_begin][2] == 1 or iteration < program[loop_begin][1]:
+                pc = loop_begin
+        pc += 1
     return launches
 
 

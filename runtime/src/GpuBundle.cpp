@@ -91,6 +91,14 @@ std::vector<uint8_t> orx::serializeGpuBundle(const GpuBundle &bundle) {
         w.u32(map.oobFill);
       }
     }
+    w.count(kernel.program.size());
+    for (const GpuInstruction &instruction : kernel.program) {
+      w.u32(static_cast<uint32_t>(instruction.op));
+      w.u64(instruction.a);
+      w.u64(instruction.b);
+      w.u64(instruction.c);
+    }
+    w.u32(kernel.registers);
   }
   return std::move(w.bytes);
 }
@@ -102,6 +110,7 @@ static constexpr size_t kMinResource = 4 + 8;
 static constexpr size_t kMinKernel = 4 + 4 + 4;
 static constexpr size_t kMinLaunch = 4 + 4 + 12 + 12 + 4 + 4;
 static constexpr size_t kMinArg = 4 + 8 + 4;
+static constexpr size_t kMinInstruction = 4 + 3 * 8;
 
 static std::string at(const std::string &prefix, const char *field, size_t i) {
   return prefix + field + "[" + std::to_string(i) + "]";
@@ -205,9 +214,9 @@ static bool readLaunch(ByteReader &r, GpuLaunchDesc &launch,
     if (!r.u32(kind, argWhat + ".kind") || !r.u64(arg.value, argWhat) ||
         !r.u32(arg.size, argWhat + ".size"))
       return false;
-    if (kind > static_cast<uint32_t>(GpuArgKind::ProfileCounters) ||
+    if (kind > static_cast<uint32_t>(GpuArgKind::Register) ||
         (version < 5 &&
-         kind == static_cast<uint32_t>(GpuArgKind::ProfileCounters)))
+         kind >= static_cast<uint32_t>(GpuArgKind::ProfileCounters)))
       return r.fail(argWhat + ".kind = " + std::to_string(kind) +
                     " is not a parameter kind of bundle version " +
                     std::to_string(version));
@@ -225,6 +234,108 @@ static bool readLaunch(ByteReader &r, GpuLaunchDesc &launch,
                     std::to_string(arg.value) + " of " +
                     std::to_string(kernel.scratchBytes.size()));
   }
+  return true;
+}
+
+/// Reads and checks a kernel's program: launches, scratch buffers and
+/// registers in range, loops that do not nest and end, exits inside loops,
+/// and Register parameters only of registers the program has.
+static bool readProgram(ByteReader &r, GpuKernelDesc &kernel,
+                        const std::string &what) {
+  uint32_t n;
+  if (!r.count(n, kMinInstruction, what + ".program"))
+    return false;
+  kernel.program.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    GpuInstruction &instruction = kernel.program[i];
+    std::string where = at(what, ".program", i);
+    uint32_t op;
+    if (!r.u32(op, where + ".op") || !r.u64(instruction.a, where) ||
+        !r.u64(instruction.b, where) || !r.u64(instruction.c, where))
+      return false;
+    if (op > static_cast<uint32_t>(GpuOp::LoopEnd))
+      return r.fail(where + ".op = " + std::to_string(op) +
+                    " is not an instruction");
+    instruction.op = static_cast<GpuOp>(op);
+  }
+  if (!r.u32(kernel.registers, what + ".registers"))
+    return false;
+  uint64_t scratch = kernel.scratchBytes.size();
+  // A Buffer, Scratch or Register argument (b, c); buffers are checked
+  // against the step's values when a launch is prepared.
+  auto isSource = [&](const GpuInstruction &instruction) {
+    if (instruction.b == static_cast<uint64_t>(GpuArgKind::Buffer))
+      return true;
+    if (instruction.b == static_cast<uint64_t>(GpuArgKind::Scratch))
+      return instruction.c < scratch;
+    if (instruction.b == static_cast<uint64_t>(GpuArgKind::Register))
+      return instruction.c < kernel.registers;
+    return false;
+  };
+  // Registers are set before they are read, in program order (so that no
+  // launch ever gets an unset one).
+  std::vector<bool> set(kernel.registers, false);
+  auto isSet = [&](const GpuInstruction &instruction) {
+    return instruction.b != static_cast<uint64_t>(GpuArgKind::Register) ||
+           set[instruction.c];
+  };
+  auto launchReadsSet = [&](uint64_t index) {
+    for (const GpuArgDesc &arg : kernel.launches[index].args)
+      if (arg.kind == GpuArgKind::Register &&
+          (arg.value >= kernel.registers || !set[arg.value]))
+        return false;
+    return true;
+  };
+  bool inLoop = false;
+  for (uint32_t i = 0; i < n; ++i) {
+    const GpuInstruction &instruction = kernel.program[i];
+    bool ok = true;
+    switch (instruction.op) {
+    case GpuOp::Launch:
+      ok = instruction.a < kernel.launches.size() &&
+           launchReadsSet(instruction.a);
+      break;
+    case GpuOp::Set:
+      ok = instruction.a < kernel.registers && isSource(instruction) &&
+           isSet(instruction);
+      if (ok)
+        set[instruction.a] = true;
+      break;
+    case GpuOp::SetAlternating:
+      ok = instruction.a < kernel.registers && instruction.b < scratch &&
+           instruction.c < scratch;
+      if (ok)
+        set[instruction.a] = true;
+      break;
+    case GpuOp::LoopBegin:
+      ok = !inLoop && instruction.b <= 1;
+      inLoop = true;
+      break;
+    case GpuOp::ExitUnless:
+      ok = inLoop && isSource(instruction) && isSet(instruction);
+      break;
+    case GpuOp::LoopEnd:
+      ok = inLoop;
+      inLoop = false;
+      break;
+    }
+    if (!ok)
+      return r.fail(at(what, ".program", i) +
+                    " is not a valid instruction here (a launch, scratch "
+                    "buffer or register out of range, a register read "
+                    "before it is set, a nested loop, or an exit or end "
+                    "outside a loop)");
+  }
+  if (inLoop)
+    return r.fail(what + ".program ends inside a loop");
+  for (size_t l = 0; l < kernel.launches.size(); ++l)
+    for (size_t a = 0; a < kernel.launches[l].args.size(); ++a) {
+      const GpuArgDesc &arg = kernel.launches[l].args[a];
+      if (arg.kind == GpuArgKind::Register && arg.value >= kernel.registers)
+        return r.fail(at(at(what, ".launches", l), ".args", a) +
+                      " names register " + std::to_string(arg.value) + " of " +
+                      std::to_string(kernel.registers));
+    }
   return true;
 }
 
@@ -300,6 +411,8 @@ bool orx::parseGpuBundle(const uint8_t *data, size_t size, GpuBundle &out,
       for (uint32_t j = 0; j < m && r.ok(); ++j)
         readLaunch(r, kernel.launches[j], kernel, out.modules.size(), version,
                    at(what, ".launches", j));
+      if (version >= 5 && r.ok())
+        readProgram(r, kernel, what);
     }
   }
   if (r.ok() && r.remaining() != 0)

@@ -75,6 +75,36 @@ static std::string describeArg(const GpuArgDesc &arg) {
   }
   case GpuArgKind::ProfileCounters:
     return "branch counters";
+  case GpuArgKind::Register:
+    return "register " + std::to_string(arg.value);
+  }
+  return "?";
+}
+
+/// "buffer 2", "scratch 0", "register 1": a program's argument.
+static std::string describeSource(uint64_t kind, uint64_t index) {
+  return describeArg({static_cast<GpuArgKind>(kind), index, 8, {}});
+}
+
+static std::string describeInstruction(const GpuInstruction &instruction) {
+  switch (instruction.op) {
+  case GpuOp::Launch:
+    return "launch " + std::to_string(instruction.a);
+  case GpuOp::Set:
+    return "register " + std::to_string(instruction.a) + " = " +
+           describeSource(instruction.b, instruction.c);
+  case GpuOp::SetAlternating:
+    return "register " + std::to_string(instruction.a) + " = scratch " +
+           std::to_string(instruction.b) + " / " +
+           std::to_string(instruction.c) + " in even / odd iterations";
+  case GpuOp::LoopBegin:
+    return instruction.b ? "loop until an exit"
+                         : "loop " + std::to_string(instruction.a) + " times";
+  case GpuOp::ExitUnless:
+    return "exit the loop unless " +
+           describeSource(instruction.b, instruction.c);
+  case GpuOp::LoopEnd:
+    return "end of the loop";
   }
   return "?";
 }
@@ -120,6 +150,12 @@ static void describeBundle(const BinaryDesc &binary, std::ostream &os) {
          << " B of dynamic shared memory\n";
       for (size_t j = 0; j < launch.args.size(); ++j)
         os << "        param " << j << ": " << describeArg(launch.args[j])
+           << "\n";
+    }
+    if (!kernel.program.empty()) {
+      os << "      program (" << kernel.registers << " register(s)):\n";
+      for (size_t i = 0; i < kernel.program.size(); ++i)
+        os << "        " << i << ": " << describeInstruction(kernel.program[i])
            << "\n";
     }
   }
@@ -359,6 +395,8 @@ static const char *argKindName(GpuArgKind kind) {
     return "tensor_map";
   case GpuArgKind::ProfileCounters:
     return "branch_counters";
+  case GpuArgKind::Register:
+    return "register";
   }
   return "?";
 }
@@ -425,7 +463,8 @@ static void writeBundleJson(const GpuBundle &bundle, JsonWriter &json) {
           json.member("value", arg.value);
           json.member("size", arg.size);
         } else if (arg.kind == GpuArgKind::Buffer ||
-                   arg.kind == GpuArgKind::Scratch) {
+                   arg.kind == GpuArgKind::Scratch ||
+                   arg.kind == GpuArgKind::Register) {
           json.member("index", arg.value);
         } else if (arg.kind == GpuArgKind::TensorMap) {
           const GpuTensorMapDesc &map = arg.tensorMap;
@@ -449,6 +488,18 @@ static void writeBundleJson(const GpuBundle &bundle, JsonWriter &json) {
       json.endObject();
     }
     json.endArray();
+    // The program: [op, a, b, c] per instruction (GpuOp's numbering).
+    json.key("program");
+    json.beginArray();
+    for (const GpuInstruction &instruction : kernel.program) {
+      json.beginArray();
+      for (uint64_t field : {static_cast<uint64_t>(instruction.op),
+                             instruction.a, instruction.b, instruction.c})
+        json.value(field);
+      json.endArray();
+    }
+    json.endArray();
+    json.member("registers", kernel.registers);
     json.endObject();
   }
   json.endArray();

@@ -382,6 +382,64 @@ TEST_F(CudaBackendTest, BranchCountersInDeviceMemory) {
   expectAllReleased();
 }
 
+// A kernel with a loop (design/0019): r = x doubled n times, n from the
+// data. The program starts a countdown, then while its condition byte
+// (read back each iteration) is set adds the vector to itself into the
+// other of two scratch buffers and counts down; a last launch copies the
+// result out.
+TEST_F(CudaBackendTest, LoopProgram) {
+  GpuBundle bundle = makeFakeBundle();
+  GpuKernelDesc loop;
+  loop.symbol = "orx_kernel_loop";
+  // 0: counter, 1: condition, 2 and 3: the vector, in turn.
+  loop.scratchBytes = {8, 1, kVectorBytes, kVectorBytes};
+  GpuArgDesc vector{GpuArgKind::Register, 0, 8, {}};
+  GpuArgDesc next{GpuArgKind::Register, 1, 8, {}};
+  loop.launches = {
+      gpuLaunch("fake_start_countdown", {buffer(0), scratch(0), scratch(1)}),
+      gpuLaunch("fake_add_f32",
+                {vector, vector, next, immediate(kVectorLength, 4)}),
+      gpuLaunch("fake_count_down", {scratch(0), scratch(1)}),
+      gpuLaunch("fake_scale_f32",
+                {vector, buffer(2), immediate(floatBits(1.0f), 4),
+                 immediate(kVectorLength, 8)})};
+  auto scratchKind = static_cast<uint64_t>(GpuArgKind::Scratch);
+  auto bufferKind = static_cast<uint64_t>(GpuArgKind::Buffer);
+  auto registerKind = static_cast<uint64_t>(GpuArgKind::Register);
+  loop.program = {
+      {GpuOp::Launch, 0, 0, 0},         {GpuOp::Set, 0, bufferKind, 1},
+      {GpuOp::LoopBegin, 0, 1, 0},      {GpuOp::ExitUnless, 0, scratchKind, 1},
+      {GpuOp::SetAlternating, 1, 2, 3}, {GpuOp::Launch, 1, 0, 0},
+      {GpuOp::Set, 0, registerKind, 1}, {GpuOp::Launch, 2, 0, 0},
+      {GpuOp::LoopEnd, 0, 0, 0},        {GpuOp::Launch, 3, 0, 0}};
+  loop.registers = 2;
+  bundle.kernels.push_back(loop);
+  Artifact a = makeGpuSelectArtifact();
+  a.binaries = {bundleBinary(bundle)};
+  a.kernels = {{"orx_kernel_loop", 0, {}}};
+  a.inputs = {{"n", DType::I64, {}}, vectorDesc("x"), vectorDesc("b")};
+  a.values[0] = {0, 0, 8};
+  a.steps = {launch(0, "loop", 0, {0, 1, 4}, 2)};
+  {
+    SessionPtr session = createSession(a);
+    ASSERT_TRUE(session);
+    std::vector<float> x = iota(1), unused(kVectorLength, 0.0f);
+    for (int64_t n : {3, 0, 1}) {
+      std::vector<float> r(kVectorLength, -1.0f);
+      const void *inputs[] = {&n, x.data(), unused.data()};
+      size_t sizes[] = {8, kVectorBytes, kVectorBytes};
+      void *outputs[] = {r.data()};
+      size_t outputSizes[] = {kVectorBytes};
+      Status status(orx_session_run(session.get(), inputs, sizes, 3, outputs,
+                                    outputSizes, 1));
+      ASSERT_FALSE(status) << message(status);
+      for (size_t i = 0; i < kVectorLength; ++i)
+        EXPECT_EQ(r[i], x[i] * float(1 << n)) << "n = " << n << ", i = " << i;
+    }
+  }
+  expectAllReleased();
+}
+
 TEST_F(CudaBackendTest, TwoGpusWithPeerCopy) {
   fake.configure("device_count", 2);
   Artifact a = makeTwoGpuArtifact();

@@ -197,12 +197,87 @@ TEST(GpuBundleTest, OtherVersion) {
               "GPU module bundle: GPU module bundle version " +
                   std::to_string(version) + ", this runtime reads 4 to 5");
   }
-  // Version 4 (before branch counters) is read too.
+  // Version 4 (before branch counters and programs) is read too: one
+  // kernel, without the program and register count that end a kernel in 5.
+  GpuBundle one = makeBundle();
+  one.kernels.resize(1);
+  bytes = serializeGpuBundle(one);
+  bytes.resize(bytes.size() - 8);
   bytes[8] = 4;
   GpuBundle parsed;
   std::string error;
   EXPECT_TRUE(parseGpuBundle(bytes.data(), bytes.size(), parsed, error))
       << error;
+  EXPECT_TRUE(parsed.kernels[0].program.empty());
+}
+
+// A kernel's program (design/0019: loops on GPUs) round-trips, and what
+// the runtime could not run is refused.
+TEST(GpuBundleTest, Programs) {
+  auto bufferKind = static_cast<uint64_t>(GpuArgKind::Buffer);
+  auto registerKind = static_cast<uint64_t>(GpuArgKind::Register);
+  GpuBundle bundle = makeBundle();
+  GpuKernelDesc &kernel = bundle.kernels[0];
+  kernel.scratchBytes = {8, 8};
+  kernel.registers = 2;
+  firstLaunch(bundle).args.push_back({GpuArgKind::Register, 1, 8, {}});
+  kernel.program = {{GpuOp::Set, 0, bufferKind, 0},
+                    {GpuOp::LoopBegin, 0, 1, 0},
+                    {GpuOp::ExitUnless, 0, registerKind, 0},
+                    {GpuOp::SetAlternating, 1, 0, 1},
+                    {GpuOp::Launch, 0, 0, 0},
+                    {GpuOp::LoopEnd, 0, 0, 0}};
+  GpuBundle parsed;
+  std::string error;
+  std::vector<uint8_t> bytes = serializeGpuBundle(bundle);
+  ASSERT_TRUE(parseGpuBundle(bytes.data(), bytes.size(), parsed, error))
+      << error;
+  ASSERT_EQ(parsed.kernels[0].program.size(), 6u);
+  EXPECT_EQ(parsed.kernels[0].program[3].op, GpuOp::SetAlternating);
+  EXPECT_EQ(parsed.kernels[0].program[3].c, 1u);
+  EXPECT_EQ(parsed.kernels[0].registers, 2u);
+
+  auto refused = [&](const std::function<void(GpuKernelDesc &)> &edit) {
+    GpuBundle broken = bundle;
+    edit(broken.kernels[0]);
+    std::vector<uint8_t> data = serializeGpuBundle(broken);
+    GpuBundle out;
+    std::string message;
+    EXPECT_FALSE(parseGpuBundle(data.data(), data.size(), out, message));
+    return message;
+  };
+  const std::string invalid =
+      " is not a valid instruction here (a launch, scratch buffer or "
+      "register out of range, a register read before it is set, a nested "
+      "loop, or an exit or end outside a loop)";
+  EXPECT_EQ(refused([](GpuKernelDesc &k) { k.program[4].a = 9; }),
+            "GPU module bundle: kernels[0].program[4]" + invalid);
+  EXPECT_EQ(refused([](GpuKernelDesc &k) { k.program[3].c = 2; }),
+            "GPU module bundle: kernels[0].program[3]" + invalid);
+  EXPECT_EQ(
+      refused([](GpuKernelDesc &k) {
+        k.program.insert(k.program.begin() + 2, {GpuOp::LoopBegin, 1, 0, 0});
+      }),
+      "GPU module bundle: kernels[0].program[2]" + invalid);
+  EXPECT_EQ(refused([](GpuKernelDesc &k) { k.program.pop_back(); }),
+            "GPU module bundle: kernels[0].program ends inside a loop");
+  EXPECT_EQ(
+      refused([](GpuKernelDesc &k) { k.program.erase(k.program.begin() + 1); }),
+      "GPU module bundle: kernels[0].program[1]" + invalid);
+  EXPECT_EQ(refused([](GpuKernelDesc &k) { k.registers = 1; }),
+            "GPU module bundle: kernels[0].program[3]" + invalid);
+  // The launch reads register 1 before the SetAlternating that sets it.
+  EXPECT_EQ(
+      refused([](GpuKernelDesc &k) { std::swap(k.program[3], k.program[4]); }),
+      "GPU module bundle: kernels[0].program[3]" + invalid);
+  EXPECT_EQ(refused([](GpuKernelDesc &k) {
+              k.program[0].op = static_cast<GpuOp>(9);
+            }),
+            "GPU module bundle: kernels[0].program[0].op = 9 is not an "
+            "instruction");
+  EXPECT_EQ(
+      refused([](GpuKernelDesc &k) { k.launches[0].args.back().value = 2; }),
+      "GPU module bundle: kernels[0].program[4]" + invalid);
 }
 
 // Branch counters (design/0019) are a parameter kind of version 5 only.

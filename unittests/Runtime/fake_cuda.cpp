@@ -316,6 +316,30 @@ CUresult countPositiveF32(const Params &p) {
   return kSuccess;
 }
 
+/// (n: i64 buffer, counter: i64 buffer, condition: byte buffer): counter =
+/// n, condition = n > 0 (the start of a loop of n iterations).
+CUresult startCountdown(const Params &p) {
+  if (!isDeviceRange(p[0], 8) || !isDeviceRange(p[1], 8) ||
+      !isDeviceRange(p[2], 1))
+    return kIllegalAddress;
+  auto *n = reinterpret_cast<const int64_t *>(static_cast<uintptr_t>(p[0]));
+  auto *counter = reinterpret_cast<int64_t *>(static_cast<uintptr_t>(p[1]));
+  *counter = *n;
+  *reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(p[2])) = *n > 0;
+  return kSuccess;
+}
+
+/// (counter: i64 buffer, condition: byte buffer): counter -= 1, condition
+/// = counter > 0.
+CUresult countDown(const Params &p) {
+  if (!isDeviceRange(p[0], 8) || !isDeviceRange(p[1], 1))
+    return kIllegalAddress;
+  auto *counter = reinterpret_cast<int64_t *>(static_cast<uintptr_t>(p[0]));
+  *counter -= 1;
+  *reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(p[1])) = *counter > 0;
+  return kSuccess;
+}
+
 /// (): writes to address 0.
 CUresult fault(const Params &) { return kIllegalAddress; }
 
@@ -472,6 +496,8 @@ CUresult cuInit(unsigned flags) {
         {"fake_scale_f32", {8, 8, 4, 8}, scaleF32},
         {"fake_fault", {}, fault},
         {"fake_count_positive_f32", {8, 8, 4}, countPositiveF32},
+        {"fake_start_countdown", {8, 8, 8}, startCountdown},
+        {"fake_count_down", {8, 8}, countDown},
         {"fake_tma_copy_f32", {8, 8}, tmaCopyF32},
     };
   state().initialized = result == kSuccess;

@@ -87,7 +87,8 @@ void mlir::orchestra::registerAMDTargets(TargetRegistry &registry) {
   cdna3.strategyLibraries = {"gpu_common.mlir"};
   cdna3.preparePipeline = "orchestra-gpu-lower-asm-kernels";
   cdna3.preStrategyPipeline =
-      "orchestra-gpu-pads-to-linalg,orchestra-gpu-parallel-loops-first,"
+      "orchestra-gpu-pads-to-linalg,orchestra-gpu-scalars-to-linalg,"
+      "orchestra-gpu-parallel-loops-first,"
       "orchestra-amd-select-recipes";
   cdna3.loweringPipeline = getAMDLoweringPipeline(cdna3.arch);
   cdna3.loweringNeedsStrategy = true;

@@ -118,7 +118,8 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   hopper.strategyLibraries = {"gpu_common.mlir", "nvidia_gpu_common.mlir"};
   hopper.preparePipeline = "orchestra-gpu-lower-asm-kernels";
   hopper.preStrategyPipeline =
-      "orchestra-gpu-pads-to-linalg,orchestra-gpu-parallel-loops-first,"
+      "orchestra-gpu-pads-to-linalg,orchestra-gpu-scalars-to-linalg,"
+      "orchestra-gpu-parallel-loops-first,"
       "orchestra-nvidia-select-recipes";
   hopper.loweringPipeline =
       getNVIDIALoweringPipeline(hopper.arch, "sm_90a", "+ptx83");
@@ -167,7 +168,8 @@ void mlir::orchestra::registerNVIDIATargets(TargetRegistry &registry) {
   blackwell.strategyLibraries = {"gpu_common.mlir", "nvidia_gpu_common.mlir"};
   blackwell.preparePipeline = "orchestra-gpu-lower-asm-kernels";
   blackwell.preStrategyPipeline =
-      "orchestra-gpu-pads-to-linalg,orchestra-gpu-parallel-loops-first,"
+      "orchestra-gpu-pads-to-linalg,orchestra-gpu-scalars-to-linalg,"
+      "orchestra-gpu-parallel-loops-first,"
       "orchestra-nvidia-select-recipes";
   blackwell.loweringPipeline =
       getNVIDIALoweringPipeline(blackwell.arch, "sm_100a", "+ptx86");

@@ -90,6 +90,9 @@ enum class GpuArgKind : uint32_t {
   /// with --profile-branches; design/0019), passed as a device pointer to
   /// 4 u64 per branch of the kernel's branch table. Version 5.
   ProfileCounters = 4,
+  /// Register `value` of the kernel's program: a buffer that changes as the
+  /// program runs (a loop's carried values). Version 5.
+  Register = 5,
 };
 
 /// A tiled tensor map, in the terms of the driver that encodes it:
@@ -142,12 +145,46 @@ struct GpuLaunchDesc {
   std::vector<GpuArgDesc> args;
 };
 
-/// A task kernel of the plan (a KernelDesc::symbol): its launches in order.
+/// One instruction of a kernel's program (design/0019: loops on GPUs).
+enum class GpuOp : uint32_t {
+  /// Enqueues launches[a].
+  Launch = 0,
+  /// Register a = the buffer of the argument (b: a Buffer, Scratch or
+  /// Register GpuArgKind, c: its index).
+  Set = 1,
+  /// Register a = scratch buffer b in the innermost loop's even iterations
+  /// (the first is 0), scratch buffer c in its odd ones: the buffers a
+  /// loop's values are written to, used in turn so that an iteration never
+  /// overwrites what the one before computed.
+  SetAlternating = 2,
+  /// Starts a loop of a iterations (b = 0), or of iterations until an
+  /// ExitUnless leaves it (b = 1). Loops do not nest.
+  LoopBegin = 3,
+  /// Leaves the loop (past its LoopEnd) unless the byte at the argument (b:
+  /// a Buffer, Scratch or Register GpuArgKind, c: its index) is non-zero;
+  /// the host waits for the launches before it to read it.
+  ExitUnless = 4,
+  /// Ends an iteration: back to the instruction after the LoopBegin, or on
+  /// after the last iteration.
+  LoopEnd = 5,
+};
+
+struct GpuInstruction {
+  GpuOp op = GpuOp::Launch;
+  uint64_t a = 0, b = 0, c = 0;
+};
+
+/// A task kernel of the plan (a KernelDesc::symbol): its launches in order,
+/// or, with a program, as the program runs them.
 struct GpuKernelDesc {
   std::string symbol;
   /// Device buffers the task needs between its launches, in bytes.
   std::vector<uint64_t> scratchBytes;
   std::vector<GpuLaunchDesc> launches;
+  /// Empty: every launch once, in order. Else what to run (version 5).
+  std::vector<GpuInstruction> program;
+  /// The program's registers.
+  uint32_t registers = 0;
 };
 
 struct GpuBundle {

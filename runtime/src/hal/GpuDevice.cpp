@@ -32,13 +32,20 @@ struct GpuDevice::Launch {
   /// map, encoded for this step's buffers and copied there once, when the
   /// launch is prepared (the buffers do not move for the session's life).
   std::vector<uint64_t> params;
+  /// The parameters that are registers of the kernel's program: (parameter,
+  /// register), set as the program runs.
+  std::vector<std::pair<size_t, uint64_t>> registerParams;
   /// "launch 0 ('matmul_kernel') of kernel 'orx_kernel_task0'".
   std::string name;
 };
 
-/// The launches of one step.
+/// The launches of one step, and the program that runs them (null: each
+/// once, in order).
 struct GpuDevice::PreparedLaunches final : PreparedLaunch {
   std::vector<Launch> launches;
+  const Kernel *kernel = nullptr;
+  /// The step's values (Buffer arguments of the program).
+  std::vector<Address> buffers;
 };
 
 /// The vendor event of an event of a GPU device (every event a GPU device
@@ -282,6 +289,10 @@ bool GpuDevice::prepareLaunches(const Kernel &kernel,
       case GpuArgKind::Scratch:
         prepared.params.push_back(kernel.scratch[arg.value]);
         break;
+      case GpuArgKind::Register:
+        prepared.registerParams.emplace_back(prepared.params.size(), arg.value);
+        prepared.params.push_back(0);
+        break;
       case GpuArgKind::ProfileCounters:
         if (!counters) {
           error = prepared.name + ": " + parameter +
@@ -333,23 +344,99 @@ bool GpuDevice::prepareLaunches(const Kernel &kernel,
   return true;
 }
 
-bool GpuDevice::enqueueLaunches(const std::vector<Launch> &launches,
+bool GpuDevice::enqueueLaunch(const Launch &launch,
+                              const std::vector<Address> &registers,
+                              std::string &error) const {
+  // The API copies the parameter values when the launch is enqueued.
+  std::vector<uint64_t> values = launch.params;
+  for (auto [param, reg] : launch.registerParams)
+    values[param] = registers[reg];
+  std::vector<void *> params;
+  for (uint64_t &value : values)
+    params.push_back(&value);
+  return inContext(launchKernel(launch.function, launch.grid, launch.block,
+                                launch.sharedBytes, kernelStream, params.data(),
+                                error),
+                   launch.name + " on " + description, error);
+}
+
+bool GpuDevice::enqueueLaunches(const PreparedLaunches &prepared,
                                 Handle started, std::string &error) const {
   if (!activate(error))
     return false;
   if (started && !record(started, kernelStream, error))
     return false;
-  std::vector<void *> params;
-  for (const Launch &launch : launches) {
-    // The API copies the parameter values when the launch is enqueued.
-    params.clear();
-    for (const uint64_t &param : launch.params)
-      params.push_back(const_cast<uint64_t *>(&param));
-    if (!inContext(launchKernel(launch.function, launch.grid, launch.block,
-                                launch.sharedBytes, kernelStream, params.data(),
-                                error),
-                   launch.name + " on " + description, error))
-      return false;
+  const GpuKernelDesc &desc = *prepared.kernel->desc;
+  if (desc.program.empty()) {
+    for (const Launch &launch : prepared.launches)
+      if (!enqueueLaunch(launch, {}, error))
+        return false;
+    return true;
+  }
+  // The program (design/0019): loops whose condition the host reads back
+  // each iteration, after the launches before it.
+  std::vector<Address> registers(desc.registers, 0);
+  auto source = [&](uint64_t kind, uint64_t index) -> Address {
+    switch (static_cast<GpuArgKind>(kind)) {
+    case GpuArgKind::Buffer:
+      return prepared.buffers[index];
+    case GpuArgKind::Scratch:
+      return prepared.kernel->scratch[index];
+    default:
+      return registers[index];
+    }
+  };
+  size_t loopStart = 0, loopEnd = 0;
+  uint64_t iteration = 0;
+  for (size_t pc = 0; pc < desc.program.size(); ++pc) {
+    const GpuInstruction &instruction = desc.program[pc];
+    switch (instruction.op) {
+    case GpuOp::Launch:
+      if (!enqueueLaunch(prepared.launches[instruction.a], registers, error))
+        return false;
+      break;
+    case GpuOp::Set:
+      registers[instruction.a] = source(instruction.b, instruction.c);
+      break;
+    case GpuOp::SetAlternating:
+      registers[instruction.a] =
+          prepared.kernel
+              ->scratch[iteration % 2 ? instruction.c : instruction.b];
+      break;
+    case GpuOp::LoopBegin:
+      loopStart = pc + 1;
+      loopEnd = pc;
+      while (desc.program[loopEnd].op != GpuOp::LoopEnd)
+        ++loopEnd;
+      iteration = 0;
+      if (instruction.b == 0 && instruction.a == 0)
+        pc = loopEnd;
+      break;
+    case GpuOp::ExitUnless: {
+      uint8_t condition = 0;
+      Address address = source(instruction.b, instruction.c);
+      if (!copyOn(
+              kernelStream, Memory{nullptr, &condition},
+              Memory{const_cast<GpuDevice *>(this),
+                     reinterpret_cast<void *>(static_cast<uintptr_t>(address))},
+              1, error) ||
+          !inContext(synchronizeStream(kernelStream, error), description,
+                     error)) {
+        error = "kernel '" + desc.symbol +
+                "': cannot read a loop's condition: " + error;
+        return false;
+      }
+      if (!condition)
+        pc = loopEnd;
+      break;
+    }
+    case GpuOp::LoopEnd:
+      ++iteration;
+      if (desc.program[loopStart - 1].b == 1 ||
+          iteration < desc.program[loopStart - 1].a)
+        pc = loopStart - 1;
+      break;
+    }
   }
   return true;
 }
@@ -400,7 +487,20 @@ GpuDevice::prepareLaunch(const Artifact &artifact, uint32_t kernelIndex,
     counters = addresses.back();
     addresses.pop_back();
   }
+  // The program's Buffer arguments name values of the step.
+  for (const GpuInstruction &instruction : prepared->desc->program)
+    if ((instruction.op == GpuOp::Set || instruction.op == GpuOp::ExitUnless) &&
+        instruction.b == static_cast<uint64_t>(GpuArgKind::Buffer) &&
+        instruction.c >= addresses.size()) {
+      error = step + ": the program of kernel '" + kernel.symbol +
+              "' reads buffer " + std::to_string(instruction.c) +
+              ", but the step has " + std::to_string(addresses.size()) +
+              " values";
+      return nullptr;
+    }
   auto result = std::make_unique<PreparedLaunches>();
+  result->kernel = prepared;
+  result->buffers = addresses;
   if (!prepareLaunches(*prepared, addresses, counters, result->launches,
                        error)) {
     error = step + ": " + error;
@@ -421,7 +521,7 @@ bool GpuDevice::record(Handle event, Handle stream, std::string &error) const {
 bool GpuDevice::launch(PreparedLaunch &prepared, const StepEvents &events,
                        std::string &error) {
   auto &launch = static_cast<PreparedLaunches &>(prepared);
-  return enqueueLaunches(launch.launches, eventOf(events.started), error) &&
+  return enqueueLaunches(launch, eventOf(events.started), error) &&
          (!events.finished ||
           record(eventOf(events.finished), kernelStream, error)) &&
          (!events.done || record(eventOf(events.done), kernelStream, error));

@@ -206,8 +206,14 @@ private:
   bool prepareLaunches(const Kernel &kernel,
                        const std::vector<Address> &buffers, Address counters,
                        std::vector<Launch> &out, std::string &error);
-  bool enqueueLaunches(const std::vector<Launch> &launches, Handle started,
+  /// Enqueues a step's launches: each once, in order, or as the kernel's
+  /// program runs them.
+  bool enqueueLaunches(const PreparedLaunches &prepared, Handle started,
                        std::string &error) const;
+  /// Enqueues `launch` with its register parameters from `registers`.
+  bool enqueueLaunch(const Launch &launch,
+                     const std::vector<Address> &registers,
+                     std::string &error) const;
   /// activate() + recordEvent / streamWaitEvent / hostWaitEvent, with the
   /// description in the error.
   bool record(Handle event, Handle stream, std::string &error) const;

@@ -233,6 +233,14 @@ def ref_control_flow(i):
     return [branch, looped + np.float32(1.0)]
 
 
+def ref_gpu_loops(i):
+    n, x = int(load(i, "n")), load(i, "x")
+    acc = x
+    for _ in range(4):
+        acc = acc * np.float32(0.5) + x
+    return [x * np.float32(2.0) ** max(n, 0), np.array(max(n, 0), np.int64), acc]
+
+
 def ref_commit(i):
     c, x, y = bool(load(i, "c")), load(i, "x"), load(i, "y")
     return [np.exp(x) if c else x - y, np.ones_like(x) if c else y,

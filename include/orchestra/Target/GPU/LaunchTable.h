@@ -44,8 +44,13 @@ struct LaunchTableOptions {
 /// allocations), views that keep a buffer's base address, and each
 /// `gpu.launch_func` with constant grid, block and shared-memory sizes and
 /// its arguments (buffers, values of `recordOther`, 32- and 64-bit
-/// constants). `moduleIndex` numbers the device modules. Any other op on the
-/// host side is an error.
+/// constants). A loop on the host side (an `scf.while` whose condition is
+/// the element of a one-element buffer, or an `scf.for` with a constant trip
+/// count whose body does not read its induction variable; not nested)
+/// makes the kernel a program (design/0019): its carried values are
+/// registers, the buffers allocated inside it two scratch buffers used in
+/// turn by even and odd iterations. `moduleIndex` numbers the device
+/// modules. Any other op on the host side is an error.
 LogicalResult recordLaunches(func::FuncOp func,
                              const llvm::StringMap<uint32_t> &moduleIndex,
                              const LaunchTableOptions &options,

@@ -37,8 +37,25 @@ inline Value getConstantPadValue(tensor::PadOp pad) {
 /// private memory in orchestra-gpu-workgroup-allocations), the empty
 /// tensors and constants they use, reshapes (which stay views of the same
 /// device buffer), concatenations, static slices and the pads
-/// orchestra-gpu-pads-to-linalg rewrites. The GPU archs' `supportsOp`.
+/// orchestra-gpu-pads-to-linalg rewrites; loops (scf.while, and scf.for
+/// with a constant trip count whose induction variable only has counter
+/// uses) on static tensors, not nested, that keepsCarriedPositions, and
+/// the scalar chains of their counters and conditions. The GPU archs'
+/// `supportsOp`.
 bool isGpuMappable(Operation *op);
+
+/// Whether `use`, of a counted loop's induction variable, is one a GPU
+/// computes from a counter it keeps (orchestra-gpu-scalars-to-linalg): an
+/// integer cast feeding scalars that stay on the device, or the one
+/// dynamic offset, of size 1, of a static tensor.insert_slice (a row of a
+/// scan output).
+bool isCounterUse(OpOperand &use);
+
+/// Whether the loop `op` (scf.for or scf.while, on tensors or buffers)
+/// yields each value it carries back to the position it came from: a GPU
+/// runs a loop's iterations writing in turn into two buffers per value
+/// (design/0019), which a value that changes positions could outlive.
+bool keepsCarriedPositions(Operation *op);
 
 } // namespace mlir::orchestra::gpucommon
 

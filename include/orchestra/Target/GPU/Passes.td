@@ -35,6 +35,40 @@ def GPUPadsToLinalg : Pass<"orchestra-gpu-pads-to-linalg",
                            "::mlir::arith::ArithDialect"];
 }
 
+def GPUScalarsToLinalg : Pass<"orchestra-gpu-scalars-to-linalg",
+                                 "::mlir::ModuleOp"> {
+  let summary = "Compute the scalars of GPU kernels in 0-d structured ops";
+  let description = [{
+    Stage 5, before the strategy. The importers compute loop counters and
+    conditions as scalars: elements of 0-d tensors (`tensor.extract`),
+    arith and math ops on them, and `tensor.from_elements` back into a 0-d
+    tensor. On a GPU those scalars live in device memory, where the host
+    side of a kernel cannot compute with them. This pass rewrites each 0-d
+    `tensor.from_elements` of such a chain into one 0-d `linalg.generic`
+    whose inputs are the 0-d tensors the chain reads and whose body is the
+    chain (constants cloned in), which the strategy maps like any op. A
+    loop's condition that is not already the element of a 0-d tensor is
+    computed so too and read back (`tensor.extract` of the result: the one
+    scalar the host side reads, once per iteration). Scalar ops left
+    without uses are erased. The scheduler gives GPUs only the chains this
+    pass rewrites (`isGpuMappable`). A loop's initial value that is a
+    constant tensor is written into a buffer of its own (`linalg.fill` of a
+    splat, else `linalg.copy`), since the host side of a kernel cannot
+    address the constants the device modules hold.
+
+    First, a counted loop whose body reads its induction variable (only in
+    the ways `isCounterUse` accepts) gets a counter the GPU keeps: a 0-d i64
+    tensor carried from the lower bound, advanced by the step by a 0-d
+    `linalg.generic`. Integer casts of the variable read the counter; a
+    row inserted at the variable (`tensor.insert_slice` with that one
+    dynamic offset, of size 1: a scan output) becomes a `linalg.generic`
+    over the destination selecting the source's element where the row
+    covers it and the destination's elsewhere.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def GPUParallelLoopsFirst : Pass<"orchestra-gpu-parallel-loops-first",
                                     "::mlir::ModuleOp"> {
   let summary = "Put the parallel loops of the structured ops of GPU kernels "

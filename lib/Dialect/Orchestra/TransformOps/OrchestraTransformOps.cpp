@@ -31,6 +31,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/IntegerSet.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -80,6 +81,29 @@ transform::MatchStaticShapesOp::apply(transform::TransformRewriter &rewriter,
           emitSilenceableError() << "payload op '" << op->getName()
                                  << "' has a dynamically shaped operand or "
                                     "result";
+      diag.attachNote(op->getLoc()) << "payload op";
+      return diag;
+    }
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatchTaskLevelOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure
+transform::MatchTaskLevelOp::apply(transform::TransformRewriter &rewriter,
+                                   transform::TransformResults &results,
+                                   transform::TransformState &state) {
+  for (Operation *op : state.getPayloadOps(getTarget())) {
+    Operation *parent = op->getParentOp();
+    if (parent && isa<scf::WhileOp, scf::ForOp>(parent))
+      parent = parent->getParentOp();
+    if (!parent || !isa<FunctionOpInterface>(parent)) {
+      DiagnosedSilenceableFailure diag =
+          emitSilenceableError() << "payload op '" << op->getName()
+                                 << "' is not at the level of a task's ops";
       diag.attachNote(op->getLoc()) << "payload op";
       return diag;
     }

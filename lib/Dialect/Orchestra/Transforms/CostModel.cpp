@@ -102,10 +102,12 @@ double CostShapes::estimateFlops(Operation *op, bool simt) const {
         simt && rate)
       divergence = std::clamp(rate.getValueAsDouble(), 0.0, 1.0);
     double sides[2] = {0, 0};
-    for (auto [s, side] : llvm::enumerate(ArrayRef<Region *>{
-             &branch.getThenRegion(), &branch.getElseRegion()}))
-      if (!side->empty())
-        for (Operation &nested : side->front().without_terminator())
+    // (An array of its own: a braced list in the loop's range would end
+    // before the loop body runs.)
+    Region *regions[2] = {&branch.getThenRegion(), &branch.getElseRegion()};
+    for (int s = 0; s < 2; ++s)
+      if (!regions[s]->empty())
+        for (Operation &nested : regions[s]->front().without_terminator())
           sides[s] += estimateFlops(&nested, simt);
     return (1 - divergence) *
                (thenShare * sides[0] + (1 - thenShare) * sides[1]) +

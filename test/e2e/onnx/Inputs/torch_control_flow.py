@@ -7,8 +7,10 @@ trip counts against PyTorch.
 
   torch_control_flow.py DIR TOPOLOGY...
 
-Prints a line per topology and run; exits 1 on a mismatch. Needs torch,
-onnx, numpy and orchestra-compile/orchestra-run on PATH.
+A TOPOLOGY of gpu:nvidia or gpu:amd compiles for that GPU alone and runs the
+plan in its emulator (case_runner.emulate). Prints a line per topology and
+run; exits 1 on a mismatch. Needs torch, onnx, numpy and
+orchestra-compile/orchestra-run on PATH.
 """
 
 import os
@@ -17,6 +19,8 @@ import sys
 
 import numpy as np
 import torch
+
+import case_runner
 
 
 class Branchy(torch.nn.Module):
@@ -46,21 +50,32 @@ def main():
                       input_names=["x", "n"], output_names=["y"])
     failures = 0
     for k, topology in enumerate(topologies):
+        gpu = topology[4:] if topology.startswith("gpu:") else None
         artifact = os.path.join(directory, "branchy%d.orcx" % k)
-        subprocess.run(["orchestra-compile", path, "--topology", topology,
-                        "-o", artifact, "--quiet"], check=True)
+        if not gpu:
+            subprocess.run(["orchestra-compile", path, "--topology", topology,
+                            "-o", artifact, "--quiet"], check=True)
         for sign in (1, -1):
             for trips in (3, 0):
                 x = torch.randn(4, 16).abs() * sign
-                np.save(os.path.join(directory, "x.npy"), x.numpy())
-                np.save(os.path.join(directory, "n.npy"),
-                        np.array(trips, np.int64))
+                inputs = {"x": os.path.join(directory, "x.npy"),
+                          "n": os.path.join(directory, "n.npy")}
+                np.save(inputs["x"], x.numpy())
+                np.save(inputs["n"], np.array(trips, np.int64))
                 out = os.path.join(directory, "out")
-                subprocess.run(
-                    ["orchestra-run", artifact, "--input",
-                     "x=" + os.path.join(directory, "x.npy"), "--input",
-                     "n=" + os.path.join(directory, "n.npy"), "--output-dir",
-                     out, "--quiet"], check=True)
+                if gpu:
+                    case_dir = os.path.join(directory, "%s-%d-%d" % (
+                        gpu, sign, trips))
+                    os.makedirs(case_dir, exist_ok=True)
+                    problem = case_runner.emulate(path, inputs, case_dir, gpu)
+                    if problem:
+                        sys.exit("%s: %s" % (topology, problem))
+                    out = os.path.join(case_dir, "out")
+                else:
+                    subprocess.run(
+                        ["orchestra-run", artifact, "--input",
+                         "x=" + inputs["x"], "--input", "n=" + inputs["n"],
+                         "--output-dir", out, "--quiet"], check=True)
                 got = np.load(os.path.join(out, "output_0.npy"))
                 want = model(x, trips).detach().numpy()
                 ok = np.allclose(got, want, rtol=1e-5, atol=1e-5)

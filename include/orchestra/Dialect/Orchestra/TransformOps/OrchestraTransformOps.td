@@ -74,6 +74,26 @@ def MatchStaticShapesOp : TransformDialectOp<"orchestra.match.static_shapes", [
   let assemblyFormat = "$target attr-dict `:` type($target)";
 }
 
+def MatchTaskLevelOp : TransformDialectOp<"orchestra.match.task_level", [
+    MatchOpInterface,
+    MemoryEffectsOpInterface,
+    NavigationTransformOpTrait,
+    DeclareOpInterfaceMethods<TransformOpInterface>]> {
+  let summary = "Matches payload ops at the level of a task's ops: directly "
+                "in a function, or in a loop directly in one";
+  let description = [{
+    Succeeds when the parent of every payload op of `target` is a function,
+    or an `scf.while` or `scf.for` whose parent is a function (a task's loop,
+    whose iterations run the ops of its regions as kernels of their own:
+    design/0019); emits a silenceable failure otherwise, e.g. for the ops in
+    the K loop of a tile. The GPU strategies match the ops to tile over
+    blocks, and the block-level loops to launch, with it.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+}
+
 def MatchGroupedConvOp : TransformDialectOp<"orchestra.match.grouped_conv", [
     MatchOpInterface,
     MemoryEffectsOpInterface,
