@@ -168,6 +168,11 @@ private:
   }
   /// Emits `reg` = `value` (of `user`).
   LogicalResult set(Operation *user, uint64_t reg, Value value);
+  /// Emits `reg` = `value`, a value `loop` carries into its next
+  /// iteration (or region): refused when it is a buffer from outside the
+  /// loop, which an iteration may write while the next one reads it.
+  LogicalResult carry(Operation *loop, Operation *user, uint64_t reg,
+                      Value value);
   uint64_t newRegister() { return kernel.registers++; }
   uint64_t newScratch(MemRefType type) {
     kernel.scratchBytes.push_back(getByteSize(type));
@@ -221,6 +226,17 @@ LogicalResult LaunchRecorder::set(Operation *user, uint64_t reg, Value value) {
   return success();
 }
 
+LogicalResult LaunchRecorder::carry(Operation *loop, Operation *user,
+                                    uint64_t reg, Value value) {
+  Region *defined = value.getParentRegion();
+  if (!loop->isAncestor(defined->getParentOp()))
+    return user->emitOpError()
+           << "carries a buffer from outside the loop into the next "
+              "iteration; a GPU runs only loops whose iterations compute "
+              "their values into buffers of their own";
+  return set(user, reg, value);
+}
+
 LogicalResult LaunchRecorder::recordWhile(scf::WhileOp loop) {
   if (!gpucommon::keepsCarriedPositions(loop))
     return loop.emitOpError()
@@ -243,7 +259,7 @@ LogicalResult LaunchRecorder::recordWhile(scf::WhileOp loop) {
   for (auto [arg, value] :
        llvm::zip(loop.getAfterArguments(), condition.getArgs())) {
     after.push_back(newRegister());
-    if (failed(set(condition, after.back(), value)))
+    if (failed(carry(loop, condition, after.back(), value)))
       return failure();
     setRegister(arg, after.back());
   }
@@ -263,7 +279,7 @@ LogicalResult LaunchRecorder::recordWhile(scf::WhileOp loop) {
   if (failed(recordBlock(*loop.getAfterBody(), loop)))
     return failure();
   for (auto [reg, value] : llvm::zip(before, loop.getYieldOp().getOperands()))
-    if (failed(set(loop.getYieldOp(), reg, value)))
+    if (failed(carry(loop, loop.getYieldOp(), reg, value)))
       return failure();
   emit(orx::GpuOp::LoopEnd);
   for (auto [result, reg] : llvm::zip(loop.getResults(), after))
@@ -295,7 +311,7 @@ LogicalResult LaunchRecorder::recordFor(scf::ForOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (auto [reg, value, arg] :
        llvm::zip(carried, yield.getOperands(), loop.getRegionIterArgs()))
-    if (value != arg && failed(set(yield, reg, value)))
+    if (value != arg && failed(carry(loop, yield, reg, value)))
       return failure();
   emit(orx::GpuOp::LoopEnd);
   for (auto [result, reg] : llvm::zip(loop.getResults(), carried))
