@@ -91,6 +91,39 @@ LogicalResult gpucommon::lowerBranchProbes(Operation *root,
   return success();
 }
 
+/// A probe of a loop's condition on the host side of a kernel (the
+/// condition the host reads back each iteration: a memref.load of a
+/// one-element buffer) moved into a launch of its own, one thread that
+/// reads the condition again and counts it (an iteration or the exit).
+static FailureOr<BranchProbeOp> moveIntoLaunch(BranchProbeOp probe) {
+  auto load = probe.getCondition().getDefiningOp<memref::LoadOp>();
+  auto loopCondition =
+      dyn_cast<scf::ConditionOp>(probe->getBlock()->getTerminator());
+  if (!load || load.getMemRefType().getNumElements() != 1 || !loopCondition ||
+      loopCondition.getCondition() != probe.getCondition()) {
+    probe.emitOpError()
+        << "is outside every 'gpu.launch' of the task and is not a loop's "
+           "condition read by the host: the strategy must map the branch "
+           "onto the GPU";
+    return failure();
+  }
+  OpBuilder builder(probe);
+  Location loc = probe.getLoc();
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  auto launch =
+      gpu::LaunchOp::create(builder, loc, one, one, one, one, one, one);
+  builder.setInsertionPointToStart(&launch.getBody().front());
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  SmallVector<Value> indices(load.getIndices().size(), zero);
+  Value condition =
+      memref::LoadOp::create(builder, loc, load.getMemRef(), indices);
+  auto moved = BranchProbeOp::create(builder, loc, probe.getBranchId(),
+                                     condition, Value());
+  gpu::TerminatorOp::create(builder, loc);
+  probe.erase();
+  return moved;
+}
+
 namespace {
 class GPUBranchCountersPass
     : public orchestra::gpucommon::impl::GPUBranchCountersBase<
@@ -112,12 +145,12 @@ public:
                          << attr::kBranches << "' table";
         return signalPassFailure();
       }
-      for (BranchProbeOp probe : probes) {
+      for (BranchProbeOp &probe : probes) {
         if (!probe->getParentOfType<gpu::LaunchOp>()) {
-          probe.emitOpError()
-              << "is outside every 'gpu.launch' of the task: the strategy "
-                 "must map the branch onto the GPU";
-          return signalPassFailure();
+          FailureOr<BranchProbeOp> moved = moveIntoLaunch(probe);
+          if (failed(moved))
+            return signalPassFailure();
+          probe = *moved;
         }
         if (probe.getBranchId() >= branches.size()) {
           probe.emitOpError() << "counts branch " << probe.getBranchId()

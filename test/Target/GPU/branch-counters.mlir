@@ -34,8 +34,34 @@ module attributes {orchestra.branches = {t0 = [loc("a.mlir":1:1), loc("a.mlir":2
 
 module attributes {orchestra.branches = {t0 = [loc("a.mlir":1:1)]}} {
   func.func @t0(%c: i1) {
-    // expected-error @below {{'orchestra.branch_probe' op is outside every 'gpu.launch' of the task: the strategy must map the branch onto the GPU}}
+    // expected-error @below {{'orchestra.branch_probe' op is outside every 'gpu.launch' of the task and is not a loop's condition read by the host: the strategy must map the branch onto the GPU}}
     orchestra.branch_probe 0, %c
+    return
+  }
+}
+
+// -----
+
+// The probe of a loop's condition that the host reads back moves into a
+// one-thread launch that reads the condition again.
+// CHECK-LABEL: func.func @loop(
+// CHECK-SAME:      %[[C:.*]]: memref<1xi1>, %[[COUNTERS:.*]]: memref<4xi64> {orchestra.gpu_branch_counters})
+// CHECK:         scf.while
+// CHECK:           %[[HOST:.*]] = memref.load %[[C]][%{{.*}}] : memref<1xi1>
+// CHECK:           gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE:.*]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) threads({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]])
+// CHECK:             %[[READ:.*]] = memref.load %[[C]][%{{.*}}] : memref<1xi1>
+// CHECK:             orchestra.branch_probe 0, %[[READ]] to %[[COUNTERS]] : memref<4xi64>
+// CHECK:           scf.condition(%[[HOST]])
+module attributes {orchestra.branches = {loop = [loc("a.mlir":1:1)]}} {
+  func.func @loop(%c: memref<1xi1>) {
+    %c0 = arith.constant 0 : index
+    scf.while : () -> () {
+      %v = memref.load %c[%c0] : memref<1xi1>
+      orchestra.branch_probe 0, %v
+      scf.condition(%v)
+    } do {
+      scf.yield
+    }
     return
   }
 }

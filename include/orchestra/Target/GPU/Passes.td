@@ -161,10 +161,15 @@ def GPUBranchCounters : Pass<"orchestra-gpu-branch-counters",
     `counters`. Outlining passes it to the kernels that probe; the launch
     table records it as the `ProfileCounters` parameter, for which the
     runtime passes the counters it allocated for the kernel on that device.
-    A probe outside every `gpu.launch`, or in a function the table does not
-    name, is an error. Without probes the pass changes nothing.
+    The probe of a loop's condition that the host reads back (a loop on a
+    GPU: design/0019) moves into a one-thread `gpu.launch` of its own that
+    reads the condition again and counts it. Any other probe outside every
+    `gpu.launch`, or in a function the table does not name, is an error.
+    Without probes the pass changes nothing.
   }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def GPUKernelArgumentAlignment
