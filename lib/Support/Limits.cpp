@@ -67,11 +67,13 @@ static bool inCommentOrString(std::string_view text, size_t at) {
 }
 
 static size_t skipSpace(std::string_view text, size_t i) {
-  // MLIR's lexer skips these four only: a vertical tab or form feed (which
-  // `isspace` would skip) is an "unexpected character" to it, and the op's
-  // parser goes on with a failed list.
+  // MLIR's lexer skips these four, and a NUL inside the buffer, only: a
+  // vertical tab or form feed (which `isspace` would skip) is an
+  // "unexpected character" to it, and the op's parser goes on with a failed
+  // list (both found by the MLIR fuzzer).
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t' ||
-                             text[i] == '\n' || text[i] == '\r'))
+                             text[i] == '\n' || text[i] == '\r' ||
+                             text[i] == '\0'))
     ++i;
   return i;
 }
