@@ -71,10 +71,18 @@ static size_t skipSpace(std::string_view text, size_t i) {
   // vertical tab or form feed (which `isspace` would skip) is an
   // "unexpected character" to it, and the op's parser goes on with a failed
   // list (both found by the MLIR fuzzer).
-  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' ||
-                             text[i] == '\n' || text[i] == '\r' ||
-                             text[i] == '\0'))
-    ++i;
+  // Comments (`//` to the end of the line) are skipped too.
+  while (i < text.size()) {
+    if (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' ||
+        text[i] == '\r' || text[i] == '\0') {
+      ++i;
+    } else if (text[i] == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n' && text[i] != '\r')
+        ++i;
+    } else {
+      break;
+    }
+  }
   return i;
 }
 
